@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Run a command and compare its standard output with an expected file, number by number.
+
+Text must match exactly once numbers are masked; each number must agree within
+|a - b| <= atol + rtol * |b|. Set SQUALL_REGENERATE=1 to rewrite the expected file instead.
+Exit code 77 from the command (a skipped GPU test) is passed through."""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+NUM = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b")
+
+
+def split(text):
+    nums = [float(x) for x in NUM.findall(text)]
+    return NUM.sub("#", text), nums
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--expected", required=True)
+    p.add_argument("--rtol", type=float, default=1e-8)
+    p.add_argument("--atol", type=float, default=1e-10)
+    p.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = p.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if run.returncode == 77:
+        print("skipped")
+        return 77
+    if run.returncode != 0:
+        sys.stdout.write(run.stdout)
+        sys.stderr.write(run.stderr)
+        print(f"command failed with exit code {run.returncode}")
+        return 1
+    if os.environ.get("SQUALL_REGENERATE"):
+        with open(a.expected, "w") as f:
+            f.write(run.stdout)
+        print(f"wrote {a.expected}")
+        return 0
+    with open(a.expected) as f:
+        want = f.read()
+    gt, gn = split(run.stdout)
+    wt, wn = split(want)
+    if gt != wt or len(gn) != len(wn):
+        sys.stdout.write("--- got ---\n" + run.stdout + "--- expected ---\n" + want)
+        print("text differs from the expected output")
+        return 1
+    bad = [(i, g, w) for i, (g, w) in enumerate(zip(gn, wn)) if not abs(g - w) <= a.atol + a.rtol * abs(w)]
+    if bad:
+        sys.stdout.write(run.stdout)
+        for i, g, w in bad[:10]:
+            print(f"number {i}: got {g!r}, expected {w!r}")
+        print(f"{len(bad)} numbers differ beyond rtol={a.rtol} atol={a.atol}")
+        return 1
+    print(f"output matches ({len(gn)} numbers)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,349 @@
+/* SquallDGMesh: a DMForest (p8est brick, uniformly refined, one layer of ghost cells) carrying
+   nf*(N+1)^3 LGL nodal values per cell, with node geometry and face-to-face node maps. */
+#include "dm/dgmeshimpl.h"
+#include <petscdmforest.h>
+#include <petscdmplex.h>
+
+const char *const SquallFaces[] = {"xm", "xp", "ym", "yp", "zm", "zp", "SquallFace", "SQUALL_FACE_", NULL};
+
+PetscErrorCode SquallDGMeshCreate(MPI_Comm comm, SquallDGMesh *mesh)
+{
+  SquallDGMesh m;
+
+  PetscFunctionBegin;
+  PetscAssertPointer(mesh, 2);
+  PetscCall(SquallInitializePackage());
+  PetscCall(PetscNew(&m));
+  m->comm = comm;
+  m->N    = 3;
+  m->nf   = 5;
+  *mesh   = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallDGMeshSetOrder(SquallDGMesh m, PetscInt N)
+{
+  PetscFunctionBegin;
+  PetscCheck(!m->setup, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Set the order before SquallDGMeshSetUp()");
+  PetscCheck(N >= 1 && N <= SQUALL_DG_MAX_ORDER, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_order %" PetscInt_FMT " is out of range: valid orders are 1 to %d", N, SQUALL_DG_MAX_ORDER);
+  m->N = N;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallDGMeshSetNumFields(SquallDGMesh m, PetscInt nf)
+{
+  PetscFunctionBegin;
+  PetscCheck(!m->setup, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Set the number of fields before SquallDGMeshSetUp()");
+  PetscCheck(nf >= 1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "Number of fields %" PetscInt_FMT " must be positive", nf);
+  m->nf = nf;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The brick is described by PETSc's own DMForest options; read them here only to validate them
+   (PETSc would accept nonsense silently) and to know the lattice. Defaults are PETSc's. */
+static PetscErrorCode DGMeshReadBrickOptions(SquallDGMesh m, const char prefix[], PetscInt *refine)
+{
+  PetscInt  size[3] = {1, 1, 1}, per[3] = {0, 0, 0}, n = 3, ref = 0;
+  PetscReal bounds[6] = {0, 1, 0, 1, 0, 1};
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetIntArray(NULL, prefix, "-dm_p4est_brick_size", size, &n, &flg));
+  PetscCheck(!flg || n == 3, m->comm, PETSC_ERR_ARG_SIZ, "-dm_p4est_brick_size needs 3 values Kx,Ky,Kz; got %" PetscInt_FMT, n);
+  for (PetscInt d = 0; d < 3; d++) PetscCheck(size[d] >= 1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_p4est_brick_size: %c has %" PetscInt_FMT " base cells; each entry must be >= 1", "xyz"[d], size[d]);
+  n = 6;
+  PetscCall(PetscOptionsGetRealArray(NULL, prefix, "-dm_p4est_brick_bounds", bounds, &n, &flg));
+  PetscCheck(!flg || n == 6, m->comm, PETSC_ERR_ARG_SIZ, "-dm_p4est_brick_bounds needs 6 values x0,x1,y0,y1,z0,z1; got %" PetscInt_FMT, n);
+  for (PetscInt d = 0; d < 3; d++) PetscCheck(bounds[2 * d + 1] > bounds[2 * d], m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_p4est_brick_bounds: the %c extent [%g, %g] must be positive (x1 > x0)", "xyz"[d], (double)bounds[2 * d], (double)bounds[2 * d + 1]);
+  n = 3;
+  PetscCall(PetscOptionsGetIntArray(NULL, prefix, "-dm_p4est_brick_periodicity", per, &n, &flg));
+  PetscCall(PetscOptionsGetInt(NULL, prefix, "-dm_forest_initial_refinement", &ref, NULL));
+  PetscCheck(ref >= 0 && ref <= 12, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_forest_initial_refinement %" PetscInt_FMT " is out of range: valid levels are 0 to 12", ref);
+  for (PetscInt d = 0; d < 3; d++) {
+    m->ncell[d]    = size[d] << ref;
+    m->periodic[d] = per[d] ? PETSC_TRUE : PETSC_FALSE;
+    m->lo[d]       = bounds[2 * d];
+    m->hi[d]       = bounds[2 * d + 1];
+    m->h[d]        = (m->hi[d] - m->lo[d]) / m->ncell[d];
+    /* one cell across a periodic direction is its own neighbour on both sides: the face maps would be ambiguous */
+    PetscCheck(!m->periodic[d] || m->ncell[d] >= 2, m->comm, PETSC_ERR_ARG_INCOMP, "-dm_p4est_brick_periodicity: direction %c is periodic with a single cell; it needs at least 2 (raise -dm_p4est_brick_size or -dm_forest_initial_refinement)", "xyz"[d]);
+  }
+  *refine = ref;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallDGMeshSetFromOptions(SquallDGMesh m)
+{
+  PetscInt    N = m->N, ref;
+  PetscReal   warp = m->warp;
+  const char *prefix = NULL;
+
+  PetscFunctionBegin;
+  PetscCheck(!m->setup, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallDGMeshSetFromOptions() before SquallDGMeshSetUp()");
+  PetscOptionsBegin(m->comm, NULL, "squall DG mesh (brick DMForest with LGL nodes)", "SquallDGMesh");
+  PetscCall(PetscOptionsInt("-esdg_order", "Polynomial order N of the LGL nodal basis (1 to 8)", "SquallDGMeshSetOrder", N, &N, NULL));
+  PetscCall(PetscOptionsReal("-esdg_mesh_warp", "Amplitude of a smooth curvilinear warp of the element interiors, as a fraction of the extent (0 to 0.1)", "SquallDGMesh", warp, &warp, NULL));
+  PetscOptionsEnd();
+  PetscCall(SquallDGMeshSetOrder(m, N));
+  PetscCheck(warp >= 0 && warp <= 0.1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_mesh_warp %g is out of range: valid amplitudes are 0 to 0.1 (larger ones can fold elements)", (double)warp);
+  m->warp = warp;
+
+  PetscCall(DMCreate(m->comm, &m->dm));
+  PetscCall(DMSetType(m->dm, DMP8EST));
+  PetscCall(DMForestSetTopology(m->dm, "brick"));
+  PetscCall(DMForestSetPartitionOverlap(m->dm, 1));
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)m->dm, &prefix));
+  PetscCall(DGMeshReadBrickOptions(m, prefix, &ref));
+  PetscCall(DMSetFromOptions(m->dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DGMeshFindElement(PetscInt n, const PetscInt keys[], const PetscInt elem[], PetscInt key, PetscInt *e)
+{
+  PetscInt loc;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFindInt(key, n, keys, &loc));
+  *e = loc >= 0 ? elem[loc] : -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* lattice index of an owned cell from its (localized) vertex coordinates */
+static PetscErrorCode DGMeshCellLattice(SquallDGMesh m, PetscInt c, PetscInt ijk[3])
+{
+  PetscBool          isDG;
+  PetscInt           nc;
+  const PetscScalar *arr;
+  PetscScalar       *coords;
+  PetscReal          lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[3] = {PETSC_MIN_REAL, PETSC_MIN_REAL, PETSC_MIN_REAL};
+
+  PetscFunctionBegin;
+  PetscCall(DMPlexGetCellCoordinates(m->plex, c, &isDG, &nc, &arr, &coords));
+  for (PetscInt v = 0; v < nc / 3; v++) {
+    for (PetscInt d = 0; d < 3; d++) {
+      lo[d] = PetscMin(lo[d], PetscRealPart(coords[3 * v + d]));
+      hi[d] = PetscMax(hi[d], PetscRealPart(coords[3 * v + d]));
+    }
+  }
+  PetscCall(DMPlexRestoreCellCoordinates(m->plex, c, &isDG, &nc, &arr, &coords));
+  for (PetscInt d = 0; d < 3; d++) {
+    PetscReal t = (lo[d] - m->lo[d]) / m->h[d];
+    ijk[d]      = (PetscInt)PetscFloorReal(t + 0.5);
+    PetscCheck(PetscAbsReal(hi[d] - lo[d] - m->h[d]) < 1e-3 * m->h[d] && PetscAbsReal(t - ijk[d]) < 1e-3, m->comm, PETSC_ERR_SUP, "Cell %" PetscInt_FMT " is not a uniform brick cell (%c-width %g, expected %g): squall's DG mesh needs uniform refinement", c, "xyz"[d], (double)(hi[d] - lo[d]), (double)m->h[d]);
+    if (m->periodic[d]) ijk[d] = (ijk[d] % m->ncell[d] + m->ncell[d]) % m->ncell[d];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscInt DGLatticeKey(SquallDGMesh m, const PetscInt ijk[3])
+{
+  return ijk[0] + m->ncell[0] * (ijk[1] + m->ncell[1] * ijk[2]);
+}
+
+PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
+{
+  PetscSection lsec, gsec;
+  PetscInt     cStart, cEnd, nloc, dofs, overlap, *keys, *elemOfKey, *cellOf;
+  Vec          g, l;
+  PetscScalar *ga;
+  const PetscScalar *la;
+  PetscInt     rstart;
+
+  PetscFunctionBegin;
+  if (m->setup) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!m->dm) PetscCall(SquallDGMeshSetFromOptions(m));
+  PetscCall(PetscLogEventBegin(SQUALL_DGMeshSetUp, 0, 0, 0, 0));
+  PetscCall(DMForestGetPartitionOverlap(m->dm, &overlap));
+  PetscCheck(overlap >= 1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_forest_partition_overlap %" PetscInt_FMT ": the DG face coupling needs at least 1", overlap);
+  m->Nq  = m->N + 1;
+  m->Np  = m->Nq * m->Nq * m->Nq;
+  m->Nfp = m->Nq * m->Nq;
+  dofs   = m->nf * m->Np;
+  PetscCall(SquallLGLNodesWeights(m->N, m->r, m->w));
+  PetscCall(SquallLGLDerivativeMatrix(m->N, m->r, m->D));
+
+  PetscCall(DMSetUp(m->dm));
+  PetscCall(DMConvert(m->dm, DMPLEX, &m->plex));
+  PetscCall(DMPlexGetHeightStratum(m->plex, 0, &cStart, &cEnd));
+  /* The solution lives on a clone of the forest's plex with one block of nf*Np values per cell.
+     (A PetscFV field with nf*Np components on the forest itself would give the same layout, but
+     PETSc's discretisation set-up costs grow with the square of the component count.) */
+  {
+    PetscSection sec;
+    PetscInt     pStart, pEnd;
+    VecType      vtype;
+
+    PetscCall(DMClone(m->plex, &m->sdm));
+    PetscCall(PetscObjectSetName((PetscObject)m->sdm, "esdg"));
+    PetscCall(PetscSectionCreate(m->comm, &sec));
+    PetscCall(DMPlexGetChart(m->plex, &pStart, &pEnd));
+    PetscCall(PetscSectionSetChart(sec, pStart, pEnd));
+    for (PetscInt c = cStart; c < cEnd; c++) PetscCall(PetscSectionSetDof(sec, c, dofs));
+    PetscCall(PetscSectionSetUp(sec));
+    PetscCall(DMSetLocalSection(m->sdm, sec));
+    PetscCall(PetscSectionDestroy(&sec));
+    PetscCall(DMGetVecType(m->dm, &vtype));
+    PetscCall(DMSetVecType(m->sdm, vtype));
+  }
+  PetscCall(DMGetLocalSection(m->sdm, &lsec));
+  PetscCall(DMGetGlobalSection(m->sdm, &gsec));
+  nloc = cEnd - cStart;
+
+  PetscCall(DMCreateGlobalVector(m->sdm, &g));
+  PetscCall(DMCreateLocalVector(m->sdm, &l));
+  PetscCall(VecGetOwnershipRange(g, &rstart, NULL));
+  m->nOwned = m->nGhost = 0;
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    PetscInt go;
+    PetscCall(PetscSectionGetOffset(gsec, c, &go));
+    if (go >= 0) m->nOwned++;
+    else m->nGhost++;
+  }
+  m->nGlobal = m->ncell[0] * m->ncell[1] * m->ncell[2];
+  PetscCall(PetscMalloc3(nloc, &m->slot, m->nOwned, &m->gslot, 3 * nloc, &m->ijk));
+  PetscCall(PetscMalloc1(nloc, &cellOf));
+  {
+    PetscInt eo = 0, eg = m->nOwned;
+    for (PetscInt c = cStart; c < cEnd; c++) {
+      PetscInt go, lo, e;
+      PetscCall(PetscSectionGetOffset(gsec, c, &go));
+      PetscCall(PetscSectionGetOffset(lsec, c, &lo));
+      PetscCheck(lo % dofs == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected local section layout");
+      e            = go >= 0 ? eo++ : eg++;
+      m->slot[e]   = lo / dofs;
+      cellOf[e]    = c;
+      if (go >= 0) m->gslot[e] = (go - rstart) / dofs;
+    }
+  }
+  /* Ghost cells' coordinates are not localized across periodic boundaries, so only owned cells
+     read their lattice index from coordinates; ghosts receive it from their owners. */
+  PetscCall(VecGetArray(g, &ga));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    PetscCall(DGMeshCellLattice(m, cellOf[e], &m->ijk[3 * e]));
+    for (PetscInt d = 0; d < 3; d++) ga[m->gslot[e] * dofs + d] = (PetscScalar)m->ijk[3 * e + d];
+  }
+  PetscCall(VecRestoreArray(g, &ga));
+  PetscCall(DMGlobalToLocalBegin(m->sdm, g, INSERT_VALUES, l));
+  PetscCall(DMGlobalToLocalEnd(m->sdm, g, INSERT_VALUES, l));
+  PetscCall(VecGetArrayRead(l, &la));
+  for (PetscInt e = m->nOwned; e < nloc; e++)
+    for (PetscInt d = 0; d < 3; d++) m->ijk[3 * e + d] = (PetscInt)PetscRealPart(la[m->slot[e] * dofs + d]);
+  PetscCall(VecRestoreArrayRead(l, &la));
+  PetscCall(VecDestroy(&g));
+  PetscCall(VecDestroy(&l));
+
+  /* face neighbours through the lattice: sort local elements by lattice key */
+  PetscCall(PetscMalloc2(nloc, &keys, nloc, &elemOfKey));
+  for (PetscInt e = 0; e < nloc; e++) {
+    keys[e]      = DGLatticeKey(m, &m->ijk[3 * e]);
+    elemOfKey[e] = e;
+  }
+  PetscCall(PetscSortIntWithArray(nloc, keys, elemOfKey));
+  for (PetscInt e = 1; e < nloc; e++) PetscCheck(keys[e] != keys[e - 1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Two local cells share lattice index %" PetscInt_FMT, keys[e]);
+  PetscCall(PetscMalloc2(6 * m->nOwned, &m->nbr, (size_t)6 * m->nOwned * m->Nfp, &m->vmapP));
+  PetscCall(PetscMalloc1(6 * m->Nfp, &m->fmask));
+  for (PetscInt f = 0; f < 6; f++) {
+    const PetscInt d = f / 2, side = f % 2, t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2;
+    for (PetscInt b = 0; b < m->Nq; b++) {
+      for (PetscInt a = 0; a < m->Nq; a++) {
+        PetscInt idx[3];
+        idx[d]                          = side ? m->N : 0;
+        idx[t0]                         = a;
+        idx[t1]                         = b;
+        m->fmask[f * m->Nfp + a + m->Nq * b] = idx[0] + m->Nq * (idx[1] + m->Nq * idx[2]);
+      }
+    }
+  }
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    for (PetscInt f = 0; f < 6; f++) {
+      const PetscInt d = f / 2, side = f % 2;
+      PetscInt       nijk[3] = {m->ijk[3 * e], m->ijk[3 * e + 1], m->ijk[3 * e + 2]}, nb = -1;
+      nijk[d] += side ? 1 : -1;
+      if (m->periodic[d]) nijk[d] = (nijk[d] + m->ncell[d]) % m->ncell[d];
+      if (nijk[d] >= 0 && nijk[d] < m->ncell[d]) {
+        PetscCall(DGMeshFindElement(nloc, keys, elemOfKey, DGLatticeKey(m, nijk), &nb));
+        PetscCheck(nb >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Face neighbour of element %" PetscInt_FMT " missing from the ghost layer", e);
+      }
+      m->nbr[6 * e + f] = nb;
+      for (PetscInt q = 0; q < m->Nfp; q++) {
+        /* the partner sits on the opposite face of the neighbour, same tangential indices */
+        const PetscInt nP                       = m->fmask[(f ^ 1) * m->Nfp + q];
+        m->vmapP[((size_t)e * 6 + f) * m->Nfp + q] = nb >= 0 ? m->slot[nb] * m->Np + nP : -1;
+      }
+    }
+  }
+  PetscCall(PetscFree2(keys, elemOfKey));
+  PetscCall(PetscFree(cellOf));
+  PetscCall(SquallDGMeshComputeGeometry(m));
+  m->setup = PETSC_TRUE;
+  PetscCall(PetscLogEventEnd(SQUALL_DGMeshSetUp, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallDGMeshView(SquallDGMesh m, PetscViewer viewer)
+{
+  PetscBool iascii;
+  PetscInt  gmin, gmax;
+
+  PetscFunctionBegin;
+  if (!viewer) PetscCall(PetscViewerASCIIGetStdout(m->comm, &viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPIU_Allreduce(&m->nGhost, &gmin, 1, MPIU_INT, MPI_MIN, m->comm));
+  PetscCallMPI(MPIU_Allreduce(&m->nGhost, &gmax, 1, MPIU_INT, MPI_MAX, m->comm));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "SquallDGMesh: order N = %" PetscInt_FMT " (%" PetscInt_FMT " LGL nodes per element), %" PetscInt_FMT " fields\n", m->N, m->Np, m->nf));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  brick %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " = %" PetscInt_FMT " elements, periodic %c%c%c\n", m->ncell[0], m->ncell[1], m->ncell[2], m->nGlobal, m->periodic[0] ? 'x' : '-', m->periodic[1] ? 'y' : '-', m->periodic[2] ? 'z' : '-'));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  domain [%g, %g] x [%g, %g] x [%g, %g], %s\n", (double)m->lo[0], (double)m->hi[0], (double)m->lo[1], (double)m->hi[1], (double)m->lo[2], (double)m->hi[2], m->cartesian ? "Cartesian elements" : "curvilinear elements"));
+  PetscCall(PetscInfo(m->dm, "ghost elements per rank: %" PetscInt_FMT " to %" PetscInt_FMT "\n", gmin, gmax));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallDGMeshDestroy(SquallDGMesh *mesh)
+{
+  SquallDGMesh m;
+
+  PetscFunctionBegin;
+  if (!mesh || !*mesh) PetscFunctionReturn(PETSC_SUCCESS);
+  m = *mesh;
+  PetscCall(PetscFree3(m->slot, m->gslot, m->ijk));
+  PetscCall(PetscFree2(m->nbr, m->vmapP));
+  PetscCall(PetscFree(m->fmask));
+  PetscCall(PetscFree3(m->x, m->J, m->Ja));
+  PetscCall(DMDestroy(&m->sdm));
+  PetscCall(DMDestroy(&m->plex));
+  PetscCall(DMDestroy(&m->dm));
+  PetscCall(PetscFree(m));
+  *mesh = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallDGMeshGetDM(SquallDGMesh m, DM *dm)
+{
+  PetscFunctionBegin;
+  PetscCheck(m->setup, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallDGMeshSetUp() first");
+  *dm = m->sdm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallDGMeshGetForest(SquallDGMesh m, DM *forest)
+{
+  PetscFunctionBegin;
+  *forest = m->dm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallDGMeshGetOrder(SquallDGMesh m, PetscInt *N)
+{
+  PetscFunctionBegin;
+  *N = m->N;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallDGMeshGetNumElements(SquallDGMesh m, PetscInt *owned, PetscInt *ghost, PetscInt *global)
+{
+  PetscFunctionBegin;
+  if (owned) *owned = m->nOwned;
+  if (ghost) *ghost = m->nGhost;
+  if (global) *global = m->nGlobal;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,8 @@
+/* Registration of squall's KSP types. */
+#include "sys/squallimpl.h"
+
+PetscErrorCode SquallKSPRegisterAll(void)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,62 @@
+/* Package initialisation: log events, types, and the dynamic-library entry point that lets any
+   PETSc program load squall with -dll_append libsquall.so. */
+#include "sys/squallimpl.h"
+
+PetscClassId  SQUALL_CLASSID;
+PetscLogEvent SQUALL_DGMeshSetUp, SQUALL_ESDGRHS, SQUALL_ESDGVolume, SQUALL_ESDGSurface, SQUALL_ESDGSource, SQUALL_LSRKUpdate, SQUALL_GPUCheck;
+
+static PetscBool SquallPackageInitialized = PETSC_FALSE;
+
+static const char SquallCitation[] = "@misc{squall,\n"
+                                     "  title = {squall: entropy-stable DG, P1 CG and matrix-free SEM building blocks for PETSc on GPUs},\n"
+                                     "  year  = {2026}\n}\n";
+static PetscBool  SquallCited      = PETSC_FALSE;
+
+PetscBool SquallHaveCUDA(void)
+{
+#if defined(SQUALL_HAVE_CUDA)
+  return PETSC_TRUE;
+#else
+  return PETSC_FALSE;
+#endif
+}
+
+PetscErrorCode SquallFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  SquallPackageInitialized = PETSC_FALSE;
+  SquallCited              = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallInitializePackage - registers squall's classes, log events and types (TS "lsrk", KSP "hbcg").
+  Idempotent; called from PetscDLLibraryRegister_squall() and by every squall constructor.
+@*/
+PetscErrorCode SquallInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (SquallPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  SquallPackageInitialized = PETSC_TRUE;
+  PetscCall(PetscCitationsRegister(SquallCitation, &SquallCited));
+  PetscCall(PetscClassIdRegister("Squall", &SQUALL_CLASSID));
+  PetscCall(PetscLogEventRegister("SqDGMeshSetUp", SQUALL_CLASSID, &SQUALL_DGMeshSetUp));
+  PetscCall(PetscLogEventRegister("SqESDGRHS", SQUALL_CLASSID, &SQUALL_ESDGRHS));
+  PetscCall(PetscLogEventRegister("SqESDGVolume", SQUALL_CLASSID, &SQUALL_ESDGVolume));
+  PetscCall(PetscLogEventRegister("SqESDGSurface", SQUALL_CLASSID, &SQUALL_ESDGSurface));
+  PetscCall(PetscLogEventRegister("SqESDGSource", SQUALL_CLASSID, &SQUALL_ESDGSource));
+  PetscCall(PetscLogEventRegister("SqLSRKUpdate", SQUALL_CLASSID, &SQUALL_LSRKUpdate));
+  PetscCall(PetscLogEventRegister("SqGPUCheck", SQUALL_CLASSID, &SQUALL_GPUCheck));
+  PetscCall(SquallTSRegisterAll());
+  PetscCall(SquallKSPRegisterAll());
+  PetscCall(PetscRegisterFinalize(SquallFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Entry point found by PetscDLLibraryRegister when libsquall.so is loaded with -dll_append. */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_squall(void)
+{
+  PetscFunctionBegin;
+  PetscCall(SquallInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
