@@ -41,6 +41,7 @@ macro(squall_locate_petsc)
   endforeach()
   unset(SQUALL_PETSC_PREFIX)
   foreach(_c ${_cands})
+    string(REGEX REPLACE "(.)/+$" "\\1" _c "${_c}") # PETSC_DIR/ with an empty PETSC_ARCH
     if(EXISTS "${_c}/lib/pkgconfig/PETSc.pc" AND EXISTS "${_c}/include/petscconf.h")
       set(SQUALL_PETSC_PREFIX "${_c}")
       break()

@@ -1,5 +1,5 @@
 # ctest helpers. Every test runs under PETSc's mpiexec; GPU tests carry the label "gpu" and are
-# skipped (ctest SKIP_RETURN_CODE 77) on machines without a CUDA device.
+# skipped (ctest SKIP_RETURN_CODE 200) on machines without a CUDA device.
 #
 #   squall_test(NAME name COMMAND exe [args...] [NP n] [LABELS l...])
 #   squall_output_test(NAME name COMMAND exe [args...] [NP n] EXPECTED file [RTOL r] [ATOL a] [LABELS ...])
@@ -14,7 +14,7 @@ function(squall_test)
   endif()
   list(POP_FRONT T_COMMAND exe)
   add_test(NAME ${T_NAME} COMMAND ${SQUALL_MPIEXEC} -n ${T_NP} $<TARGET_FILE:${exe}> ${T_COMMAND})
-  set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_NP} SKIP_RETURN_CODE 77 TIMEOUT 300
+  set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_NP} SKIP_RETURN_CODE 200 TIMEOUT 300
     LABELS "${T_LABELS}")
 endfunction()
 
@@ -34,6 +34,6 @@ function(squall_output_test)
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/compare-output.py
             --expected ${SQUALL_TEST_OUTPUT_DIR}/${T_EXPECTED} --rtol ${T_RTOL} --atol ${T_ATOL} --
             ${SQUALL_MPIEXEC} -n ${T_NP} $<TARGET_FILE:${exe}> ${T_COMMAND})
-  set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_NP} SKIP_RETURN_CODE 77 TIMEOUT 300
+  set_tests_properties(${T_NAME} PROPERTIES PROCESSORS ${T_NP} SKIP_RETURN_CODE 200 TIMEOUT 300
     LABELS "${T_LABELS}" WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endfunction()

@@ -92,7 +92,8 @@ int main(int argc, char **argv)
     PetscCallMPI(MPIU_Allreduce(&maxdist, &gd, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
     PetscCallMPI(MPIU_Allreduce(&maxmetric, &gm, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
     PetscCallMPI(MPIU_Allreduce(&pairs, &gp, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "elements %" PetscInt_FMT ", face-node pairs %" PetscInt_FMT ", max partner distance %.2e, metric identity %.2e, volume error %.2e\n", nglob, gp, (double)gd, (double)gm, (double)PetscAbsReal(vol / exactvol - 1)));
+    PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD, "elements %" PetscInt_FMT ", face-node pairs %" PetscInt_FMT ", max partner distance %.2e, metric identity %.2e, volume error %.2e\n", nglob, gp, (double)gd, (double)gm, (double)PetscAbsReal(vol / exactvol - 1)));
   }
   PetscCall(SquallDGMeshDestroy(&m));
   PetscCall(PetscFinalize());

@@ -6,7 +6,7 @@ static char help[] = "LGL nodes, weights and differentiation matrix: known value
 
 int main(int argc, char **argv)
 {
-  PetscReal r[SQUALL_LGL_MAX_ORDER + 1], w[SQUALL_LGL_MAX_ORDER + 1], D[(SQUALL_LGL_MAX_ORDER + 1) * (SQUALL_LGL_MAX_ORDER + 1)];
+  PetscReal       r[SQUALL_LGL_MAX_ORDER + 1], w[SQUALL_LGL_MAX_ORDER + 1], D[(SQUALL_LGL_MAX_ORDER + 1) * (SQUALL_LGL_MAX_ORDER + 1)];
   const PetscReal tol = 100 * PETSC_MACHINE_EPSILON;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -24,7 +24,7 @@ int main(int argc, char **argv)
     }
   }
   for (PetscInt N = 1; N <= SQUALL_LGL_MAX_ORDER; N++) {
-    const PetscInt Nq = N + 1;
+    const PetscInt Nq     = N + 1;
     PetscReal      maxerr = 0, sbp = 0;
     PetscCall(SquallLGLNodesWeights(N, r, w));
     PetscCall(SquallLGLDerivativeMatrix(N, r, D));

@@ -58,7 +58,7 @@ PetscErrorCode SquallDGMeshComputeGeometry(SquallDGMesh m)
     for (PetscInt c = 0; c < 3; c++)
       for (PetscInt a = 0; a < 3; a++) ApplyD(Nq, m->D, a, &X[c * Np], &dX[(c * 3 + a) * Np]);
     for (PetscInt n = 0; n < Np; n++) {
-#define DX(c, a) dX[((c) * 3 + (a)) * Np + n]
+#define DX(c, a) dX[((c)*3 + (a)) * Np + n]
       J[n] = DX(0, 0) * (DX(1, 1) * DX(2, 2) - DX(1, 2) * DX(2, 1)) - DX(0, 1) * (DX(1, 0) * DX(2, 2) - DX(1, 2) * DX(2, 0)) + DX(0, 2) * (DX(1, 0) * DX(2, 1) - DX(1, 1) * DX(2, 0));
 #undef DX
       PetscCheck(J[n] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Element %" PetscInt_FMT " has a non-positive Jacobian %g at node %" PetscInt_FMT " (reduce -esdg_mesh_warp)", e, (double)J[n], n);

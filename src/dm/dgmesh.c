@@ -40,7 +40,7 @@ PetscErrorCode SquallDGMeshSetNumFields(SquallDGMesh m, PetscInt nf)
 }
 
 /* The brick is described by PETSc's own DMForest options; read them here only to validate them
-   (PETSc would accept nonsense silently) and to know the lattice. Defaults are PETSc's. */
+   (PETSc would accept nonsense silently) and to know the lattice. Defaults are PETSc's: one unit per base cell. */
 static PetscErrorCode DGMeshReadBrickOptions(SquallDGMesh m, const char prefix[], PetscInt *refine)
 {
   PetscInt  size[3] = {1, 1, 1}, per[3] = {0, 0, 0}, n = 3, ref = 0;
@@ -51,10 +51,13 @@ static PetscErrorCode DGMeshReadBrickOptions(SquallDGMesh m, const char prefix[]
   PetscCall(PetscOptionsGetIntArray(NULL, prefix, "-dm_p4est_brick_size", size, &n, &flg));
   PetscCheck(!flg || n == 3, m->comm, PETSC_ERR_ARG_SIZ, "-dm_p4est_brick_size needs 3 values Kx,Ky,Kz; got %" PetscInt_FMT, n);
   for (PetscInt d = 0; d < 3; d++) PetscCheck(size[d] >= 1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_p4est_brick_size: %c has %" PetscInt_FMT " base cells; each entry must be >= 1", "xyz"[d], size[d]);
+  /* PETSc's default brick spans one unit per base cell */
+  for (PetscInt d = 0; d < 3; d++) bounds[2 * d + 1] = size[d];
   n = 6;
   PetscCall(PetscOptionsGetRealArray(NULL, prefix, "-dm_p4est_brick_bounds", bounds, &n, &flg));
   PetscCheck(!flg || n == 6, m->comm, PETSC_ERR_ARG_SIZ, "-dm_p4est_brick_bounds needs 6 values x0,x1,y0,y1,z0,z1; got %" PetscInt_FMT, n);
-  for (PetscInt d = 0; d < 3; d++) PetscCheck(bounds[2 * d + 1] > bounds[2 * d], m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_p4est_brick_bounds: the %c extent [%g, %g] must be positive (x1 > x0)", "xyz"[d], (double)bounds[2 * d], (double)bounds[2 * d + 1]);
+  for (PetscInt d = 0; d < 3; d++)
+    PetscCheck(bounds[2 * d + 1] > bounds[2 * d], m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_p4est_brick_bounds: the %c extent [%g, %g] must be positive (x1 > x0)", "xyz"[d], (double)bounds[2 * d], (double)bounds[2 * d + 1]);
   n = 3;
   PetscCall(PetscOptionsGetIntArray(NULL, prefix, "-dm_p4est_brick_periodicity", per, &n, &flg));
   PetscCall(PetscOptionsGetInt(NULL, prefix, "-dm_forest_initial_refinement", &ref, NULL));
@@ -66,7 +69,8 @@ static PetscErrorCode DGMeshReadBrickOptions(SquallDGMesh m, const char prefix[]
     m->hi[d]       = bounds[2 * d + 1];
     m->h[d]        = (m->hi[d] - m->lo[d]) / m->ncell[d];
     /* one cell across a periodic direction is its own neighbour on both sides: the face maps would be ambiguous */
-    PetscCheck(!m->periodic[d] || m->ncell[d] >= 2, m->comm, PETSC_ERR_ARG_INCOMP, "-dm_p4est_brick_periodicity: direction %c is periodic with a single cell; it needs at least 2 (raise -dm_p4est_brick_size or -dm_forest_initial_refinement)", "xyz"[d]);
+    PetscCheck(!m->periodic[d] || m->ncell[d] >= 2, m->comm, PETSC_ERR_ARG_INCOMP, "-dm_p4est_brick_periodicity: direction %c is periodic with a single cell; it needs at least 2 (raise -dm_p4est_brick_size or -dm_forest_initial_refinement)",
+               "xyz"[d]);
   }
   *refine = ref;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -74,8 +78,8 @@ static PetscErrorCode DGMeshReadBrickOptions(SquallDGMesh m, const char prefix[]
 
 PetscErrorCode SquallDGMeshSetFromOptions(SquallDGMesh m)
 {
-  PetscInt    N = m->N, ref;
-  PetscReal   warp = m->warp;
+  PetscInt    N      = m->N, ref;
+  PetscReal   warp   = m->warp;
   const char *prefix = NULL;
 
   PetscFunctionBegin;
@@ -129,7 +133,8 @@ static PetscErrorCode DGMeshCellLattice(SquallDGMesh m, PetscInt c, PetscInt ijk
   for (PetscInt d = 0; d < 3; d++) {
     PetscReal t = (lo[d] - m->lo[d]) / m->h[d];
     ijk[d]      = (PetscInt)PetscFloorReal(t + 0.5);
-    PetscCheck(PetscAbsReal(hi[d] - lo[d] - m->h[d]) < 1e-3 * m->h[d] && PetscAbsReal(t - ijk[d]) < 1e-3, m->comm, PETSC_ERR_SUP, "Cell %" PetscInt_FMT " is not a uniform brick cell (%c-width %g, expected %g): squall's DG mesh needs uniform refinement", c, "xyz"[d], (double)(hi[d] - lo[d]), (double)m->h[d]);
+    PetscCheck(PetscAbsReal(hi[d] - lo[d] - m->h[d]) < 1e-3 * m->h[d] && PetscAbsReal(t - ijk[d]) < 1e-3, m->comm, PETSC_ERR_SUP,
+               "Cell %" PetscInt_FMT " is not a uniform brick cell (%c-width %g, expected %g): squall's DG mesh needs uniform refinement", c, "xyz"[d], (double)(hi[d] - lo[d]), (double)m -> h[d]);
     if (m->periodic[d]) ijk[d] = (ijk[d] % m->ncell[d] + m->ncell[d]) % m->ncell[d];
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -142,12 +147,12 @@ static PetscInt DGLatticeKey(SquallDGMesh m, const PetscInt ijk[3])
 
 PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
 {
-  PetscSection lsec, gsec;
-  PetscInt     cStart, cEnd, nloc, dofs, overlap, *keys, *elemOfKey, *cellOf;
-  Vec          g, l;
-  PetscScalar *ga;
+  PetscSection       lsec, gsec;
+  PetscInt           cStart, cEnd, nloc, dofs, overlap, *keys, *elemOfKey, *cellOf;
+  Vec                g, l;
+  PetscScalar       *ga;
   const PetscScalar *la;
-  PetscInt     rstart;
+  PetscInt           rstart;
 
   PetscFunctionBegin;
   if (m->setup) PetscFunctionReturn(PETSC_SUCCESS);
@@ -196,8 +201,10 @@ PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
   for (PetscInt c = cStart; c < cEnd; c++) {
     PetscInt go;
     PetscCall(PetscSectionGetOffset(gsec, c, &go));
-    if (go >= 0) m->nOwned++;
-    else m->nGhost++;
+    if (go >= 0)
+      m->nOwned++;
+    else
+      m->nGhost++;
   }
   m->nGlobal = m->ncell[0] * m->ncell[1] * m->ncell[2];
   PetscCall(PetscMalloc3(nloc, &m->slot, m->nOwned, &m->gslot, 3 * nloc, &m->ijk));
@@ -209,9 +216,9 @@ PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
       PetscCall(PetscSectionGetOffset(gsec, c, &go));
       PetscCall(PetscSectionGetOffset(lsec, c, &lo));
       PetscCheck(lo % dofs == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected local section layout");
-      e            = go >= 0 ? eo++ : eg++;
-      m->slot[e]   = lo / dofs;
-      cellOf[e]    = c;
+      e          = go >= 0 ? eo++ : eg++;
+      m->slot[e] = lo / dofs;
+      cellOf[e]  = c;
       if (go >= 0) m->gslot[e] = (go - rstart) / dofs;
     }
   }
@@ -247,9 +254,9 @@ PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
     for (PetscInt b = 0; b < m->Nq; b++) {
       for (PetscInt a = 0; a < m->Nq; a++) {
         PetscInt idx[3];
-        idx[d]                          = side ? m->N : 0;
-        idx[t0]                         = a;
-        idx[t1]                         = b;
+        idx[d]                               = side ? m->N : 0;
+        idx[t0]                              = a;
+        idx[t1]                              = b;
         m->fmask[f * m->Nfp + a + m->Nq * b] = idx[0] + m->Nq * (idx[1] + m->Nq * idx[2]);
       }
     }
@@ -267,7 +274,7 @@ PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
       m->nbr[6 * e + f] = nb;
       for (PetscInt q = 0; q < m->Nfp; q++) {
         /* the partner sits on the opposite face of the neighbour, same tangential indices */
-        const PetscInt nP                       = m->fmask[(f ^ 1) * m->Nfp + q];
+        const PetscInt nP                          = m->fmask[(f ^ 1) * m->Nfp + q];
         m->vmapP[((size_t)e * 6 + f) * m->Nfp + q] = nb >= 0 ? m->slot[nb] * m->Np + nP : -1;
       }
     }
@@ -292,8 +299,10 @@ PetscErrorCode SquallDGMeshView(SquallDGMesh m, PetscViewer viewer)
   PetscCallMPI(MPIU_Allreduce(&m->nGhost, &gmin, 1, MPIU_INT, MPI_MIN, m->comm));
   PetscCallMPI(MPIU_Allreduce(&m->nGhost, &gmax, 1, MPIU_INT, MPI_MAX, m->comm));
   PetscCall(PetscViewerASCIIPrintf(viewer, "SquallDGMesh: order N = %" PetscInt_FMT " (%" PetscInt_FMT " LGL nodes per element), %" PetscInt_FMT " fields\n", m->N, m->Np, m->nf));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  brick %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " = %" PetscInt_FMT " elements, periodic %c%c%c\n", m->ncell[0], m->ncell[1], m->ncell[2], m->nGlobal, m->periodic[0] ? 'x' : '-', m->periodic[1] ? 'y' : '-', m->periodic[2] ? 'z' : '-'));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  domain [%g, %g] x [%g, %g] x [%g, %g], %s\n", (double)m->lo[0], (double)m->hi[0], (double)m->lo[1], (double)m->hi[1], (double)m->lo[2], (double)m->hi[2], m->cartesian ? "Cartesian elements" : "curvilinear elements"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  brick %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " = %" PetscInt_FMT " elements, periodic %c%c%c\n", m->ncell[0], m->ncell[1], m->ncell[2], m->nGlobal, m->periodic[0] ? 'x' : '-',
+                                   m->periodic[1] ? 'y' : '-', m->periodic[2] ? 'z' : '-'));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  domain [%g, %g] x [%g, %g] x [%g, %g], %s\n", (double)m->lo[0], (double)m->hi[0], (double)m->lo[1], (double)m->hi[1], (double)m->lo[2], (double)m->hi[2],
+                                   m->cartesian ? "Cartesian elements" : "curvilinear elements"));
   PetscCall(PetscInfo(m->dm, "ghost elements per rank: %" PetscInt_FMT " to %" PetscInt_FMT "\n", gmin, gmax));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

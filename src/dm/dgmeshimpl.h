@@ -18,18 +18,18 @@ struct _n_SquallDGMesh {
   PetscBool setup, cartesian;
 
   /* brick */
-  PetscInt  ncell[3];   /* global cells per direction after refinement */
+  PetscInt  ncell[3]; /* global cells per direction after refinement */
   PetscBool periodic[3];
   PetscReal lo[3], hi[3], h[3];
 
   /* elements: owned first (e < nOwned), then ghosts; slot[e] is the element's slot in local vectors */
   PetscInt  nOwned, nGhost, nGlobal;
-  PetscInt *slot;      /* [nOwned+nGhost] local-vector slot */
-  PetscInt *gslot;     /* [nOwned] slot in the process-local part of a global vector */
-  PetscInt *ijk;       /* [3*(nOwned+nGhost)] lattice index of each element */
-  PetscInt *nbr;       /* [6*nOwned] neighbouring element across each face, or -1 on a boundary */
-  PetscInt *vmapP;     /* [nOwned*6*Nfp] partner node as slot*Np + n; the own node is implicit */
-  PetscInt *fmask;     /* [6*Nfp] element node of each face node */
+  PetscInt *slot;  /* [nOwned+nGhost] local-vector slot */
+  PetscInt *gslot; /* [nOwned] slot in the process-local part of a global vector */
+  PetscInt *ijk;   /* [3*(nOwned+nGhost)] lattice index of each element */
+  PetscInt *nbr;   /* [6*nOwned] neighbouring element across each face, or -1 on a boundary */
+  PetscInt *vmapP; /* [nOwned*6*Nfp] partner node as slot*Np + n; the own node is implicit */
+  PetscInt *fmask; /* [6*Nfp] element node of each face node */
 
   /* geometry at the nodes of every element (owned and ghost), element-major */
   PetscReal *x;  /* [3][Np] per element: physical coordinates */
@@ -37,8 +37,8 @@ struct _n_SquallDGMesh {
   PetscReal *Ja; /* [3 (contravariant d)][3 (component)][Np] per element: J grad xi^d, curl form */
 };
 
-#define SQUALL_DG_X(m, e)  ((m)->x + (size_t)(e) * 3 * (m)->Np)
-#define SQUALL_DG_J(m, e)  ((m)->J + (size_t)(e) * (m)->Np)
-#define SQUALL_DG_JA(m, e) ((m)->Ja + (size_t)(e) * 9 * (m)->Np)
+#define SQUALL_DG_X(m, e) ((m)->x + (size_t)(e)*3 * (m)->Np)
+#define SQUALL_DG_J(m, e) ((m)->J + (size_t)(e) * (m)->Np)
+#define SQUALL_DG_JA(m, e) ((m)->Ja + (size_t)(e)*9 * (m)->Np)
 
 PETSC_INTERN PetscErrorCode SquallDGMeshComputeGeometry(SquallDGMesh);

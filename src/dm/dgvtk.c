@@ -73,7 +73,9 @@ PetscErrorCode SquallDGMeshWriteVTK(SquallDGMesh m, Vec X, const char *const nam
     base = base ? base + 1 : filename;
     PetscCall(PetscSNPrintf(index, sizeof(index), "%s.pvtu", filename));
     PetscCall(PetscFOpen(PETSC_COMM_SELF, index, "w", &fp));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n<PUnstructuredGrid GhostLevel=\"0\">\n<PPoints><PDataArray type=\"Float64\" NumberOfComponents=\"3\"/></PPoints>\n<PPointData>\n"));
+    PetscCall(PetscFPrintf(
+      PETSC_COMM_SELF, fp,
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n<PUnstructuredGrid GhostLevel=\"0\">\n<PPoints><PDataArray type=\"Float64\" NumberOfComponents=\"3\"/></PPoints>\n<PPointData>\n"));
     if (X)
       for (PetscInt f = 0; f < m->nf; f++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "<PDataArray type=\"Float64\" Name=\"%s\"/>\n", names ? names[f] : "q"));
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "<PDataArray type=\"Float64\" Name=\"J\"/>\n</PPointData>\n"));

@@ -55,7 +55,7 @@ static PetscErrorCode LGLNodesLong(PetscInt N, lreal r[], lreal w[])
   /* the node set is symmetric: enforce it exactly */
   for (PetscInt j = 0; j <= N / 2; j++) {
     lreal a = 0.5L * (r[N - j] - r[j]), b = 0.5L * (w[j] + w[N - j]);
-    r[j] = -a;
+    r[j]     = -a;
     r[N - j] = a;
     w[j] = w[N - j] = b;
   }
@@ -85,7 +85,7 @@ PetscErrorCode SquallLGLNodesWeights(PetscInt N, PetscReal r[], PetscReal w[])
 @*/
 PetscErrorCode SquallLGLDerivativeMatrix(PetscInt N, const PetscReal r[], PetscReal D[])
 {
-  lreal lr[SQUALL_LGL_MAX_ORDER + 1], lw[SQUALL_LGL_MAX_ORDER + 1], LN[SQUALL_LGL_MAX_ORDER + 1];
+  lreal          lr[SQUALL_LGL_MAX_ORDER + 1], lw[SQUALL_LGL_MAX_ORDER + 1], LN[SQUALL_LGL_MAX_ORDER + 1];
   const PetscInt Nq = N + 1;
 
   PetscFunctionBegin;
@@ -98,10 +98,14 @@ PetscErrorCode SquallLGLDerivativeMatrix(PetscInt N, const PetscReal r[], PetscR
   for (PetscInt i = 0; i < Nq; i++) {
     for (PetscInt j = 0; j < Nq; j++) {
       lreal d;
-      if (i != j) d = LN[i] / (LN[j] * (lr[i] - lr[j]));
-      else if (i == 0) d = -(lreal)N * (N + 1) / 4;
-      else if (i == N) d = (lreal)N * (N + 1) / 4;
-      else d = 0;
+      if (i != j)
+        d = LN[i] / (LN[j] * (lr[i] - lr[j]));
+      else if (i == 0)
+        d = -(lreal)N * (N + 1) / 4;
+      else if (i == N)
+        d = (lreal)N * (N + 1) / 4;
+      else
+        d = 0;
       D[i * Nq + j] = (PetscReal)d;
     }
   }

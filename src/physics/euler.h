@@ -25,3 +25,300 @@ typedef struct {
 enum { SQ_RHO, SQ_U, SQ_V, SQ_W, SQ_P, SQ_B, SQ_PHI, SQ_LOGRHO, SQ_LOGB, SQUALL_NAUX };
 
 typedef enum { SQUALL_FLUX_EC, SQUALL_FLUX_ES, SQUALL_FLUX_RUSANOV } SquallSurfaceFluxType;
+
+/* ---------------------------------------------------------------------------------------------
+   Logarithmic mean a^ln(x, y) = (y - x)/(ln y - ln x) with the logs precomputed per node (Ranocha et
+   al., ACM TOMS 2023). With f = (y - x)/(y + x) and z = f^2,
+     a^ln = (x + y)/2 * f/atanh(f) = (x + y)/2 * (1 - z/3 - 4z^2/45 - 44z^3/945 - 428z^4/14175 - ...)
+     1/a^ln = 2/(x + y) * atanh(f)/f = 2/(x + y) * (1 + z/3 + z^2/5 + z^3/7 + z^4/9 + ...)
+   The series is used for |f| < SQUALL_LOGMEAN_FMAX, the direct quotient of the logs otherwise.
+   Both branches are evaluated and one is selected (no data-dependent branch, no blending). Each
+   branch needs one reciprocal: 1/(x + y) for the series, 1/(ln y - ln x) (mean) or 1/(y - x)
+   (inverse) for the direct quotient; the denominator is selected first, so one division suffices
+   and the 0/0 of the direct quotient at x == y is never formed.
+
+   Threshold. The degree-3 series truncates at 0.03 z^4 (mean) and z^4/9 (inverse). The direct
+   branch loses accuracy through the rounding of the stored logs: its relative error is about
+   eps max(|ln x|, |ln y|)/|ln y - ln x| with |ln y - ln x| ~ 2|f|, so a larger threshold helps it.
+   - double: z < 1e-4 (|f| < 1e-2), as Ranocha et al.: truncation <= 1.2e-17 < eps/18.
+   - single: z < 1e-2 (|f| < 1e-1): truncation <= 1.2e-9 < eps/100 still, and the cancellation
+     error of the direct branch is 10x smaller than with 1e-4, for free (same four terms).
+   Quad or half precision would need other thresholds/terms: refuse them. */
+#if defined(PETSC_USE_REAL_SINGLE)
+#  define SQUALL_LOGMEAN_FMAX ((PetscReal)0.1)
+#elif defined(PETSC_USE_REAL_DOUBLE)
+#  define SQUALL_LOGMEAN_FMAX ((PetscReal)0.01)
+#else
+#  error "squall's logarithmic mean is tuned for single or double precision PetscReal only"
+#endif
+
+/* f/atanh(f) and atanh(f)/f as series in z = f^2, valid for |f| < SQUALL_LOGMEAN_FMAX */
+SQUALL_HOST_DEVICE static inline PetscReal SquallLogMeanSeries_Private(PetscReal z)
+{
+  return 1 + z * ((PetscReal)(-1.0 / 3.0) + z * ((PetscReal)(-4.0 / 45.0) + z * (PetscReal)(-44.0 / 945.0)));
+}
+
+SQUALL_HOST_DEVICE static inline PetscReal SquallInvLogMeanSeries_Private(PetscReal z)
+{
+  return 1 + z * ((PetscReal)(1.0 / 3.0) + z * ((PetscReal)(1.0 / 5.0) + z * (PetscReal)(1.0 / 7.0)));
+}
+
+/* logarithmic mean of x, y > 0 given lx = ln x, ly = ln y */
+SQUALL_HOST_DEVICE static inline PetscReal SquallLogMean(PetscReal x, PetscReal y, PetscReal lx, PetscReal ly)
+{
+  const PetscReal s = x + y, d = y - x;
+  const int       series = PetscAbsReal(d) < SQUALL_LOGMEAN_FMAX * s;
+  const PetscReal r = 1 / (series ? s : ly - lx), f = d * r;
+  const PetscReal mser = (PetscReal)0.5 * s * SquallLogMeanSeries_Private(f * f), mdir = f;
+  return series ? mser : mdir;
+}
+
+/* 1/(logarithmic mean) of x, y > 0 given lx = ln x, ly = ln y */
+SQUALL_HOST_DEVICE static inline PetscReal SquallInvLogMean(PetscReal x, PetscReal y, PetscReal lx, PetscReal ly)
+{
+  const PetscReal s = x + y, d = y - x;
+  const int       series = PetscAbsReal(d) < SQUALL_LOGMEAN_FMAX * s;
+  const PetscReal r = 1 / (series ? s : d), f = d * r;
+  const PetscReal iser = 2 * r * SquallInvLogMeanSeries_Private(f * f), idir = (ly - lx) * r;
+  return series ? iser : idir;
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Per-node values. aux = (rho, u, v, w, p, b = rho/(2p), Phi, ln rho, ln b). Returns 0 for an
+   admissible state (rho > 0, p > 0, all finite), else 1; then aux is filled as far as it is defined
+   (u = 0 if rho = 0, b = 0 if p = 0, a log is 0 where its argument is not positive), so that no
+   division by zero or log of a non-positive number is evaluated. */
+SQUALL_HOST_DEVICE static inline int SquallEulerAux(const SquallGas *gas, const PetscReal q[5], PetscReal Phi, PetscReal aux[])
+{
+  const PetscReal rho = q[0], irho = rho != 0 ? 1 / rho : 0;
+  const PetscReal u = q[1] * irho, v = q[2] * irho, w = q[3] * irho;
+  const PetscReal p = (gas->gamma - 1) * (q[4] - rho * ((PetscReal)0.5 * (u * u + v * v + w * w) + Phi));
+  const PetscReal b = p != 0 ? (PetscReal)0.5 * rho / p : 0;
+
+  aux[SQ_RHO]    = rho;
+  aux[SQ_U]      = u;
+  aux[SQ_V]      = v;
+  aux[SQ_W]      = w;
+  aux[SQ_P]      = p;
+  aux[SQ_B]      = b;
+  aux[SQ_PHI]    = Phi;
+  aux[SQ_LOGRHO] = rho > 0 ? PetscLogReal(rho) : 0;
+  aux[SQ_LOGB]   = b > 0 ? PetscLogReal(b) : 0;
+  /* NaN fails every comparison; infinite rho or p fails the upper bounds (an infinite momentum or
+     energy gives p = -inf, inf or NaN) */
+  return (rho > 0 && p > 0 && b > 0 && rho <= PETSC_MAX_REAL && p <= PETSC_MAX_REAL) ? 0 : 1;
+}
+
+/* conservative state from density, velocity, pressure and geopotential */
+SQUALL_HOST_DEVICE static inline void SquallEulerConservative(const SquallGas *gas, PetscReal rho, const PetscReal u[3], PetscReal p, PetscReal Phi, PetscReal q[5])
+{
+  q[0] = rho;
+  q[1] = rho * u[0];
+  q[2] = rho * u[1];
+  q[3] = rho * u[2];
+  q[4] = p / (gas->gamma - 1) + rho * ((PetscReal)0.5 * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) + Phi);
+}
+
+/* physical flux f(q).n for any (not necessarily unit) n */
+SQUALL_HOST_DEVICE static inline void SquallEulerFlux(const SquallGas *gas, const PetscReal a[], const PetscReal n[3], PetscReal f[5])
+{
+  const PetscReal rho = a[SQ_RHO], u = a[SQ_U], v = a[SQ_V], w = a[SQ_W], p = a[SQ_P];
+  const PetscReal un = u * n[0] + v * n[1] + w * n[2], mn = rho * un;
+  const PetscReal E = p / (gas->gamma - 1) + rho * ((PetscReal)0.5 * (u * u + v * v + w * w) + a[SQ_PHI]);
+
+  f[0] = mn;
+  f[1] = mn * u + p * n[0];
+  f[2] = mn * v + p * n[1];
+  f[3] = mn * w + p * n[2];
+  f[4] = (E + p) * un;
+}
+
+/* specific entropy s = ln(p rho^-gamma) = (1 - gamma) ln rho - ln b - ln 2, from the stored logs so
+   that entropy variables and log means use the same rounded logs */
+SQUALL_HOST_DEVICE static inline PetscReal SquallEulerSpecificEntropy_Private(const SquallGas *gas, const PetscReal a[])
+{
+  return (1 - gas->gamma) * a[SQ_LOGRHO] - a[SQ_LOGB] - (PetscReal)0.693147180559945309417232121458176568;
+}
+
+/* entropy variables v = d eta/dq at fixed Phi:
+   v1 = (gamma - s)/(gamma - 1) - b (|u|^2 - 2 Phi), v_m = 2 b u, v_E = -2 b */
+SQUALL_HOST_DEVICE static inline void SquallEulerEntropyVariables(const SquallGas *gas, const PetscReal a[], PetscReal v[5])
+{
+  const PetscReal b = a[SQ_B], u = a[SQ_U], vv = a[SQ_V], w = a[SQ_W];
+  const PetscReal s = SquallEulerSpecificEntropy_Private(gas, a);
+
+  v[0] = (gas->gamma - s) / (gas->gamma - 1) - b * (u * u + vv * vv + w * w - 2 * a[SQ_PHI]);
+  v[1] = 2 * b * u;
+  v[2] = 2 * b * vv;
+  v[3] = 2 * b * w;
+  v[4] = -2 * b;
+}
+
+/* mathematical entropy eta = -rho s/(gamma - 1) */
+SQUALL_HOST_DEVICE static inline PetscReal SquallEulerEntropy(const SquallGas *gas, const PetscReal a[])
+{
+  return -a[SQ_RHO] * SquallEulerSpecificEntropy_Private(gas, a) / (gas->gamma - 1);
+}
+
+/* jump v(q+) - v(q-) of the entropy variables, with the log differences taken directly */
+SQUALL_HOST_DEVICE static inline void SquallEulerEntropyJump_Private(const SquallGas *gas, const PetscReal am[], const PetscReal ap[], PetscReal dv[5])
+{
+  const PetscReal bm = am[SQ_B], bp = ap[SQ_B];
+  const PetscReal km = bm * (am[SQ_U] * am[SQ_U] + am[SQ_V] * am[SQ_V] + am[SQ_W] * am[SQ_W] - 2 * am[SQ_PHI]);
+  const PetscReal kp = bp * (ap[SQ_U] * ap[SQ_U] + ap[SQ_V] * ap[SQ_V] + ap[SQ_W] * ap[SQ_W] - 2 * ap[SQ_PHI]);
+
+  /* -[[s]]/(gamma - 1) = [[ln rho]] + [[ln b]]/(gamma - 1) */
+  dv[0] = (ap[SQ_LOGRHO] - am[SQ_LOGRHO]) + (ap[SQ_LOGB] - am[SQ_LOGB]) / (gas->gamma - 1) - (kp - km);
+  dv[1] = 2 * (bp * ap[SQ_U] - bm * am[SQ_U]);
+  dv[2] = 2 * (bp * ap[SQ_V] - bm * am[SQ_V]);
+  dv[3] = 2 * (bp * ap[SQ_W] - bm * am[SQ_W]);
+  dv[4] = -2 * (bp - bm);
+}
+
+/* sound speed c = sqrt(gamma p/rho) */
+SQUALL_HOST_DEVICE static inline PetscReal SquallEulerSoundSpeed(const SquallGas *gas, const PetscReal a[])
+{
+  return PetscSqrtReal(gas->gamma * a[SQ_P] / a[SQ_RHO]);
+}
+
+/* largest wave speed |u.n| + c |n| for any (not necessarily unit) n */
+SQUALL_HOST_DEVICE static inline PetscReal SquallEulerMaxWaveSpeed(const SquallGas *gas, const PetscReal a[], const PetscReal n[3])
+{
+  const PetscReal un = a[SQ_U] * n[0] + a[SQ_V] * n[1] + a[SQ_W] * n[2], nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+  return PetscAbsReal(un) + PetscSqrtReal(gas->gamma * a[SQ_P] * nn / a[SQ_RHO]);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Two-point entropy-conservative flux with gravity (Waruszewski et al. 2022) for nodes 1 (own) and
+   2 (partner) along any (not necessarily unit) n. Symmetric part (Chandrashekar 2013 plus Phi):
+     F_rho = rho_ln {{u}}.n,   F_m = F_rho {{u}} + p_hat n,   p_hat = {{rho}}/(2 {{b}}),
+     F_E   = F_rho [1/(2(gamma-1) b_ln) - {{|u|^2}}/2 + {{Phi}} + |{{u}}|^2] + p_hat {{u}}.n,
+   and the gravity fluctuation of node 1's momentum
+     G_12 = (1/2) rho_hat_12 (Phi2 - Phi1) n,   rho_hat_12 = {{b}} rho_ln/b1.
+   Node 1 receives Fs + (0, G_12, 0). Node 2 would receive F(q2, q1) = Fs + (0, G_21, 0) with
+   G_21 = -(b1/b2) G_12, so one call serves both nodes of a pair. Fs is bitwise symmetric in (1, 2)
+   (every intermediate is a symmetric or exactly antisymmetric expression of the two nodes), so
+   mass and energy telescope to round-off in flux differencing; keep it so when editing.
+
+   Cost: no log (stored logs), two divisions. The three symmetric reciprocals (the selected
+   log-mean denominators of rho and b, and 1/(b1 + b2) for p_hat) and 1/(gamma - 1) come from the
+   single reciprocal of their product (the logarithmic mean of b enters only through
+   1/(2(gamma-1) b_ln), from the inverse-mean formula, as in Ranocha et al.); the second division
+   is by b1 in rho_hat_12 (not folded in, so that Fs stays symmetric). The product is ~ rho b^2
+   (~1e-10 in SI units), far from the under/overflow range even in single precision. */
+SQUALL_HOST_DEVICE static inline void SquallEulerECFlux(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], const PetscReal n[3], PetscReal Fs[5], PetscReal G[3])
+{
+  const PetscReal gm1  = gas->gamma - 1;
+  const PetscReal rho1 = a1[SQ_RHO], rho2 = a2[SQ_RHO], b1 = a1[SQ_B], b2 = a2[SQ_B];
+  const PetscReal sr = rho1 + rho2, dr = rho2 - rho1, sb = b1 + b2, db = b2 - b1;
+  const int       serr = PetscAbsReal(dr) < SQUALL_LOGMEAN_FMAX * sr, serb = PetscAbsReal(db) < SQUALL_LOGMEAN_FMAX * sb;
+  const PetscReal lr = a2[SQ_LOGRHO] - a1[SQ_LOGRHO], lb = a2[SQ_LOGB] - a1[SQ_LOGB];
+  /* selected denominators: rho_ln = series ? (sr/2) S(z) : dr/lr, 1/b_ln = series ? (2/sb) T(z) : lb/db
+     (S, T: SquallLogMeanSeries_Private, SquallInvLogMeanSeries_Private; z = (dr/sr)^2, (db/sb)^2) */
+  const PetscReal Dr = serr ? sr : lr, Db = serb ? sb : db;
+  const PetscReal DrDb = Dr * Db, Drsb = Dr * sb;
+  const PetscReal R   = 1 / (DrDb * sb * gm1); /* = 1/(Dr Db sb (gamma-1)) */
+  const PetscReal iP  = R * gm1;               /* 1/(Dr Db sb) */
+  const PetscReal iDr = (Db * sb) * iP, iDb = Drsb * iP, isb = DrDb * iP, iDbg = Drsb * R;
+  /* rho_ln */
+  const PetscReal fr = dr * iDr, rser = (PetscReal)0.5 * sr * SquallLogMeanSeries_Private(fr * fr);
+  const PetscReal rho_ln = serr ? rser : fr;
+  /* e_ln = 1/(2 (gamma-1) b_ln) */
+  const PetscReal fb = db * iDb, e_ln = iDbg * (serb ? SquallInvLogMeanSeries_Private(fb * fb) : (PetscReal)0.5 * lb);
+  const PetscReal p_hat = (PetscReal)0.5 * sr * isb;
+  /* velocity averages: per-node |u|^2 first, then symmetric combinations only */
+  const PetscReal uu1 = a1[SQ_U] * a1[SQ_U] + a1[SQ_V] * a1[SQ_V] + a1[SQ_W] * a1[SQ_W];
+  const PetscReal uu2 = a2[SQ_U] * a2[SQ_U] + a2[SQ_V] * a2[SQ_V] + a2[SQ_W] * a2[SQ_W];
+  const PetscReal ub = (PetscReal)0.5 * (a1[SQ_U] + a2[SQ_U]), vb = (PetscReal)0.5 * (a1[SQ_V] + a2[SQ_V]), wb = (PetscReal)0.5 * (a1[SQ_W] + a2[SQ_W]);
+  const PetscReal un   = ub * n[0] + vb * n[1] + wb * n[2];
+  const PetscReal Phib = (PetscReal)0.5 * (a1[SQ_PHI] + a2[SQ_PHI]);
+  const PetscReal Frho = rho_ln * un;
+  const PetscReal g    = (PetscReal)0.25 * sb * rho_ln * (a2[SQ_PHI] - a1[SQ_PHI]) / b1;
+
+  Fs[0] = Frho;
+  Fs[1] = Frho * ub + p_hat * n[0];
+  Fs[2] = Frho * vb + p_hat * n[1];
+  Fs[3] = Frho * wb + p_hat * n[2];
+  Fs[4] = Frho * (e_ln - (PetscReal)0.25 * (uu1 + uu2) + Phib + (ub * ub + vb * vb + wb * wb)) + p_hat * un;
+  G[0]  = g * n[0];
+  G[1]  = g * n[1];
+  G[2]  = g * n[2];
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Matrix dissipation D = R|Lambda|T R^T dv of Winters, Derigs, Gassner, Walch (2017), appendix A,
+   with Phi as in Waruszewski et al. (2022), for the averaged state of am, ap and the UNIT normal
+   nhat, in the tangent-free form (t1 t1^T + t2 t2^T = I - nhat nhat^T):
+     u2 = u-.u+ (= 2|{{u}}|^2 - {{|u|^2}} exactly, the squared form of Winters et al.)
+     h  = gamma/(2(gamma-1) b_ln) + u2/2 + {{Phi}},  c = sqrt(gamma p_hat/rho_ln),
+     un = {{u}}.nhat, ut = {{u}} - un nhat,
+     l1,3 = |un -+ c| rho_ln/(2 gamma), l2 = |un| rho_ln (gamma-1)/gamma, l4 = |un| p_hat,
+     w1,3 = l1,3 [dv1 + ({{u}} -+ c nhat).dvm + (h -+ c un) dvE],  w2 = l2 [dv1 + {{u}}.dvm + (u2/2 + {{Phi}}) dvE],
+     D_rho = w1 + w2 + w3,
+     D_m   = w1 ({{u}} - c nhat) + w2 {{u}} + w3 ({{u}} + c nhat) + l4 [dvm - (nhat.dvm) nhat + dvE ut],
+     D_E   = w1 (h - c un) + w2 (u2/2 + {{Phi}}) + w3 (h + c un) + l4 [ut.dvm + dvE |ut|^2].
+   D is linear in dv, symmetric positive semi-definite; the ES flux subtracts D/2 with dv = [[v]]. */
+SQUALL_HOST_DEVICE static inline void SquallEulerMatrixDissipation(const SquallGas *gas, const PetscReal am[], const PetscReal ap[], const PetscReal nhat[3], const PetscReal dv[5], PetscReal D[5])
+{
+  const PetscReal gamma = gas->gamma, gm1 = gamma - 1;
+  const PetscReal rho_ln = SquallLogMean(am[SQ_RHO], ap[SQ_RHO], am[SQ_LOGRHO], ap[SQ_LOGRHO]);
+  const PetscReal ib_ln  = SquallInvLogMean(am[SQ_B], ap[SQ_B], am[SQ_LOGB], ap[SQ_LOGB]);
+  const PetscReal p_hat  = (PetscReal)0.5 * (am[SQ_RHO] + ap[SQ_RHO]) / (am[SQ_B] + ap[SQ_B]);
+  const PetscReal ub[3]  = {(PetscReal)0.5 * (am[SQ_U] + ap[SQ_U]), (PetscReal)0.5 * (am[SQ_V] + ap[SQ_V]), (PetscReal)0.5 * (am[SQ_W] + ap[SQ_W])};
+  const PetscReal u2     = am[SQ_U] * ap[SQ_U] + am[SQ_V] * ap[SQ_V] + am[SQ_W] * ap[SQ_W];
+  const PetscReal e2     = (PetscReal)0.5 * u2 + (PetscReal)0.5 * (am[SQ_PHI] + ap[SQ_PHI]);
+  const PetscReal h      = gamma * ib_ln / (2 * gm1) + e2;
+  const PetscReal c      = PetscSqrtReal(gamma * p_hat / rho_ln);
+  const PetscReal un     = ub[0] * nhat[0] + ub[1] * nhat[1] + ub[2] * nhat[2];
+  const PetscReal ut[3]  = {ub[0] - un * nhat[0], ub[1] - un * nhat[1], ub[2] - un * nhat[2]};
+  const PetscReal ut2    = ut[0] * ut[0] + ut[1] * ut[1] + ut[2] * ut[2];
+  const PetscReal l1 = PetscAbsReal(un - c) * rho_ln / (2 * gamma), l2 = PetscAbsReal(un) * rho_ln * gm1 / gamma, l3 = PetscAbsReal(un + c) * rho_ln / (2 * gamma), l4 = PetscAbsReal(un) * p_hat;
+  const PetscReal udm = ub[0] * dv[1] + ub[1] * dv[2] + ub[2] * dv[3], ndm = nhat[0] * dv[1] + nhat[1] * dv[2] + nhat[2] * dv[3], tdm = ut[0] * dv[1] + ut[1] * dv[2] + ut[2] * dv[3];
+  const PetscReal hm = h - c * un, hp = h + c * un;
+  const PetscReal w1 = l1 * (dv[0] + udm - c * ndm + hm * dv[4]);
+  const PetscReal w2 = l2 * (dv[0] + udm + e2 * dv[4]);
+  const PetscReal w3 = l3 * (dv[0] + udm + c * ndm + hp * dv[4]);
+  const PetscReal ws = w1 + w2 + w3, wc = c * (w3 - w1);
+
+  D[0] = ws;
+  for (int k = 0; k < 3; k++) D[1 + k] = ws * ub[k] + wc * nhat[k] + l4 * (dv[1 + k] - ndm * nhat[k] + dv[4] * ut[k]);
+  D[4] = w1 * hm + w2 * e2 + w3 * hp + l4 * (tdm + dv[4] * ut2);
+}
+
+/* ---------------------------------------------------------------------------------------------
+   Numerical surface flux for the own ("minus") state qm/am and the outer state qp/ap, UNIT normal
+   nhat out of the own element. The gravity fluctuation is that of the own node (node 1); it
+   vanishes when Phi is continuous across the face.
+     EC:      F(q-, q+; nhat) = Fs + (0, G_12, 0)
+     ES:      EC - D([[v]])/2 (matrix dissipation above, [[v]] = v(q+) - v(q-))
+     RUSANOV: EC - lambda_max (q+ - q-)/2, lambda_max = max(|u-.nhat| + c-, |u+.nhat| + c+) */
+SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFlux(const SquallGas *gas, SquallSurfaceFluxType type, const PetscReal qm[5], const PetscReal am[], const PetscReal qp[5], const PetscReal ap[], const PetscReal nhat[3], PetscReal F[5])
+{
+  PetscReal G[3];
+
+  SquallEulerECFlux(gas, am, ap, nhat, F, G);
+  F[1] += G[0];
+  F[2] += G[1];
+  F[3] += G[2];
+  if (type == SQUALL_FLUX_ES) {
+    PetscReal dv[5], D[5];
+    SquallEulerEntropyJump_Private(gas, am, ap, dv);
+    SquallEulerMatrixDissipation(gas, am, ap, nhat, dv, D);
+    for (int k = 0; k < 5; k++) F[k] -= (PetscReal)0.5 * D[k];
+  } else if (type == SQUALL_FLUX_RUSANOV) {
+    const PetscReal lm = SquallEulerMaxWaveSpeed(gas, am, nhat), lp = SquallEulerMaxWaveSpeed(gas, ap, nhat), hl = (PetscReal)0.5 * PetscMax(lm, lp);
+    for (int k = 0; k < 5; k++) F[k] -= hl * (qp[k] - qm[k]);
+  }
+}
+
+/* reflecting (free-slip) wall: q_out = (rho, m - 2 (m.nhat) nhat, E), to be used with the same Phi */
+SQUALL_HOST_DEVICE static inline void SquallEulerMirrorState(const PetscReal q[5], const PetscReal nhat[3], PetscReal qout[5])
+{
+  const PetscReal mn2 = 2 * (q[1] * nhat[0] + q[2] * nhat[1] + q[3] * nhat[2]);
+
+  qout[0] = q[0];
+  qout[1] = q[1] - mn2 * nhat[0];
+  qout[2] = q[2] - mn2 * nhat[1];
+  qout[3] = q[3] - mn2 * nhat[2];
+  qout[4] = q[4];
+}

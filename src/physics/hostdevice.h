@@ -4,7 +4,7 @@
 #include <petscsys.h>
 
 #if defined(__CUDACC__)
-  #define SQUALL_HOST_DEVICE __host__ __device__
+#  define SQUALL_HOST_DEVICE __host__ __device__
 #else
-  #define SQUALL_HOST_DEVICE
+#  define SQUALL_HOST_DEVICE
 #endif

@@ -18,3 +18,6 @@ PETSC_INTERN PetscLogEvent SQUALL_GPUCheck;
 /* a type-registration hook per layer; each is called once from SquallInitializePackage() */
 PETSC_INTERN PetscErrorCode SquallTSRegisterAll(void);
 PETSC_INTERN PetscErrorCode SquallKSPRegisterAll(void);
+
+/* type constructors, registered by the hooks above */
+PETSC_INTERN PetscErrorCode TSCreate_LSRK(TS);

@@ -4,5 +4,6 @@
 PetscErrorCode SquallTSRegisterAll(void)
 {
   PetscFunctionBegin;
+  PetscCall(TSRegister(SQUALL_TSLSRK, TSCreate_LSRK));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

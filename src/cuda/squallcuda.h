@@ -1,0 +1,14 @@
+/* squall's CUDA entry points. A private header (not installed), but the symbols are public so the
+   tests can call them. Every function has a CPU stub (src/sys/cudastub.c) when squall is built
+   without CUDA: SquallCUDADeviceCount() then reports 0 and the others fail with PETSC_ERR_SUP_SYS. */
+#pragma once
+
+#include <squall.h>
+
+/* number of visible CUDA devices; 0 without CUDA, without a device, or when the query fails */
+PETSC_EXTERN PetscErrorCode SquallCUDADeviceCount(PetscInt *);
+/* max |x - m->x| over the owned elements' node coordinates, computed on the device; x is a VECCUDA
+   of local size 3*Np*nOwned (element-major, [3][Np] per element). Collective: the max is global. */
+PETSC_EXTERN PetscErrorCode SquallDGMeshCheckCoordinatesCUDA(SquallDGMesh, Vec, PetscReal *);
+/* y = alpha*x by a CUDA kernel; x and y are VECCUDA of the same local size */
+PETSC_EXTERN PetscErrorCode SquallCUDAScaleCopy(Vec, PetscReal, Vec);

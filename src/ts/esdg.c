@@ -1,0 +1,203 @@
+/* SquallESDG: the entropy-stable DG semi-discretisation object, its options and its TS wiring. */
+#include "ts/esdgimpl.h"
+
+const char *const SquallSurfaceFluxTypes[] = {"ec", "es", "rusanov", "SquallSurfaceFluxType", "SQUALL_FLUX_", NULL};
+const char *const SquallCoriolisTypes[]    = {"none", "fplane", "betaplane", "SquallCoriolisType", "SQUALL_CORIOLIS_", NULL};
+
+PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
+{
+  SquallESDG s;
+
+  PetscFunctionBegin;
+  PetscAssertPointer(esdg, 2);
+  PetscCall(SquallInitializePackage());
+  PetscCall(PetscNew(&s));
+  s->comm      = comm;
+  s->gas.gamma = 1.4;
+  s->gas.R     = 287.0; /* dry air */
+  s->gas.g     = 9.81;
+  s->surface   = SQUALL_FLUX_ES;
+  s->coriolis  = SQUALL_CORIOLIS_NONE;
+  PetscCall(SquallDGMeshCreate(comm, &s->mesh));
+  *esdg = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGSetGas(SquallESDG s, PetscReal gamma, PetscReal R, PetscReal g)
+{
+  PetscFunctionBegin;
+  PetscCheck(gamma > 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gamma %g is out of range: it must be > 1", (double)gamma);
+  PetscCheck(R > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gas_constant %g is out of range: it must be > 0", (double)R);
+  PetscCheck(g >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gravity %g is out of range: it must be >= 0", (double)g);
+  s->gas.gamma = gamma;
+  s->gas.R     = R;
+  s->gas.g     = g;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGGetGas(SquallESDG s, PetscReal *gamma, PetscReal *R, PetscReal *g)
+{
+  PetscFunctionBegin;
+  if (gamma) *gamma = s->gas.gamma;
+  if (R) *R = s->gas.R;
+  if (g) *g = s->gas.g;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGSetSurfaceFlux(SquallESDG s, const char *name)
+{
+  PetscBool found = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < 3 && !found; i++) {
+    PetscCall(PetscStrcmp(name, SquallSurfaceFluxTypes[i], &found));
+    if (found) s->surface = (SquallSurfaceFluxType)i;
+  }
+  PetscCheck(found, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-esdg_surface_flux %s is unknown: valid are ec, es, rusanov", name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
+{
+  PetscReal gamma = s->gas.gamma, R = s->gas.R, g = s->gas.g;
+  PetscInt  flux = s->surface, cor = s->coriolis;
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(s->comm, NULL, "squall ESDG (entropy-stable DG for Euler with gravity)", "SquallESDG");
+  PetscCall(PetscOptionsReal("-esdg_gamma", "Ratio of specific heats (> 1)", "SquallESDGSetGas", gamma, &gamma, NULL));
+  PetscCall(PetscOptionsReal("-esdg_gas_constant", "Specific gas constant R in J/(kg K) (> 0)", "SquallESDGSetGas", R, &R, NULL));
+  PetscCall(PetscOptionsReal("-esdg_gravity", "Gravitational acceleration g in m/s^2; Phi = g z (>= 0)", "SquallESDGSetGas", g, &g, NULL));
+  PetscCall(PetscOptionsEList("-esdg_surface_flux", "Surface flux: ec (entropy conservative), es (EC + matrix dissipation), rusanov", "SquallESDGSetSurfaceFlux", SquallSurfaceFluxTypes, 3, SquallSurfaceFluxTypes[flux], &flux, NULL));
+  PetscCall(PetscOptionsEList("-esdg_coriolis", "Coriolis force: none, fplane (f = f0), betaplane (f = f0 + beta0 (y - y0))", "SquallESDG", SquallCoriolisTypes, 3, SquallCoriolisTypes[cor], &cor, NULL));
+  PetscCall(PetscOptionsReal("-esdg_coriolis_f0", "Coriolis parameter f0 in 1/s", "SquallESDG", s->f0, &s->f0, NULL));
+  PetscCall(PetscOptionsReal("-esdg_coriolis_beta0", "beta-plane gradient beta0 in 1/(m s)", "SquallESDG", s->beta0, &s->beta0, NULL));
+  PetscCall(PetscOptionsReal("-esdg_coriolis_y0", "beta-plane reference latitude position y0 in m", "SquallESDG", s->y0, &s->y0, NULL));
+  PetscCall(PetscOptionsReal("-esdg_cfl", "If > 0, set the time step after every step to cfl * (LGL spacing / max wave speed)", "SquallESDGSetUpTS", s->cfl, &s->cfl, &flg));
+  PetscCall(PetscOptionsInt("-esdg_monitor", "Print mass, energy, entropy, max|w|, min rho and p every k steps (0: never)", "SquallESDGSetUpTS", s->monitor_every, &s->monitor_every, NULL));
+  PetscOptionsEnd();
+  PetscCall(SquallESDGSetGas(s, gamma, R, g));
+  PetscCheck(s->cfl >= 0 && s->cfl <= 10, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_cfl %g is out of range: valid values are 0 (off) to 10", (double)s->cfl);
+  PetscCheck(s->monitor_every >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_monitor %" PetscInt_FMT " is out of range: it must be >= 0", s->monitor_every);
+  s->surface  = (SquallSurfaceFluxType)flux;
+  s->coriolis = (SquallCoriolisType)cor;
+  if (s->coriolis == SQUALL_CORIOLIS_FPLANE) s->beta0 = 0;
+  PetscCall(SquallDGMeshSetFromOptions(s->mesh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGSetUp(SquallESDG s)
+{
+  SquallDGMesh m = s->mesh;
+
+  PetscFunctionBegin;
+  if (s->setup) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!m->dm) PetscCall(SquallESDGSetFromOptions(s));
+  PetscCall(SquallDGMeshSetNumFields(m, 5));
+  PetscCall(SquallDGMeshSetUp(m));
+  PetscCall(DMCreateLocalVector(m->sdm, &s->Qloc));
+  {
+    const PetscInt nloc = m->nOwned + m->nGhost;
+    PetscCall(PetscMalloc1((size_t)nloc * m->Np, &s->Phi));
+    /* Phi is computed from the node positions, which are bitwise equal on both sides of a face, so the
+       gravity fluctuation vanishes identically in the surface fluxes */
+    for (PetscInt e = 0; e < nloc; e++)
+      for (PetscInt n = 0; n < m->Np; n++) s->Phi[e * m->Np + n] = s->gas.g * SQUALL_DG_X(m, e)[2 * m->Np + n];
+    PetscCall(PetscMalloc1((size_t)(SQUALL_NAUX + 5) * m->Np, &s->work));
+  }
+  {
+    VecType vt;
+    PetscCall(DMGetVecType(m->sdm, &vt));
+    PetscCall(PetscStrbeginswith(vt, VECCUDA, &s->useGPU));
+    if (!s->useGPU) PetscCall(PetscStrbeginswith(vt, VECSEQCUDA, &s->useGPU));
+    if (!s->useGPU) PetscCall(PetscStrbeginswith(vt, VECMPICUDA, &s->useGPU));
+    PetscCheck(!s->useGPU || SquallHaveCUDA(), s->comm, PETSC_ERR_SUP, "-dm_vec_type %s needs squall built with CUDA", vt);
+  }
+  s->setup = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGView(SquallESDG s, PetscViewer viewer)
+{
+  PetscFunctionBegin;
+  if (!viewer) PetscCall(PetscViewerASCIIGetStdout(s->comm, &viewer));
+  PetscCall(
+    PetscViewerASCIIPrintf(viewer, "SquallESDG: Euler with gravity, gamma %g, R %g, g %g; surface flux %s; Coriolis %s", (double)s->gas.gamma, (double)s->gas.R, (double)s->gas.g, SquallSurfaceFluxTypes[s->surface], SquallCoriolisTypes[s->coriolis]));
+  if (s->coriolis != SQUALL_CORIOLIS_NONE) PetscCall(PetscViewerASCIIPrintf(viewer, " (f0 %g, beta0 %g, y0 %g)", (double)s->f0, (double)s->beta0, (double)s->y0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  PetscCall(SquallDGMeshView(s->mesh, viewer));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGDestroy(SquallESDG *esdg)
+{
+  SquallESDG s;
+
+  PetscFunctionBegin;
+  if (!esdg || !*esdg) PetscFunctionReturn(PETSC_SUCCESS);
+  s = *esdg;
+  PetscCall(VecDestroy(&s->Qloc));
+  PetscCall(PetscFree(s->Phi));
+  PetscCall(PetscFree(s->work));
+  PetscCall(SquallDGMeshDestroy(&s->mesh));
+  PetscCall(PetscFree(s));
+  *esdg = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGGetMesh(SquallESDG s, SquallDGMesh *mesh)
+{
+  PetscFunctionBegin;
+  *mesh = s->mesh;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGGetDM(SquallESDG s, DM *dm)
+{
+  PetscFunctionBegin;
+  PetscCall(SquallESDGSetUp(s));
+  *dm = s->mesh->sdm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGProject - sets Q to the nodal values of a pointwise initial condition.
+@*/
+PetscErrorCode SquallESDGProject(SquallESDG s, SquallESDGInitialFn fn, void *ctx, Vec Q)
+{
+  SquallDGMesh   m = s->mesh;
+  PetscScalar   *qa;
+  const PetscInt Np = m->Np;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayWrite(Q, &qa));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscReal *X = SQUALL_DG_X(m, e);
+    for (PetscInt n = 0; n < Np; n++) {
+      PetscReal x[3] = {X[n], X[Np + n], X[2 * Np + n]}, q[5];
+      PetscCall(fn(x, s->Phi[e * Np + n], q, ctx));
+      for (PetscInt f = 0; f < 5; f++) qa[(m->gslot[e] * 5 + f) * Np + n] = q[f];
+    }
+  }
+  PetscCall(VecRestoreArrayWrite(Q, &qa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGComputeRHS(SquallESDG s, PetscReal t, Vec Q, Vec F)
+{
+  PetscFunctionBegin;
+  PetscCall(SquallESDGSetUp(s));
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGRHS, Q, F, 0, 0));
+  PetscCall(SquallESDGComputeRHS_CPU(s, t, Q, F));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGRHS, Q, F, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGRHSFunction(TS ts, PetscReal t, Vec Q, Vec F, void *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(SquallESDGComputeRHS((SquallESDG)ctx, t, Q, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,259 @@
+/* Initial conditions of squall's ESDG test cases, selected by name; each reads its own options. */
+#include "ts/esdgimpl.h"
+
+typedef struct {
+  SquallESDG s;
+  PetscReal  p0, theta, xc[3], rc, dtheta, T0, amp, u[3], t;
+  PetscBool  smooth;
+  /* baroclinic channel */
+  PetscReal Ly, Gamma, u0, b, up, Lp, xp, yp;
+} CaseCtx;
+
+/* 3D rising thermal bubble: potential temperature theta_ref + dtheta(r) in a neutral atmosphere,
+   converted with the perturbed Exner function as in the reproducibility code of Waruszewski et al.
+   (2022); smooth variant after F. X. Giraldo, M. Restelli, J. Comput. Phys. 227 (2008) 3849-3877. */
+static PetscErrorCode BubbleState(const PetscReal x[3], PetscReal Phi, PetscReal q[5], void *ctx)
+{
+  CaseCtx        *c   = (CaseCtx *)ctx;
+  const SquallGas gas = c->s->gas;
+  const PetscReal cv = gas.R / (gas.gamma - 1), cp = cv + gas.R;
+  PetscReal       r = 0, dth = 0, theta, pi, rho, p, u[3] = {0, 0, 0};
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) r += (x[d] - c->xc[d]) * (x[d] - c->xc[d]);
+  r = PetscSqrtReal(r);
+  if (r <= c->rc) dth = c->smooth ? c->dtheta / 2 * (1 + PetscCosReal(PETSC_PI * r / c->rc)) : c->dtheta;
+  theta = c->theta + dth;
+  pi    = 1 - Phi / (cp * theta);
+  p     = c->p0 * PetscPowReal(pi, cp / gas.R);
+  rho   = p / (gas.R * theta * pi);
+  SquallEulerConservative(&gas, rho, u, p, Phi, q);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* isothermal atmosphere at rest, p = p0 exp(-Phi / (R T0)): exactly balanced by the scheme */
+static PetscErrorCode IsothermalState(const PetscReal x[3], PetscReal Phi, PetscReal q[5], void *ctx)
+{
+  CaseCtx        *c   = (CaseCtx *)ctx;
+  const SquallGas gas = c->s->gas;
+  const PetscReal p = c->p0 * PetscExpReal(-Phi / (gas.R * c->T0)), u[3] = {c->u[0], c->u[1], c->u[2]};
+
+  PetscFunctionBegin;
+  SquallEulerConservative(&gas, p / (gas.R * c->T0), u, p, Phi, q);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* density wave advected by a constant velocity at constant pressure (no gravity): an exact solution */
+static PetscErrorCode DensityWaveState(const PetscReal x[3], PetscReal Phi, PetscReal q[5], void *ctx)
+{
+  CaseCtx     *c   = (CaseCtx *)ctx;
+  SquallDGMesh m   = c->s->mesh;
+  PetscReal    arg = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) arg += 2 * PETSC_PI * (x[d] - c->u[d] * c->t - m->lo[d]) / (m->hi[d] - m->lo[d]);
+  SquallEulerConservative(&c->s->gas, 1 + c->amp * PetscSinReal(arg), c->u, 1, Phi, q);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* rough but admissible data that depends only on the position (so any partition gives the same state):
+   a stratified atmosphere with pseudo-random perturbations of 10% in density and pressure and of
+   20 m/s in velocity */
+static PetscReal Hash01(const PetscReal x[3], PetscInt salt)
+{
+  PetscReal v = 0;
+  for (PetscInt d = 0; d < 3; d++) v += PetscSinReal((12.9898 + 7.1 * salt) * x[d] / 97.0 + (78.233 + 3.3 * d) * salt + 0.37 * d);
+  v = PetscSinReal(v * 43758.5453) * 43758.5453;
+  return v - PetscFloorReal(v);
+}
+
+static PetscErrorCode RandomState(const PetscReal x[3], PetscReal Phi, PetscReal q[5], void *ctx)
+{
+  CaseCtx        *c   = (CaseCtx *)ctx;
+  const SquallGas gas = c->s->gas;
+  const PetscReal p   = c->p0 * PetscExpReal(-Phi / (gas.R * c->T0)) * (1 + c->amp * (Hash01(x, 1) - 0.5));
+  const PetscReal rho = c->p0 / (gas.R * c->T0) * PetscExpReal(-Phi / (gas.R * c->T0)) * (1 + c->amp * (Hash01(x, 2) - 0.5));
+  PetscReal       u[3];
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) u[d] = 200 * c->amp * (Hash01(x, 3 + d) - 0.5);
+  SquallEulerConservative(&gas, rho, u, p, Phi, q);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Baroclinic instability in a channel: P. A. Ullrich, K. A. Reed, C. Jablonowski, "Analytical
+   initial conditions and an analysis of baroclinic instability waves in f- and beta-plane 3D
+   channel models", Q. J. R. Meteorol. Soc. 141 (2015) 2972-2988, appendix. The balanced state is
+   given in the pressure coordinate eta; eta at a node solves Phi(eta, y) = g z by Newton's method
+   in L = ln eta (dPhi/dL = -R T). */
+static PetscReal BaroPhiPrime(const CaseCtx *c, PetscReal y)
+{
+  const PetscReal Ly = c->Ly, f0 = c->s->f0, b0 = c->s->beta0, y0 = c->s->y0, pi = PETSC_PI;
+  const PetscReal sy = PetscSinReal(2 * pi * y / Ly), cy = PetscCosReal(2 * pi * y / Ly);
+  return c->u0 / 2 * ((f0 - b0 * y0) * (y - Ly / 2 - Ly / (2 * pi) * sy) + b0 / 2 * (y * y - Ly * y / pi * sy - Ly * Ly / (2 * pi * pi) * cy - Ly * Ly / 3 - Ly * Ly / (2 * pi * pi)));
+}
+
+static PetscErrorCode BaroclinicState(const PetscReal x[3], PetscReal Phi, PetscReal q[5], void *ctx)
+{
+  CaseCtx        *c   = (CaseCtx *)ctx;
+  const SquallGas gas = c->s->gas;
+  const PetscReal Rd = gas.R, g = gas.g, y = x[1], Pp = BaroPhiPrime(c, y), k = Rd * c->Gamma / g;
+  PetscReal       L = -Phi / (Rd * c->T0), T = c->T0, G, eta, p, u[3] = {0, 0, 0};
+  PetscInt        it;
+
+  PetscFunctionBegin;
+  for (it = 0; it < 60; it++) {
+    G                  = PetscExpReal(-(L / c->b) * (L / c->b));
+    const PetscReal F  = c->T0 * g / c->Gamma * (1 - PetscExpReal(k * L)) + Pp * L * G - Phi;
+    T                  = c->T0 * PetscExpReal(k * L) + Pp / Rd * (2 / (c->b * c->b) * L * L - 1) * G;
+    const PetscReal dL = F / (-Rd * T);
+    L -= dL;
+    if (PetscAbsReal(dL) <= 1e-14 * (1 + PetscAbsReal(L))) break;
+  }
+  PetscCheck(it < 60, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Baroclinic initial state: Newton for eta did not converge at z = %g", (double)(Phi / g));
+  G    = PetscExpReal(-(L / c->b) * (L / c->b));
+  T    = c->T0 * PetscExpReal(k * L) + Pp / Rd * (2 / (c->b * c->b) * L * L - 1) * G;
+  eta  = PetscExpReal(L);
+  p    = c->p0 * eta;
+  u[0] = -c->u0 * PetscSqr(PetscSinReal(PETSC_PI * y / c->Ly)) * L * G + c->up * PetscExpReal(-((x[0] - c->xp) * (x[0] - c->xp) + (y - c->yp) * (y - c->yp)) / (c->Lp * c->Lp));
+  SquallEulerConservative(&gas, p / (Rd * T), u, p, Phi, q);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, SquallESDGInitialFn *fn)
+{
+  PetscBool    flg;
+  PetscInt     n;
+  SquallDGMesh m = s->mesh;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(c, sizeof(*c)));
+  c->s      = s;
+  c->p0     = 1e5;
+  c->T0     = 300;
+  c->theta  = 300;
+  c->rc     = 250;
+  c->dtheta = 0.5;
+  c->xc[2]  = 260;
+  c->amp    = 0.1;
+  PetscOptionsBegin(s->comm, NULL, "squall ESDG test cases", "SquallESDGSetInitialCondition");
+  PetscCall(PetscStrcmp(name, "bubble", &flg));
+  if (flg) {
+    PetscInt          prof       = 0;
+    const char *const profiles[] = {"sharp", "smooth"};
+    n                            = 3;
+    PetscCall(PetscOptionsEList("-bubble_profile", "Bubble profile: sharp (top hat) or smooth (cosine)", "", profiles, 2, profiles[0], &prof, NULL));
+    PetscCall(PetscOptionsReal("-bubble_theta", "Background potential temperature (K)", "", c->theta, &c->theta, NULL));
+    PetscCall(PetscOptionsReal("-bubble_dtheta", "Potential-temperature perturbation (K)", "", c->dtheta, &c->dtheta, NULL));
+    PetscCall(PetscOptionsReal("-bubble_radius", "Bubble radius (m, > 0)", "", c->rc, &c->rc, NULL));
+    PetscCall(PetscOptionsRealArray("-bubble_center", "Bubble centre x,y,z (m)", "", c->xc, &n, NULL));
+    PetscCall(PetscOptionsReal("-bubble_p0", "Surface pressure (Pa)", "", c->p0, &c->p0, NULL));
+    PetscCheck(c->rc > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bubble_radius %g is out of range: it must be > 0", (double)c->rc);
+    c->smooth = prof == 1 ? PETSC_TRUE : PETSC_FALSE;
+    *fn       = BubbleState;
+  }
+  PetscCall(PetscStrcmp(name, "isothermal", &flg));
+  if (flg) {
+    n = 3;
+    PetscCall(PetscOptionsReal("-isothermal_T0", "Temperature of the isothermal atmosphere (K, > 0)", "", c->T0, &c->T0, NULL));
+    PetscCall(PetscOptionsRealArray("-isothermal_velocity", "Uniform velocity u,v,w (m/s)", "", c->u, &n, NULL));
+    PetscCheck(c->T0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-isothermal_T0 %g is out of range: it must be > 0", (double)c->T0);
+    *fn = IsothermalState;
+  }
+  PetscCall(PetscStrcmp(name, "densitywave", &flg));
+  if (flg) {
+    c->u[0] = 0.1, c->u[1] = 0.2, c->u[2] = -0.15;
+    c->amp = 0.5;
+    n      = 3;
+    PetscCall(PetscOptionsRealArray("-densitywave_velocity", "Advection velocity u,v,w", "", c->u, &n, NULL));
+    PetscCall(PetscOptionsReal("-densitywave_amplitude", "Relative density amplitude (0 to 0.9)", "", c->amp, &c->amp, NULL));
+    PetscCheck(c->amp >= 0 && c->amp <= 0.9, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-densitywave_amplitude %g is out of range [0, 0.9]", (double)c->amp);
+    for (PetscInt d = 0; d < 3; d++) PetscCheck(m->periodic[d], s->comm, PETSC_ERR_ARG_INCOMP, "The densitywave case needs a fully periodic brick (-dm_p4est_brick_periodicity 1,1,1)");
+    *fn = DensityWaveState;
+  }
+  PetscCall(PetscStrcmp(name, "random", &flg));
+  if (flg) {
+    PetscCall(PetscOptionsReal("-random_amplitude", "Relative amplitude of the perturbations (0 to 0.5)", "", c->amp, &c->amp, NULL));
+    PetscCheck(c->amp >= 0 && c->amp <= 0.5, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-random_amplitude %g is out of range [0, 0.5]", (double)c->amp);
+    *fn = RandomState;
+  }
+  PetscCall(PetscStrcmp(name, "baroclinic", &flg));
+  if (flg) {
+    c->Ly    = m->hi[1] - m->lo[1];
+    c->T0    = 288;
+    c->Gamma = 0.005;
+    c->u0    = 35;
+    c->b     = 2;
+    c->up    = 1;
+    c->Lp    = 6e5;
+    c->xp    = 2e6;
+    c->yp    = 2.5e6;
+    PetscCall(PetscOptionsReal("-baroclinic_perturbation", "Amplitude u_p of the zonal-wind perturbation (m/s)", "", c->up, &c->up, NULL));
+    PetscCheck(s->coriolis != SQUALL_CORIOLIS_NONE, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic case needs -esdg_coriolis fplane or betaplane");
+    *fn = BaroclinicState;
+  }
+  PetscOptionsEnd();
+  PetscCheck(*fn, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown ESDG test case %s: valid are bubble, baroclinic, isothermal, densitywave, random", name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGSetInitialCondition(SquallESDG s, const char *name, Vec Q)
+{
+  CaseCtx             c;
+  SquallESDGInitialFn fn = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(SquallESDGSetUp(s));
+  PetscCall(CaseSetUp(s, name, &c, &fn));
+  PetscCall(SquallESDGProject(s, fn, &c, Q));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGComputeExactError - relative L2 error (LGL quadrature) of all five fields against a case
+  with an exact solution at time t (densitywave; isothermal at rest).
+@*/
+PetscErrorCode SquallESDGComputeExactError(SquallESDG s, const char *name, PetscReal t, Vec Q, PetscReal *l2)
+{
+  CaseCtx             c;
+  SquallESDGInitialFn fn = NULL;
+  Vec                 E;
+  PetscReal           num, den;
+  PetscBool           ok1, ok2;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(name, "densitywave", &ok1));
+  PetscCall(PetscStrcmp(name, "isothermal", &ok2));
+  PetscCheck(ok1 || ok2, s->comm, PETSC_ERR_SUP, "No exact solution for case %s", name);
+  PetscCall(CaseSetUp(s, name, &c, &fn));
+  c.t = t;
+  PetscCall(VecDuplicate(Q, &E));
+  PetscCall(SquallESDGProject(s, fn, &c, E));
+  {
+    /* sum_f int (q_f - q_f,exact)^2 over sum_f int q_f,exact^2 */
+    SquallDGMesh       m  = s->mesh;
+    const PetscInt     Nq = m->Nq, Np = m->Np;
+    const PetscScalar *qa, *ea;
+    PetscReal          loc[2] = {0, 0}, glob[2];
+    PetscCall(VecGetArrayRead(Q, &qa));
+    PetscCall(VecGetArrayRead(E, &ea));
+    for (PetscInt e = 0; e < m->nOwned; e++) {
+      const PetscReal *J = SQUALL_DG_J(m, e);
+      for (PetscInt f = 0; f < 5; f++)
+        for (PetscInt n = 0; n < Np; n++) {
+          const PetscInt  i = n % Nq, j = (n / Nq) % Nq, k = n / (Nq * Nq), idx = (m->gslot[e] * 5 + f) * Np + n;
+          const PetscReal wJ = m->w[i] * m->w[j] * m->w[k] * J[n], d = PetscRealPart(qa[idx] - ea[idx]);
+          loc[0] += wJ * d * d;
+          loc[1] += wJ * PetscRealPart(ea[idx] * ea[idx]);
+        }
+    }
+    PetscCall(VecRestoreArrayRead(Q, &qa));
+    PetscCall(VecRestoreArrayRead(E, &ea));
+    PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPIU_REAL, MPIU_SUM, s->comm));
+    num = glob[0];
+    den = glob[1];
+  }
+  *l2 = PetscSqrtReal(num / den);
+  PetscCall(VecDestroy(&E));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,34 @@
+/* The ESDG semi-discretisation's internals, shared by the C reference and the CUDA kernels' host side. */
+#pragma once
+
+#include "dm/dgmeshimpl.h"
+#include "physics/euler.h"
+
+typedef enum { SQUALL_CORIOLIS_NONE, SQUALL_CORIOLIS_FPLANE, SQUALL_CORIOLIS_BETAPLANE } SquallCoriolisType;
+PETSC_EXTERN const char *const SquallCoriolisTypes[];
+PETSC_EXTERN const char *const SquallSurfaceFluxTypes[];
+
+struct _n_SquallESDG {
+  MPI_Comm              comm;
+  SquallDGMesh          mesh;
+  SquallGas             gas;
+  SquallSurfaceFluxType surface;
+  SquallCoriolisType    coriolis;
+  PetscReal             f0, beta0, y0; /* Coriolis parameter f(y) = f0 + beta0 (y - y0) */
+  PetscReal             cfl;           /* > 0: time step from the maximum wave speed after every step */
+  PetscInt              monitor_every; /* > 0: print diagnostics every so many steps */
+  PetscBool             setup;
+  PetscBool             useGPU;   /* the vectors are device vectors */
+  Vec                   Qloc;     /* local (ghosted) state */
+  PetscReal            *Phi;      /* [nOwned+nGhost][Np] geopotential g z at the nodes */
+  PetscReal            *work;     /* per-element scratch: aux and the RHS accumulator */
+  PetscReal             diag0[3]; /* mass, energy, entropy at the first monitor call */
+  PetscBool             diag0set;
+  void                 *cuda; /* device data, owned by src/cuda */
+};
+
+typedef struct {
+  PetscReal mass, energy, entropy, maxw, minrho, minp;
+} SquallESDGDiagnostics;
+
+PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG, PetscReal, Vec, Vec);

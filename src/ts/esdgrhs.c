@@ -1,0 +1,184 @@
+/* The ESDG right-hand side on the CPU: flux differencing with the two-point EC flux in the volume
+   (each unordered node pair evaluated once, the partner's gravity term by rescaling), EC/ES/Rusanov
+   fluxes on faces, reflecting walls by the mirror state, Coriolis as a pointwise source.
+     J dq_i/dt = - sum_m S_im F(q_i, q_m; {{Ja}}_im) - sum_faces (s_f / w_b) F*(q-, q+; nhat) + J S(q_i),
+   with S = 2D - W^-1 B, whose diagonal vanishes (Gassner, Winters, Kopriva, J. Comput. Phys. 327
+   (2016) 39-66; Waruszewski et al., J. Comput. Phys. 468 (2022) 111507). */
+#include "ts/esdgimpl.h"
+
+typedef struct {
+  PetscInt  count, elem, node;
+  PetscReal rho, p;
+} BadState;
+
+static void RecordBad(BadState *bad, PetscInt e, PetscInt n, const PetscReal a[])
+{
+  if (!bad->count++) {
+    bad->elem = e;
+    bad->node = n;
+    bad->rho  = a[SQ_RHO];
+    bad->p    = a[SQ_P];
+  }
+}
+
+/* volume term of one element, accumulated (not yet divided by J) into acc[5][Np] */
+static void VolumeElement(SquallESDG s, PetscInt e, const PetscReal *aux, PetscReal *acc)
+{
+  SquallDGMesh     m  = s->mesh;
+  const PetscInt   Nq = m->Nq, Np = m->Np;
+  const PetscReal *Ja = SQUALL_DG_JA(m, e), *D = m->D;
+
+  for (PetscInt d = 0; d < 3; d++) {
+    const PetscInt stride = d == 0 ? 1 : (d == 1 ? Nq : Nq * Nq);
+    for (PetscInt line = 0; line < Nq * Nq; line++) {
+      const PetscInt t0 = line % Nq, t1 = line / Nq;
+      const PetscInt base = d == 0 ? Nq * (t0 + Nq * t1) : (d == 1 ? t0 + Nq * Nq * t1 : t0 + Nq * t1);
+      for (PetscInt a = 0; a < Nq; a++) {
+        const PetscInt   na = base + a * stride;
+        const PetscReal *A  = &aux[na * SQUALL_NAUX];
+        for (PetscInt b = a + 1; b < Nq; b++) {
+          const PetscInt   nb = base + b * stride;
+          const PetscReal *B  = &aux[nb * SQUALL_NAUX];
+          PetscReal        nv[3], Fs[5], G[3];
+          for (PetscInt c = 0; c < 3; c++) nv[c] = m->cartesian ? Ja[(d * 3 + c) * Np + na] : (PetscReal)0.5 * (Ja[(d * 3 + c) * Np + na] + Ja[(d * 3 + c) * Np + nb]);
+          SquallEulerECFlux(&s->gas, A, B, nv, Fs, G);
+          {
+            const PetscReal sa = 2 * D[a * Nq + b], sb = 2 * D[b * Nq + a], ratio = A[SQ_B] / B[SQ_B];
+            for (PetscInt f = 0; f < 5; f++) {
+              acc[f * Np + na] -= sa * Fs[f];
+              acc[f * Np + nb] -= sb * Fs[f];
+            }
+            for (PetscInt c = 0; c < 3; c++) {
+              acc[(1 + c) * Np + na] -= sa * G[c];
+              acc[(1 + c) * Np + nb] += sb * ratio * G[c];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+static void GatherState(const PetscScalar *qe, PetscInt Np, PetscInt n, PetscReal q[5])
+{
+  for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qe[f * Np + n]);
+}
+
+/* surface terms of one element's six faces, accumulated into acc[5][Np] */
+static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qe, const PetscScalar *qloc, PetscReal *acc, BadState *bad)
+{
+  SquallDGMesh     m  = s->mesh;
+  const PetscInt   Np = m->Np, Nfp = m->Nfp;
+  const PetscReal *Ja = SQUALL_DG_JA(m, e), wb = m->w[0];
+
+  for (PetscInt f = 0; f < 6; f++) {
+    const PetscInt  d = f / 2, nb = m->nbr[6 * e + f];
+    const PetscReal sign = (f % 2) ? 1 : -1;
+    for (PetscInt k = 0; k < Nfp; k++) {
+      const PetscInt n = m->fmask[f * Nfp + k];
+      PetscReal      nout[3], sf, nhat[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], F[5], Phip;
+      for (PetscInt c = 0; c < 3; c++) nout[c] = sign * Ja[(d * 3 + c) * Np + n];
+      sf = PetscSqrtReal(nout[0] * nout[0] + nout[1] * nout[1] + nout[2] * nout[2]);
+      for (PetscInt c = 0; c < 3; c++) nhat[c] = nout[c] / sf;
+      GatherState(qe, Np, n, qm);
+      if (SquallEulerAux(&s->gas, qm, s->Phi[e * Np + n], am)) RecordBad(bad, e, n, am);
+      if (nb >= 0) {
+        const PetscInt p = m->vmapP[(e * 6 + f) * Nfp + k], ps = p / Np, pn = p % Np;
+        GatherState(&qloc[ps * 5 * Np], Np, pn, qp);
+        Phip = s->Phi[nb * Np + pn];
+      } else {
+        SquallEulerMirrorState(qm, nhat, qp);
+        Phip = s->Phi[e * Np + n];
+      }
+      if (SquallEulerAux(&s->gas, qp, Phip, ap)) RecordBad(bad, nb >= 0 ? nb : e, n, ap);
+      SquallEulerSurfaceFlux(&s->gas, s->surface, qm, am, qp, ap, nhat, F);
+      for (PetscInt c = 0; c < 5; c++) acc[c * Np + n] -= sf / wb * F[c];
+    }
+  }
+}
+
+static PetscErrorCode ReportBadState(SquallESDG s, BadState *bad)
+{
+  PetscInt gcount;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPIU_Allreduce(&bad->count, &gcount, 1, MPIU_INT, MPI_SUM, s->comm));
+  if (gcount) {
+    if (bad->count) {
+      const PetscReal *X  = SQUALL_DG_X(s->mesh, bad->elem);
+      const PetscInt   Np = s->mesh->Np, n = bad->node;
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "squall ESDG: unphysical state at (%g, %g, %g): density %g, pressure %g (%" PetscInt_FMT " bad node values on this rank)\n", (double)X[n], (double)X[Np + n], (double)X[2 * Np + n], (double)bad->rho,
+                            (double)bad->p, bad->count));
+    }
+    SETERRQ(s->comm, PETSC_ERR_FP, "Unphysical state (density or pressure <= 0) at %" PetscInt_FMT " node values; see the message above for where", gcount);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec F)
+{
+  SquallDGMesh       m  = s->mesh;
+  const PetscInt     Np = m->Np;
+  const PetscScalar *qa, *ql;
+  PetscScalar       *fa;
+  PetscReal         *aux = s->work, *acc = s->work + SQUALL_NAUX * Np;
+  BadState           bad = {0, 0, 0, 0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(DMGlobalToLocalBegin(m->sdm, Q, INSERT_VALUES, s->Qloc));
+  /* volume terms need only owned data: they hide the ghost exchange */
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGVolume, 0, 0, 0, 0));
+  PetscCall(VecGetArrayRead(Q, &qa));
+  PetscCall(VecGetArrayWrite(F, &fa));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
+    PetscScalar       *fe = &fa[m->gslot[e] * 5 * Np];
+    for (PetscInt n = 0; n < Np; n++) {
+      PetscReal q[5];
+      GatherState(qe, Np, n, q);
+      if (SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], &aux[n * SQUALL_NAUX])) RecordBad(&bad, e, n, &aux[n * SQUALL_NAUX]);
+    }
+    PetscCall(PetscArrayzero(acc, 5 * Np));
+    VolumeElement(s, e, aux, acc);
+    for (PetscInt i = 0; i < 5 * Np; i++) fe[i] = acc[i];
+  }
+  PetscCall(PetscLogFlops(3.0 * m->nOwned * Np * m->N / 2.0 * 110));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGVolume, 0, 0, 0, 0));
+  PetscCall(DMGlobalToLocalEnd(m->sdm, Q, INSERT_VALUES, s->Qloc));
+
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGSurface, 0, 0, 0, 0));
+  PetscCall(VecGetArrayRead(s->Qloc, &ql));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
+    PetscScalar       *fe = &fa[m->gslot[e] * 5 * Np];
+    const PetscReal   *J  = SQUALL_DG_J(m, e);
+    PetscCall(PetscArrayzero(acc, 5 * Np));
+    SurfaceElement(s, e, qe, ql, acc, &bad);
+    for (PetscInt c = 0; c < 5; c++)
+      for (PetscInt n = 0; n < Np; n++) fe[c * Np + n] = (PetscRealPart(fe[c * Np + n]) + acc[c * Np + n]) / J[n];
+  }
+  PetscCall(VecRestoreArrayRead(s->Qloc, &ql));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGSurface, 0, 0, 0, 0));
+
+  if (s->coriolis != SQUALL_CORIOLIS_NONE) {
+    /* -f k x (rho u): entropy neutral, added pointwise */
+    PetscCall(PetscLogEventBegin(SQUALL_ESDGSource, 0, 0, 0, 0));
+    for (PetscInt e = 0; e < m->nOwned; e++) {
+      const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
+      PetscScalar       *fe = &fa[m->gslot[e] * 5 * Np];
+      const PetscReal   *X  = SQUALL_DG_X(m, e);
+      for (PetscInt n = 0; n < Np; n++) {
+        const PetscReal fc = s->f0 + s->beta0 * (X[Np + n] - s->y0);
+        fe[1 * Np + n] += fc * qe[2 * Np + n];
+        fe[2 * Np + n] -= fc * qe[1 * Np + n];
+      }
+    }
+    PetscCall(PetscLogFlops(6.0 * m->nOwned * Np));
+    PetscCall(PetscLogEventEnd(SQUALL_ESDGSource, 0, 0, 0, 0));
+  }
+  PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCall(VecRestoreArrayWrite(F, &fa));
+  PetscCall(ReportBadState(s, &bad));
+  (void)t;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,141 @@
+/* Diagnostics of an ESDG state: conserved integrals, entropy and its rate, extrema, admissibility,
+   and the CFL time step. All integrals use the LGL quadrature the scheme is built on. */
+#include "ts/esdgimpl.h"
+
+PetscErrorCode SquallESDGComputeStats(SquallESDG s, Vec Q, SquallESDGStats *st)
+{
+  SquallDGMesh       m  = s->mesh;
+  const PetscInt     Nq = m->Nq, Np = m->Np;
+  const PetscScalar *qa;
+  PetscReal          loc[3] = {0, 0, 0}, ext[3] = {0, -PETSC_MAX_REAL, -PETSC_MAX_REAL}, glob[3], gext[3];
+
+  PetscFunctionBegin;
+  PetscCall(SquallESDGSetUp(s));
+  PetscCall(VecGetArrayRead(Q, &qa));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
+    const PetscReal   *J  = SQUALL_DG_J(m, e);
+    for (PetscInt n = 0; n < Np; n++) {
+      const PetscInt  i = n % Nq, j = (n / Nq) % Nq, k = n / (Nq * Nq);
+      const PetscReal wJ = m->w[i] * m->w[j] * m->w[k] * J[n];
+      PetscReal       q[5], a[SQUALL_NAUX];
+      for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qe[f * Np + n]);
+      (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
+      loc[0] += wJ * q[0];
+      loc[1] += wJ * q[4];
+      if (a[SQ_RHO] > 0 && a[SQ_P] > 0) loc[2] += wJ * SquallEulerEntropy(&s->gas, a);
+      ext[0] = PetscMax(ext[0], PetscAbsReal(a[SQ_W]));
+      ext[1] = PetscMax(ext[1], -a[SQ_RHO]);
+      ext[2] = PetscMax(ext[2], -a[SQ_P]);
+    }
+  }
+  PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCallMPI(MPIU_Allreduce(loc, glob, 3, MPIU_REAL, MPIU_SUM, s->comm));
+  PetscCallMPI(MPIU_Allreduce(ext, gext, 3, MPIU_REAL, MPIU_MAX, s->comm));
+  st->mass    = glob[0];
+  st->energy  = glob[1];
+  st->entropy = glob[2];
+  st->maxw    = gext[0];
+  st->minrho  = -gext[1];
+  st->minp    = -gext[2];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGComputeEntropyRate - dS/dt = sum over nodes of w J v(q) . F, the semi-discrete entropy
+  production of the right-hand side F at state Q (zero for EC fluxes, <= 0 for ES and Rusanov).
+@*/
+PetscErrorCode SquallESDGComputeEntropyRate(SquallESDG s, Vec Q, Vec F, PetscReal *rate)
+{
+  SquallDGMesh       m  = s->mesh;
+  const PetscInt     Nq = m->Nq, Np = m->Np;
+  const PetscScalar *qa, *fa;
+  PetscReal          loc = 0;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(Q, &qa));
+  PetscCall(VecGetArrayRead(F, &fa));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np], *fe = &fa[m->gslot[e] * 5 * Np];
+    const PetscReal   *J = SQUALL_DG_J(m, e);
+    for (PetscInt n = 0; n < Np; n++) {
+      const PetscInt  i = n % Nq, j = (n / Nq) % Nq, k = n / (Nq * Nq);
+      const PetscReal wJ = m->w[i] * m->w[j] * m->w[k] * J[n];
+      PetscReal       q[5], a[SQUALL_NAUX], v[5];
+      for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qe[f * Np + n]);
+      (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
+      SquallEulerEntropyVariables(&s->gas, a, v);
+      for (PetscInt f = 0; f < 5; f++) loc += wJ * v[f] * PetscRealPart(fe[f * Np + n]);
+    }
+  }
+  PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCall(VecRestoreArrayRead(F, &fa));
+  PetscCallMPI(MPIU_Allreduce(&loc, rate, 1, MPIU_REAL, MPIU_SUM, s->comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGComputeTimeStep - dt = cfl * dr_min / max over nodes of sum_d (|u . Ja^d| + c |Ja^d|) / J,
+  with dr_min the smallest LGL node spacing on [-1, 1].
+@*/
+PetscErrorCode SquallESDGComputeTimeStep(SquallESDG s, Vec Q, PetscReal cfl, PetscReal *dt)
+{
+  SquallDGMesh       m  = s->mesh;
+  const PetscInt     Np = m->Np;
+  const PetscScalar *qa;
+  PetscReal          lmax = 0, glmax;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(Q, &qa));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
+    const PetscReal   *J = SQUALL_DG_J(m, e), *Ja = SQUALL_DG_JA(m, e);
+    for (PetscInt n = 0; n < Np; n++) {
+      PetscReal q[5], a[SQUALL_NAUX], lam = 0;
+      for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qe[f * Np + n]);
+      (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
+      for (PetscInt d = 0; d < 3; d++) {
+        const PetscReal nv[3] = {Ja[(d * 3) * Np + n], Ja[(d * 3 + 1) * Np + n], Ja[(d * 3 + 2) * Np + n]};
+        lam += SquallEulerMaxWaveSpeed(&s->gas, a, nv);
+      }
+      lmax = PetscMax(lmax, lam / J[n]);
+    }
+  }
+  PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCallMPI(MPIU_Allreduce(&lmax, &glmax, 1, MPIU_REAL, MPIU_MAX, s->comm));
+  PetscCheck(glmax > 0, s->comm, PETSC_ERR_ARG_WRONG, "Maximum wave speed is zero: cannot form a CFL time step");
+  *dt = cfl * (m->r[1] - m->r[0]) / glmax;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGCheckState - ok is false if any node has density or pressure <= 0 (or not finite); the
+  first such node is reported with its position.
+@*/
+PetscErrorCode SquallESDGCheckState(SquallESDG s, Vec Q, PetscBool *ok)
+{
+  SquallDGMesh       m  = s->mesh;
+  const PetscInt     Np = m->Np;
+  const PetscScalar *qa;
+  PetscInt           bad = 0, gbad;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(Q, &qa));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
+    for (PetscInt n = 0; n < Np; n++) {
+      PetscReal q[5], a[SQUALL_NAUX];
+      for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qe[f * Np + n]);
+      if (SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a)) {
+        if (!bad++) {
+          const PetscReal *X = SQUALL_DG_X(m, e);
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "squall ESDG: unphysical state at (%g, %g, %g): density %g, pressure %g; rejecting the stage\n", (double)X[n], (double)X[Np + n], (double)X[2 * Np + n], (double)a[SQ_RHO], (double)a[SQ_P]));
+        }
+      }
+    }
+  }
+  PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCallMPI(MPIU_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_SUM, s->comm));
+  *ok = gbad ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

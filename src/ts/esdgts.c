@@ -1,0 +1,75 @@
+/* Wiring of an ESDG semi-discretisation into a PETSc TS: RHS function, admissibility check,
+   CFL time step and the diagnostics monitor. Any TS type works; "lsrk" is squall's own. */
+#include "ts/esdgimpl.h"
+
+static PetscErrorCode ESDGDomainCheck(TS ts, PetscReal t, Vec Y, PetscBool *accept)
+{
+  SquallESDG s;
+
+  PetscFunctionBegin;
+  PetscCall(TSGetApplicationContext(ts, &s));
+  PetscCall(SquallESDGCheckState(s, Y, accept));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ESDGPreStep(TS ts)
+{
+  SquallESDG s;
+  Vec        Q;
+  PetscReal  dt;
+
+  PetscFunctionBegin;
+  PetscCall(TSGetApplicationContext(ts, &s));
+  PetscCall(TSGetSolution(ts, &Q));
+  PetscCall(SquallESDGComputeTimeStep(s, Q, s->cfl, &dt));
+  {
+    /* TSSolve has already clipped the step to the final time; keep that clipping */
+    TSExactFinalTimeOption eft;
+    PetscReal              t, tmax;
+    PetscCall(TSGetExactFinalTime(ts, &eft));
+    PetscCall(TSGetTime(ts, &t));
+    PetscCall(TSGetMaxTime(ts, &tmax));
+    if (eft == TS_EXACTFINALTIME_MATCHSTEP && t + dt > tmax) dt = tmax - t;
+  }
+  PetscCall(TSSetTimeStep(ts, dt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ESDGMonitor(TS ts, PetscInt step, PetscReal t, Vec Q, void *ctx)
+{
+  SquallESDG      s = (SquallESDG)ctx;
+  SquallESDGStats st;
+  PetscReal       dt;
+
+  PetscFunctionBegin;
+  if (step % s->monitor_every) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SquallESDGComputeStats(s, Q, &st));
+  if (!s->diag0set) {
+    s->diag0[0] = st.mass;
+    s->diag0[1] = st.energy;
+    s->diag0[2] = st.entropy;
+    s->diag0set = PETSC_TRUE;
+  }
+  PetscCall(TSGetTimeStep(ts, &dt));
+  PetscCall(PetscPrintf(s->comm, "%5" PetscInt_FMT " t %.6e dt %.3e mass %.15e (%+.2e) energy %.15e (%+.2e) entropy %.15e (%+.2e) max|w| %.6e min rho %.6e min p %.6e\n", step, (double)t, (double)dt, (double)st.mass,
+                        (double)((st.mass - s->diag0[0]) / PetscAbsReal(s->diag0[0])), (double)st.energy, (double)((st.energy - s->diag0[1]) / PetscAbsReal(s->diag0[1])), (double)st.entropy,
+                        (double)((st.entropy - s->diag0[2]) / PetscAbsReal(s->diag0[2])), (double)st.maxw, (double)st.minrho, (double)st.minp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGSetUpTS - gives ts the ESDG DM and RHS, rejects stages with unphysical states, and
+  installs the -esdg_cfl time-step control and the -esdg_monitor diagnostics.
+@*/
+PetscErrorCode SquallESDGSetUpTS(SquallESDG s, TS ts)
+{
+  PetscFunctionBegin;
+  PetscCall(SquallESDGSetUp(s));
+  PetscCall(TSSetDM(ts, s->mesh->sdm));
+  PetscCall(TSSetApplicationContext(ts, s));
+  PetscCall(TSSetRHSFunction(ts, NULL, SquallESDGRHSFunction, s));
+  PetscCall(TSSetFunctionDomainError(ts, ESDGDomainCheck));
+  if (s->cfl > 0) PetscCall(TSSetPreStep(ts, ESDGPreStep));
+  if (s->monitor_every > 0) PetscCall(TSMonitorSet(ts, ESDGMonitor, s, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,129 @@
+static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
+                     "  -test entropy     dS/dt = sum w J v.F: zero (EC) or <= 0 (ES, Rusanov); mass and energy rates zero\n"
+                     "  -test balance     isothermal atmosphere at rest: RHS at round-off\n"
+                     "  -test freestream  constant state without gravity (warped mesh): RHS at round-off\n"
+                     "  -case name        initial condition (default: random)\n";
+
+#include <squall.h>
+#include "ts/esdgimpl.h"
+
+/* sum over nodes of w J |a_f| and w J a_f for one field of a global vector */
+static PetscErrorCode FieldSums(SquallESDG s, Vec F, PetscInt field, PetscReal *sum, PetscReal *abssum)
+{
+  SquallDGMesh       m  = s->mesh;
+  const PetscInt     Nq = m->Nq, Np = m->Np;
+  const PetscScalar *fa;
+  PetscReal          loc[2] = {0, 0}, glob[2];
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(F, &fa));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscReal *J = SQUALL_DG_J(m, e);
+    for (PetscInt n = 0; n < Np; n++) {
+      const PetscReal wJ = m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * J[n], v = PetscRealPart(fa[(m->gslot[e] * 5 + field) * Np + n]);
+      loc[0] += wJ * v;
+      loc[1] += wJ * PetscAbsReal(v);
+    }
+  }
+  PetscCall(VecRestoreArrayRead(F, &fa));
+  PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPIU_REAL, MPIU_SUM, s->comm));
+  *sum    = glob[0];
+  *abssum = glob[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  SquallESDG s;
+  DM         dm;
+  Vec        Q, F;
+  char       test[64] = "entropy", casename[64] = "random";
+  PetscReal  tol = 1e3 * PETSC_MACHINE_EPSILON;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-test", test, sizeof(test), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-case", casename, sizeof(casename), NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
+  PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s));
+  PetscCall(SquallESDGSetFromOptions(s));
+  PetscCall(SquallESDGSetUp(s));
+  PetscCall(SquallESDGGetDM(s, &dm));
+  PetscCall(DMCreateGlobalVector(dm, &Q));
+  PetscCall(VecDuplicate(Q, &F));
+  PetscCall(SquallESDGSetInitialCondition(s, casename, Q));
+  PetscCall(SquallESDGComputeRHS(s, 0, Q, F));
+
+  if (!strcmp(test, "entropy")) {
+    PetscReal rate, scale = 0, msum, mabs, esum, eabs;
+    /* scale: sum of |w J v_f F_f| over all nodes and fields, what the rate would be without cancellation */
+    {
+      SquallDGMesh       m  = s->mesh;
+      const PetscInt     Nq = m->Nq, Np = m->Np;
+      const PetscScalar *qa, *fa;
+      PetscReal          loc = 0;
+      PetscCall(VecGetArrayRead(Q, &qa));
+      PetscCall(VecGetArrayRead(F, &fa));
+      for (PetscInt e = 0; e < m->nOwned; e++)
+        for (PetscInt n = 0; n < Np; n++) {
+          PetscReal q[5], a[SQUALL_NAUX], v[5];
+          for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qa[(m->gslot[e] * 5 + f) * Np + n]);
+          (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
+          SquallEulerEntropyVariables(&s->gas, a, v);
+          for (PetscInt f = 0; f < 5; f++) loc += m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * SQUALL_DG_J(m, e)[n] * PetscAbsReal(v[f] * PetscRealPart(fa[(m->gslot[e] * 5 + f) * Np + n]));
+        }
+      PetscCall(VecRestoreArrayRead(Q, &qa));
+      PetscCall(VecRestoreArrayRead(F, &fa));
+      PetscCallMPI(MPIU_Allreduce(&loc, &scale, 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+    }
+    PetscCall(SquallESDGComputeEntropyRate(s, Q, F, &rate));
+    PetscCall(FieldSums(s, F, 0, &msum, &mabs));
+    PetscCall(FieldSums(s, F, 4, &esum, &eabs));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "surface flux %s: dS/dt / scale = %.3e, mass rate %.3e, energy rate %.3e (relative)\n", SquallSurfaceFluxTypes[s->surface], (double)(rate / scale), (double)(msum / mabs), (double)(esum / eabs)));
+    if (s->surface == SQUALL_FLUX_EC)
+      PetscCheck(PetscAbsReal(rate) < tol * scale, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "EC entropy rate %g is not at round-off (scale %g)", (double)rate, (double)scale);
+    else
+      PetscCheck(rate < tol * scale, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s entropy rate %g is positive (scale %g)", SquallSurfaceFluxTypes[s->surface], (double)rate, (double)scale);
+    PetscCheck(PetscAbsReal(msum) < tol * mabs, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "mass not conserved: rate %g (scale %g)", (double)msum, (double)mabs);
+    PetscCheck(PetscAbsReal(esum) < tol * eabs, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "energy not conserved: rate %g (scale %g)", (double)esum, (double)eabs);
+  } else if (!strcmp(test, "balance") || !strcmp(test, "freestream")) {
+    /* every RHS entry against the size of its flux-divergence terms: rho g for momentum in the
+       hydrostatic case, |f| / h otherwise */
+    PetscReal       fmax[5], scale[5];
+    SquallDGMesh    m    = s->mesh;
+    const PetscReal hmin = PetscMin(m->h[0], PetscMin(m->h[1], m->h[2]));
+    {
+      const PetscScalar *fa, *qa;
+      PetscReal          loc[10], glob[10];
+      for (PetscInt f = 0; f < 10; f++) loc[f] = 0;
+      PetscCall(VecGetArrayRead(F, &fa));
+      PetscCall(VecGetArrayRead(Q, &qa));
+      for (PetscInt e = 0; e < m->nOwned; e++)
+        for (PetscInt f = 0; f < 5; f++)
+          for (PetscInt n = 0; n < m->Np; n++) {
+            const PetscInt idx = (m->gslot[e] * 5 + f) * m->Np + n;
+            loc[f]             = PetscMax(loc[f], PetscAbsReal(PetscRealPart(fa[idx])));
+            loc[5 + f]         = PetscMax(loc[5 + f], PetscAbsReal(PetscRealPart(qa[idx])));
+          }
+      PetscCall(VecRestoreArrayRead(F, &fa));
+      PetscCall(VecRestoreArrayRead(Q, &qa));
+      PetscCallMPI(MPIU_Allreduce(loc, glob, 10, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+      for (PetscInt f = 0; f < 5; f++) {
+        /* a flux difference across the smallest element: |q_f| (|u| + c) / h, plus p / h for the
+           momentum and (p |u|) / h for the energy; the hydrostatic momentum balance is rho g */
+        const PetscReal pmax = (s->gas.gamma - 1) * glob[9], c = 400;
+        fmax[f]  = glob[f];
+        scale[f] = (glob[5 + f] * c + (f >= 1 && f <= 3 ? pmax : 0)) / hmin + (f == 3 ? glob[5] * s->gas.g : 0);
+      }
+    }
+    PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD, "%s: max|dq/dt| / scale = %.2e %.2e %.2e %.2e %.2e\n", test, (double)(fmax[0] / scale[0]), (double)(fmax[1] / scale[1]), (double)(fmax[2] / scale[2]), (double)(fmax[3] / scale[3]), (double)(fmax[4] / scale[4])));
+    for (PetscInt f = 0; f < 5; f++) PetscCheck(fmax[f] < tol * scale[f], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: field %" PetscInt_FMT " has |dq/dt| %g, not at round-off (scale %g)", test, f, (double)fmax[f], (double)scale[f]);
+  } else
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-test %s unknown: valid are entropy, balance, freestream", test);
+
+  PetscCall(VecDestroy(&F));
+  PetscCall(VecDestroy(&Q));
+  PetscCall(SquallESDGDestroy(&s));
+  PetscCall(PetscFinalize());
+  return 0;
+}

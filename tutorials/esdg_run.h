@@ -1,0 +1,56 @@
+/* Shared driver of the ESDG tutorials: set up, project a test case, integrate with any PETSc TS
+   (default: squall's low-storage RK "lsrk"), report the conserved quantities and write output. */
+#pragma once
+
+#include <squall.h>
+
+static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal dt)
+{
+  SquallESDG        esdg;
+  DM                dm;
+  Vec               Q;
+  TS                ts;
+  SquallESDGStats   s0, s1;
+  PetscInt          steps;
+  PetscReal         t;
+  char              vtk[PETSC_MAX_PATH_LEN] = "";
+  PetscBool         flg;
+  TSConvergedReason reason;
+
+  PetscFunctionBegin;
+  PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &esdg));
+  PetscCall(SquallESDGSetFromOptions(esdg));
+  PetscCall(SquallESDGSetUp(esdg));
+  PetscCall(SquallESDGView(esdg, NULL));
+  PetscCall(SquallESDGGetDM(esdg, &dm));
+  PetscCall(DMCreateGlobalVector(dm, &Q));
+  PetscCall(SquallESDGSetInitialCondition(esdg, casename, Q));
+  PetscCall(TSCreate(PETSC_COMM_WORLD, &ts));
+  PetscCall(TSSetType(ts, "lsrk"));
+  PetscCall(SquallESDGSetUpTS(esdg, ts));
+  PetscCall(TSSetMaxTime(ts, tfinal));
+  PetscCall(TSSetTimeStep(ts, dt));
+  PetscCall(TSSetExactFinalTime(ts, TS_EXACTFINALTIME_MATCHSTEP));
+  PetscCall(TSSetFromOptions(ts));
+  PetscCall(SquallESDGComputeStats(esdg, Q, &s0));
+  PetscCall(TSSolve(ts, Q));
+  PetscCall(TSGetConvergedReason(ts, &reason));
+  PetscCall(TSGetStepNumber(ts, &steps));
+  PetscCall(TSGetTime(ts, &t));
+  PetscCall(SquallESDGComputeStats(esdg, Q, &s1));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " steps to t = %g (%s)\n", casename, steps, (double)t, TSConvergedReasons[reason]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  relative change: mass %.1e energy %.1e entropy %.3e\n", (double)PetscAbsReal(s1.mass / s0.mass - 1), (double)PetscAbsReal(s1.energy / s0.energy - 1),
+                        (double)((s1.entropy - s0.entropy) / PetscAbsReal(s0.entropy))));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  max|w| %.12e m/s, min density %.12e, min pressure %.12e\n", (double)s1.maxw, (double)s1.minrho, (double)s1.minp));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_vtk", vtk, sizeof(vtk), &flg));
+  if (flg) {
+    SquallDGMesh      mesh;
+    const char *const names[] = {"rho", "rhou", "rhov", "rhow", "E"};
+    PetscCall(SquallESDGGetMesh(esdg, &mesh));
+    PetscCall(SquallDGMeshWriteVTK(mesh, Q, names, vtk));
+  }
+  PetscCall(TSDestroy(&ts));
+  PetscCall(VecDestroy(&Q));
+  PetscCall(SquallESDGDestroy(&esdg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,14 @@
+static char help[] = "3D rising thermal bubble with squall's entropy-stable DG (Euler with gravity).\n"
+                     "Domain, resolution and physics come from the options database; see options/rising_bubble.opts.\n"
+                     "  -bubble_profile sharp|smooth  -esdg_order N  -esdg_surface_flux ec|es|rusanov\n"
+                     "  -ts_type lsrk -ts_lsrk_type 14s4|5s4 (or any PETSc TS)  -esdg_cfl C  -esdg_monitor k  -esdg_vtk base\n\n";
+
+#include "esdg_run.h"
+
+int main(int argc, char **argv)
+{
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(RunCase("bubble", 1000.0, 0.1));
+  PetscCall(PetscFinalize());
+  return 0;
+}
