@@ -1,6 +1,6 @@
 static char help[] = "First GPU test: the DG node coordinates go to the device in a VECCUDA, are compared there with\n"
                      "a separate upload of the host reference, and come back doubled by a kernel.\n"
-                     "Exits with 77 (skipped) when squall has no CUDA or no device is visible.\n";
+                     "Exits with 200 (skipped) when squall has no CUDA or no device is visible.\n";
 
 #include <squall.h>
 #include "dm/dgmeshimpl.h"
@@ -24,7 +24,7 @@ int main(int argc, char **argv)
   if (!gndev) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped (%s)\n", SquallHaveCUDA() ? "no CUDA device visible" : "squall built without CUDA"));
     PetscCall(PetscFinalize());
-    return 77;
+    return 200;
   }
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
 

@@ -4,5 +4,6 @@
 PetscErrorCode SquallKSPRegisterAll(void)
 {
   PetscFunctionBegin;
+  PetscCall(KSPRegister(SQUALL_KSPHBCG, KSPCreate_HBCG));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -22,7 +22,7 @@ typedef struct {
 } SquallGas;
 
 /* per-node auxiliary values, computed once per node so the pair loop needs no division or log */
-enum { SQ_RHO, SQ_U, SQ_V, SQ_W, SQ_P, SQ_B, SQ_PHI, SQ_LOGRHO, SQ_LOGB, SQUALL_NAUX };
+enum { SQ_RHO, SQ_U, SQ_V, SQ_W, SQ_P, SQ_B, SQ_PHI, SQ_LOGRHO, SQ_LOGB, SQ_INVB, SQUALL_NAUX };
 
 typedef enum { SQUALL_FLUX_EC, SQUALL_FLUX_ES, SQUALL_FLUX_RUSANOV } SquallSurfaceFluxType;
 
@@ -104,6 +104,7 @@ SQUALL_HOST_DEVICE static inline int SquallEulerAux(const SquallGas *gas, const 
   aux[SQ_PHI]    = Phi;
   aux[SQ_LOGRHO] = rho > 0 ? PetscLogReal(rho) : 0;
   aux[SQ_LOGB]   = b > 0 ? PetscLogReal(b) : 0;
+  aux[SQ_INVB]   = 2 * p * irho; /* 1/b, so the gravity terms of a pair need no division */
   /* NaN fails every comparison; infinite rho or p fails the upper bounds (an infinite momentum or
      energy gives p = -inf, inf or NaN) */
   return (rho > 0 && p > 0 && b > 0 && rho <= PETSC_MAX_REAL && p <= PETSC_MAX_REAL) ? 0 : 1;
@@ -195,18 +196,18 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallEulerMaxWaveSpeed(const SquallG
      F_E   = F_rho [1/(2(gamma-1) b_ln) - {{|u|^2}}/2 + {{Phi}} + |{{u}}|^2] + p_hat {{u}}.n,
    and the gravity fluctuation of node 1's momentum
      G_12 = (1/2) rho_hat_12 (Phi2 - Phi1) n,   rho_hat_12 = {{b}} rho_ln/b1.
-   Node 1 receives Fs + (0, G_12, 0). Node 2 would receive F(q2, q1) = Fs + (0, G_21, 0) with
-   G_21 = -(b1/b2) G_12, so one call serves both nodes of a pair. Fs is bitwise symmetric in (1, 2)
+   Node 1 receives Fs + (0, G1, 0) and node 2, F(q2, q1) = Fs + (0, G2, 0) with G2 = G_21 =
+   -(b1/b2) G_12, so one call serves both nodes of a pair (the "half sweep"). Fs is bitwise symmetric in (1, 2)
    (every intermediate is a symmetric or exactly antisymmetric expression of the two nodes), so
    mass and energy telescope to round-off in flux differencing; keep it so when editing.
 
-   Cost: no log (stored logs), two divisions. The three symmetric reciprocals (the selected
+   Cost: no log (stored logs), one division: the 1/b of both nodes comes with the per-node aux
+   values. The three symmetric reciprocals (the selected
    log-mean denominators of rho and b, and 1/(b1 + b2) for p_hat) and 1/(gamma - 1) come from the
    single reciprocal of their product (the logarithmic mean of b enters only through
-   1/(2(gamma-1) b_ln), from the inverse-mean formula, as in Ranocha et al.); the second division
-   is by b1 in rho_hat_12 (not folded in, so that Fs stays symmetric). The product is ~ rho b^2
+   1/(2(gamma-1) b_ln), from the inverse-mean formula, as in Ranocha et al.). The product is ~ rho b^2
    (~1e-10 in SI units), far from the under/overflow range even in single precision. */
-SQUALL_HOST_DEVICE static inline void SquallEulerECFlux(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], const PetscReal n[3], PetscReal Fs[5], PetscReal G[3])
+SQUALL_HOST_DEVICE static inline void SquallEulerECFluxPair(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], const PetscReal n[3], PetscReal Fs[5], PetscReal G1[3], PetscReal G2[3])
 {
   const PetscReal gm1  = gas->gamma - 1;
   const PetscReal rho1 = a1[SQ_RHO], rho2 = a2[SQ_RHO], b1 = a1[SQ_B], b2 = a2[SQ_B];
@@ -233,16 +234,28 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECFlux(const SquallGas *gas, co
   const PetscReal un   = ub * n[0] + vb * n[1] + wb * n[2];
   const PetscReal Phib = (PetscReal)0.5 * (a1[SQ_PHI] + a2[SQ_PHI]);
   const PetscReal Frho = rho_ln * un;
-  const PetscReal g    = (PetscReal)0.25 * sb * rho_ln * (a2[SQ_PHI] - a1[SQ_PHI]) / b1;
+  /* G_12 = (1/2) {{b}} rho_ln [[Phi]] n / b1 and G_21 = -(b1/b2) G_12 share this factor */
+  const PetscReal gc = (PetscReal)0.25 * sb * rho_ln * (a2[SQ_PHI] - a1[SQ_PHI]);
+  const PetscReal g1 = gc * a1[SQ_INVB], g2 = -gc * a2[SQ_INVB];
 
   Fs[0] = Frho;
   Fs[1] = Frho * ub + p_hat * n[0];
   Fs[2] = Frho * vb + p_hat * n[1];
   Fs[3] = Frho * wb + p_hat * n[2];
   Fs[4] = Frho * (e_ln - (PetscReal)0.25 * (uu1 + uu2) + Phib + (ub * ub + vb * vb + wb * wb)) + p_hat * un;
-  G[0]  = g * n[0];
-  G[1]  = g * n[1];
-  G[2]  = g * n[2];
+  G1[0] = g1 * n[0];
+  G1[1] = g1 * n[1];
+  G1[2] = g1 * n[2];
+  G2[0] = g2 * n[0];
+  G2[1] = g2 * n[1];
+  G2[2] = g2 * n[2];
+}
+
+/* the same flux seen from node 1 only: node 1 receives Fs + (0, G, 0) */
+SQUALL_HOST_DEVICE static inline void SquallEulerECFlux(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], const PetscReal n[3], PetscReal Fs[5], PetscReal G[3])
+{
+  PetscReal G2[3];
+  SquallEulerECFluxPair(gas, a1, a2, n, Fs, G, G2);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /* CPU stubs of the CUDA entry points in src/cuda/squallcuda.h, for builds without CUDA. */
 #include "sys/squallimpl.h"
 #include "cuda/squallcuda.h"
+#include "ts/esdgimpl.h"
 
 #if !defined(SQUALL_HAVE_CUDA)
 PetscErrorCode SquallCUDADeviceCount(PetscInt *n)
@@ -22,6 +23,52 @@ PetscErrorCode SquallCUDAScaleCopy(Vec x, PetscReal alpha, Vec y)
 {
   PetscFunctionBegin;
   SETERRQ(PetscObjectComm((PetscObject)x), PETSC_ERR_SUP_SYS, "squall was built without CUDA (reconfigure with a CUDA-enabled PETSc)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, PetscReal a, PetscReal dt, PetscReal b)
+{
+  PetscFunctionBegin;
+  SETERRQ(PetscObjectComm((PetscObject)Q), PETSC_ERR_SUP_SYS, "squall was built without CUDA (reconfigure with a CUDA-enabled PETSc)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
+{
+  PetscFunctionBegin;
+  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA: -dm_vec_type cuda is not available");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGDestroyCUDA(SquallESDG s)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F)
+{
+  PetscFunctionBegin;
+  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, PetscInt *nbad)
+{
+  PetscFunctionBegin;
+  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGVolumeFlops(SquallESDG s, PetscBool half, PetscLogDouble *flops)
+{
+  PetscFunctionBegin;
+  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+PetscErrorCode SquallESDGTimeKernelsCUDA(SquallESDG s, Vec Q, Vec F, PetscInt reps, PetscReal ms[4])
+{
+  PetscFunctionBegin;
+  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif

@@ -21,3 +21,16 @@ PETSC_INTERN PetscErrorCode SquallKSPRegisterAll(void);
 
 /* type constructors, registered by the hooks above */
 PETSC_INTERN PetscErrorCode TSCreate_LSRK(TS);
+
+/* hipBone-style CG (src/ksp/hb*.c, src/cuda/hb*.cu): one event per kernel */
+PETSC_INTERN PetscLogEvent SQUALL_HBSetUp, SQUALL_HBMult, SQUALL_HBLocalOp, SQUALL_HBGather, SQUALL_HBCGUpdate, SQUALL_HBCGSolution, SQUALL_HBCGDirection, SQUALL_HBCGDot, SQUALL_HBStream;
+PETSC_INTERN PetscErrorCode KSPCreate_HBCG(KSP);
+
+/* P1 tetrahedral CG (src/mat/p1*.c, src/cuda/p1assembly.cu): one event per kernel */
+PETSC_INTERN PetscLogEvent SQUALL_P1SetUp;       /* mesh extraction, graph, device upload */
+PETSC_INTERN PetscLogEvent SQUALL_P1Geometry;    /* element kernel: J^{-1}, volume */
+PETSC_INTERN PetscLogEvent SQUALL_P1Assemble;    /* direct assembly into the AIJ values (atomic on the GPU) */
+PETSC_INTERN PetscLogEvent SQUALL_P1AssembleCOO; /* element values + MatSetValuesCOO */
+PETSC_INTERN PetscLogEvent SQUALL_P1SetValues;   /* host MatSetValues element by element */
+PETSC_INTERN PetscLogEvent SQUALL_P1RHS;         /* element right-hand sides */
+PETSC_INTERN PetscLogEvent SQUALL_P1Metric;      /* element metric tensors (6x6 solve, 3x3 eigenpairs) */

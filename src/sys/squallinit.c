@@ -4,6 +4,9 @@
 
 PetscClassId  SQUALL_CLASSID;
 PetscLogEvent SQUALL_DGMeshSetUp, SQUALL_ESDGRHS, SQUALL_ESDGVolume, SQUALL_ESDGSurface, SQUALL_ESDGSource, SQUALL_LSRKUpdate, SQUALL_GPUCheck;
+PetscLogEvent SQUALL_P1SetUp, SQUALL_P1Geometry, SQUALL_P1Assemble, SQUALL_P1AssembleCOO, SQUALL_P1SetValues, SQUALL_P1RHS, SQUALL_P1Metric;
+
+PetscLogEvent SQUALL_HBSetUp, SQUALL_HBMult, SQUALL_HBLocalOp, SQUALL_HBGather, SQUALL_HBCGUpdate, SQUALL_HBCGSolution, SQUALL_HBCGDirection, SQUALL_HBCGDot, SQUALL_HBStream;
 
 static PetscBool SquallPackageInitialized = PETSC_FALSE;
 
@@ -47,6 +50,22 @@ PetscErrorCode SquallInitializePackage(void)
   PetscCall(PetscLogEventRegister("SqESDGSource", SQUALL_CLASSID, &SQUALL_ESDGSource));
   PetscCall(PetscLogEventRegister("SqLSRKUpdate", SQUALL_CLASSID, &SQUALL_LSRKUpdate));
   PetscCall(PetscLogEventRegister("SqGPUCheck", SQUALL_CLASSID, &SQUALL_GPUCheck));
+  PetscCall(PetscLogEventRegister("SqP1SetUp", SQUALL_CLASSID, &SQUALL_P1SetUp));
+  PetscCall(PetscLogEventRegister("SqP1Geometry", SQUALL_CLASSID, &SQUALL_P1Geometry));
+  PetscCall(PetscLogEventRegister("SqP1Assemble", SQUALL_CLASSID, &SQUALL_P1Assemble));
+  PetscCall(PetscLogEventRegister("SqP1AssembleCOO", SQUALL_CLASSID, &SQUALL_P1AssembleCOO));
+  PetscCall(PetscLogEventRegister("SqP1SetValues", SQUALL_CLASSID, &SQUALL_P1SetValues));
+  PetscCall(PetscLogEventRegister("SqP1RHS", SQUALL_CLASSID, &SQUALL_P1RHS));
+  PetscCall(PetscLogEventRegister("SqP1Metric", SQUALL_CLASSID, &SQUALL_P1Metric));
+  PetscCall(PetscLogEventRegister("SqHBSetUp", SQUALL_CLASSID, &SQUALL_HBSetUp));
+  PetscCall(PetscLogEventRegister("SqHBMult", SQUALL_CLASSID, &SQUALL_HBMult));
+  PetscCall(PetscLogEventRegister("SqHBLocalOp", SQUALL_CLASSID, &SQUALL_HBLocalOp));
+  PetscCall(PetscLogEventRegister("SqHBGather", SQUALL_CLASSID, &SQUALL_HBGather));
+  PetscCall(PetscLogEventRegister("SqHBCGUpdate", SQUALL_CLASSID, &SQUALL_HBCGUpdate));
+  PetscCall(PetscLogEventRegister("SqHBCGSolution", SQUALL_CLASSID, &SQUALL_HBCGSolution));
+  PetscCall(PetscLogEventRegister("SqHBCGDirection", SQUALL_CLASSID, &SQUALL_HBCGDirection));
+  PetscCall(PetscLogEventRegister("SqHBCGDot", SQUALL_CLASSID, &SQUALL_HBCGDot));
+  PetscCall(PetscLogEventRegister("SqHBStream", SQUALL_CLASSID, &SQUALL_HBStream));
   PetscCall(SquallTSRegisterAll());
   PetscCall(SquallKSPRegisterAll());
   PetscCall(PetscRegisterFinalize(SquallFinalizePackage));

@@ -113,6 +113,7 @@ PetscErrorCode SquallESDGSetUp(SquallESDG s)
     if (!s->useGPU) PetscCall(PetscStrbeginswith(vt, VECMPICUDA, &s->useGPU));
     PetscCheck(!s->useGPU || SquallHaveCUDA(), s->comm, PETSC_ERR_SUP, "-dm_vec_type %s needs squall built with CUDA", vt);
   }
+  if (s->useGPU) PetscCall(SquallESDGSetUpCUDA(s));
   s->setup = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -138,6 +139,7 @@ PetscErrorCode SquallESDGDestroy(SquallESDG *esdg)
   PetscFunctionBegin;
   if (!esdg || !*esdg) PetscFunctionReturn(PETSC_SUCCESS);
   s = *esdg;
+  PetscCall(SquallESDGDestroyCUDA(s));
   PetscCall(VecDestroy(&s->Qloc));
   PetscCall(PetscFree(s->Phi));
   PetscCall(PetscFree(s->work));
@@ -190,7 +192,10 @@ PetscErrorCode SquallESDGComputeRHS(SquallESDG s, PetscReal t, Vec Q, Vec F)
   PetscFunctionBegin;
   PetscCall(SquallESDGSetUp(s));
   PetscCall(PetscLogEventBegin(SQUALL_ESDGRHS, Q, F, 0, 0));
-  PetscCall(SquallESDGComputeRHS_CPU(s, t, Q, F));
+  if (s->useGPU)
+    PetscCall(SquallESDGComputeRHS_CUDA(s, t, Q, F));
+  else
+    PetscCall(SquallESDGComputeRHS_CPU(s, t, Q, F));
   PetscCall(PetscLogEventEnd(SQUALL_ESDGRHS, Q, F, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -32,3 +32,11 @@ typedef struct {
 } SquallESDGDiagnostics;
 
 PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG, PetscReal, Vec, Vec);
+
+/* the GPU path (src/cuda/esdgcuda.cu), used when the DM's vectors are device vectors */
+PETSC_EXTERN PetscErrorCode SquallESDGSetUpCUDA(SquallESDG);
+PETSC_EXTERN PetscErrorCode SquallESDGDestroyCUDA(SquallESDG);
+PETSC_EXTERN PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG, PetscReal, Vec, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG, Vec, PetscReal *lmax, PetscInt *nbad);
+PETSC_EXTERN PetscErrorCode SquallESDGVolumeFlops(SquallESDG, PetscBool half, PetscLogDouble *);
+PETSC_EXTERN PetscErrorCode SquallESDGTimeKernelsCUDA(SquallESDG, Vec Q, Vec F, PetscInt reps, PetscReal ms[4]);

@@ -39,19 +39,19 @@ static void VolumeElement(SquallESDG s, PetscInt e, const PetscReal *aux, PetscR
         for (PetscInt b = a + 1; b < Nq; b++) {
           const PetscInt   nb = base + b * stride;
           const PetscReal *B  = &aux[nb * SQUALL_NAUX];
-          PetscReal        nv[3], Fs[5], G[3];
+          PetscReal        nv[3], Fs[5], Ga[3], Gb[3];
           for (PetscInt c = 0; c < 3; c++) nv[c] = m->cartesian ? Ja[(d * 3 + c) * Np + na] : (PetscReal)0.5 * (Ja[(d * 3 + c) * Np + na] + Ja[(d * 3 + c) * Np + nb]);
-          SquallEulerECFlux(&s->gas, A, B, nv, Fs, G);
+          SquallEulerECFluxPair(&s->gas, A, B, nv, Fs, Ga, Gb);
           {
-            const PetscReal sa = 2 * D[a * Nq + b], sb = 2 * D[b * Nq + a], ratio = A[SQ_B] / B[SQ_B];
-            for (PetscInt f = 0; f < 5; f++) {
-              acc[f * Np + na] -= sa * Fs[f];
-              acc[f * Np + nb] -= sb * Fs[f];
-            }
+            const PetscReal sa = 2 * D[a * Nq + b], sb = 2 * D[b * Nq + a];
+            acc[na] -= sa * Fs[0];
+            acc[nb] -= sb * Fs[0];
             for (PetscInt c = 0; c < 3; c++) {
-              acc[(1 + c) * Np + na] -= sa * G[c];
-              acc[(1 + c) * Np + nb] += sb * ratio * G[c];
+              acc[(1 + c) * Np + na] -= sa * (Fs[1 + c] + Ga[c]);
+              acc[(1 + c) * Np + nb] -= sb * (Fs[1 + c] + Gb[c]);
             }
+            acc[4 * Np + na] -= sa * Fs[4];
+            acc[4 * Np + nb] -= sb * Fs[4];
           }
         }
       }

@@ -86,6 +86,15 @@ PetscErrorCode SquallESDGComputeTimeStep(SquallESDG s, Vec Q, PetscReal cfl, Pet
   PetscReal          lmax = 0, glmax;
 
   PetscFunctionBegin;
+  if (s->useGPU) {
+    PetscInt nbad;
+    /* a reduction on the device: the state stays there */
+    PetscCall(SquallESDGNodeReduceCUDA(s, Q, &lmax, &nbad));
+    PetscCallMPI(MPIU_Allreduce(&lmax, &glmax, 1, MPIU_REAL, MPIU_MAX, s->comm));
+    PetscCheck(glmax > 0, s->comm, PETSC_ERR_ARG_WRONG, "Maximum wave speed is zero: cannot form a CFL time step");
+    *dt = cfl * (m->r[1] - m->r[0]) / glmax;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(VecGetArrayRead(Q, &qa));
   for (PetscInt e = 0; e < m->nOwned; e++) {
     const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
@@ -120,6 +129,17 @@ PetscErrorCode SquallESDGCheckState(SquallESDG s, Vec Q, PetscBool *ok)
   PetscInt           bad = 0, gbad;
 
   PetscFunctionBegin;
+  if (s->useGPU) {
+    PetscReal lmax;
+    /* count on the device; only a failing state comes to the host, to say where */
+    PetscCall(SquallESDGNodeReduceCUDA(s, Q, &lmax, &bad));
+    PetscCallMPI(MPIU_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_SUM, s->comm));
+    if (!gbad) {
+      *ok = PETSC_TRUE;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    bad = 0;
+  }
   PetscCall(VecGetArrayRead(Q, &qa));
   for (PetscInt e = 0; e < m->nOwned; e++) {
     const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];

@@ -13,6 +13,7 @@
      5s4   Carpenter, Kennedy, "Fourth-order 2N-storage Runge-Kutta schemes", NASA TM-109112 (1994),
            solution 3: 5 stages, order 4. */
 #include "sys/squallimpl.h"
+#include "cuda/squallcuda.h"
 #include <petsc/private/tsimpl.h>
 
 #define LSRK_MAX_STAGES 14
@@ -241,8 +242,12 @@ static PetscErrorCode TSSetUp_LSRK(TS ts)
   if (lsrk->rollback && !lsrk->Q0) PetscCall(VecDuplicate(ts->vec_sol, &lsrk->Q0));
   if (!lsrk->rollback) PetscCall(VecDestroy(&lsrk->Q0));
   PetscCall(VecZeroEntries(lsrk->K));
-  /* hook for the fused device update: select it here from the type of ts->vec_sol once it exists */
-  lsrk->stageupdate = LSRKStageUpdate_Vec;
+  /* device vectors get the fused kernel (one pass over Q, K, F instead of two vector operations) */
+  {
+    PetscBool iscuda;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)ts->vec_sol, &iscuda, VECSEQCUDA, VECMPICUDA, ""));
+    lsrk->stageupdate = (iscuda && SquallHaveCUDA()) ? SquallLSRKStageUpdateCUDA : LSRKStageUpdate_Vec;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

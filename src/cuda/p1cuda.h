@@ -1,0 +1,31 @@
+/* CUDA entry points of the P1 tetrahedral CG operators. A private header (not installed), but the
+   symbols are public so that tests and benchmarks can call them. Every function has a CPU stub
+   (src/mat/p1cudastub.c) when squall is built without CUDA: they fail with PETSC_ERR_SUP_SYS. */
+#pragma once
+
+#include "mat/p1impl.h"
+
+/* upload the mesh, graph and owned-row maps, and run the element (geometry) kernel */
+PETSC_EXTERN PetscErrorCode SquallP1CUDASetUp(SquallP1);
+PETSC_EXTERN PetscErrorCode SquallP1CUDADestroy(SquallP1);
+/* the element kernel: J^{-1} and volume per element, one thread per element */
+PETSC_EXTERN PetscErrorCode SquallP1CUDAComputeGeometry(SquallP1);
+/* atomic assembly into the device values of a (MPI)AIJCUSPARSE matrix, no host round trip */
+PETSC_EXTERN PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1, PetscInt bs, const PetscReal coef[], Mat);
+/* element values for MatSetValuesCOO, into the device array p1->coov[bs] */
+PETSC_EXTERN PetscErrorCode SquallP1CUDAElementValuesCOO(SquallP1, PetscInt bs, const PetscReal coef[]);
+/* b (owned part of a VECCUDA) = sum over elements of Op_e f_e (f local, device), by atomicAdd; with
+   coo = PETSC_TRUE the element values go to p1->coov[bs] instead (for VecSetValuesCOO) */
+PETSC_EXTERN PetscErrorCode SquallP1CUDAAssembleRHS(SquallP1, PetscInt bs, const PetscReal coef[], Vec floc, Vec b, PetscBool coo);
+/* element metric: L (9 per element) = scale * M^{-1} and sorted lengths h (3 per element, may be NULL) */
+PETSC_EXTERN PetscErrorCode SquallP1CUDAComputeElementMetric(SquallP1, PetscReal scale, Vec L, Vec h, PetscInt *nbad);
+/* copy the device geometry back (tests compare it with the host reference) */
+PETSC_EXTERN PetscErrorCode SquallP1CUDAGetGeometry(SquallP1, PetscReal *);
+
+/* device timers for the benchmarks: CUDA events on the current PetscDeviceContext's stream */
+typedef struct _n_SquallP1CUDATimer *SquallP1CUDATimer;
+PETSC_EXTERN PetscErrorCode SquallP1CUDATimerCreate(SquallP1CUDATimer *);
+PETSC_EXTERN PetscErrorCode SquallP1CUDATimerStart(SquallP1CUDATimer);
+PETSC_EXTERN PetscErrorCode SquallP1CUDATimerStop(SquallP1CUDATimer, PetscLogDouble *ms); /* synchronizes */
+PETSC_EXTERN PetscErrorCode SquallP1CUDATimerDestroy(SquallP1CUDATimer *);
+PETSC_EXTERN PetscErrorCode SquallP1CUDASynchronize(void);

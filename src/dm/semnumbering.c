@@ -1,0 +1,266 @@
+/* Global numbering of spectral-element nodes from keys alone, as for an unstructured mesh: no rank
+   knows which other ranks hold a node, so the keys meet at a "directory" rank (the owner of the key
+   in an even split of the key range, a rendezvous), which learns every rank that holds the key,
+   picks the owner and relays the owner's global number back. The SFs that result (owned -> ghost
+   copies and ghost -> shared owned rows) are all the operator needs to communicate. */
+#include "ksp/hbimpl.h"
+
+/* keys shared by d ranks go to one of them picked by a hash of the key: every rank gets about 1/d of
+   each interface it takes part in, independently of the order in which the copies arrive */
+static PetscMPIInt PickOwner(PetscInt key, PetscInt d, const PetscMPIInt sharers[])
+{
+  PetscInt64 h = (PetscInt64)key;
+
+  h = (h ^ (h >> 17)) * 0x2545F491;
+  h = (h ^ (h >> 13)) & 0x7fffffff;
+  return sharers[h % d];
+}
+
+/* the distinct keys of the rank, in order of first appearance (so that nodes an element touches
+   are numbered close together), and the index of each element node in that list */
+static PetscErrorCode UniqueKeys(PetscInt nkeys, const PetscInt keys[], PetscInt *nu, PetscInt **ukey, PetscInt **ucount, PetscInt **uid)
+{
+  PetscInt kmin = PETSC_INT_MAX, kmax = -1, n = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nkeys, uid));
+  for (PetscInt p = 0; p < nkeys; p++) {
+    if (keys[p] < 0) continue;
+    kmin = PetscMin(kmin, keys[p]);
+    kmax = PetscMax(kmax, keys[p]);
+  }
+  if (kmax < 0) {
+    for (PetscInt p = 0; p < nkeys; p++) (*uid)[p] = -1;
+    PetscCall(PetscMalloc2(1, ukey, 1, ucount));
+    *nu = 0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if ((PetscInt64)kmax - kmin < 4 * (PetscInt64)nkeys + 1024) {
+    /* the rank's keys span a range comparable to their number (any reasonable partition of a mesh
+       numbered with some locality): a direct-address table finds the distinct ones in linear time */
+    const PetscInt range = kmax - kmin + 1;
+    PetscInt      *table;
+
+    PetscCall(PetscMalloc1(range, &table));
+    for (PetscInt t = 0; t < range; t++) table[t] = -1;
+    for (PetscInt p = 0; p < nkeys; p++) {
+      if (keys[p] < 0) continue;
+      if (table[keys[p] - kmin] < 0) table[keys[p] - kmin] = n++;
+    }
+    PetscCall(PetscMalloc2(n, ukey, n, ucount));
+    PetscCall(PetscArrayzero(*ucount, n));
+    for (PetscInt p = 0; p < nkeys; p++) {
+      PetscInt u;
+
+      if (keys[p] < 0) {
+        (*uid)[p] = -1;
+        continue;
+      }
+      u             = table[keys[p] - kmin];
+      (*uid)[p]     = u;
+      (*ukey)[u]    = keys[p];
+      (*ucount)[u] += 1;
+    }
+    PetscCall(PetscFree(table));
+  } else {
+    PetscInt *sk, *sp, ng = 0, *first, *order, *rank;
+
+    PetscCall(PetscMalloc2(nkeys, &sk, nkeys, &sp));
+    for (PetscInt p = 0; p < nkeys; p++) {
+      sk[p] = keys[p];
+      sp[p] = p;
+    }
+    PetscCall(PetscSortIntWithArray(nkeys, sk, sp));
+    for (PetscInt a = 0; a < nkeys; a++)
+      if (sk[a] >= 0 && (a == 0 || sk[a] != sk[a - 1])) ng++;
+    PetscCall(PetscMalloc3(ng, &first, ng, &order, ng, &rank));
+    /* groups in key order; their first appearance is the smallest position (sp is sorted within equal keys) */
+    n = 0;
+    for (PetscInt a = 0; a < nkeys; a++) {
+      if (sk[a] < 0) continue;
+      if (a == 0 || sk[a] != sk[a - 1]) {
+        first[n] = sp[a];
+        order[n] = n;
+        n++;
+      }
+    }
+    PetscCall(PetscSortIntWithArray(ng, first, order));
+    for (PetscInt g = 0; g < ng; g++) rank[order[g]] = g;
+    PetscCall(PetscMalloc2(ng, ukey, ng, ucount));
+    PetscCall(PetscArrayzero(*ucount, ng));
+    n = -1;
+    for (PetscInt a = 0; a < nkeys; a++) {
+      PetscInt u;
+
+      if (sk[a] < 0) {
+        (*uid)[sp[a]] = -1;
+        continue;
+      }
+      if (a == 0 || sk[a] != sk[a - 1]) n++;
+      u              = rank[n];
+      (*uid)[sp[a]]  = u;
+      (*ukey)[u]     = sk[a];
+      (*ucount)[u]  += 1;
+    }
+    n = ng;
+    PetscCall(PetscFree3(first, order, rank));
+    PetscCall(PetscFree2(sk, sp));
+  }
+  *nu = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  SquallSEMNumberingCreate - numbers the distinct non-negative keys of all ranks globally and builds the halo SFs.
+
+  Collective.
+*/
+PetscErrorCode SquallSEMNumberingCreate(MPI_Comm comm, PetscInt nkeys, const PetscInt keys[], SquallSEMNumbering *num)
+{
+  PetscMPIInt     rank, size;
+  PetscInt        nu, *ukey, *ucount, *uid, kmax = -1, gkmax, nroots, dstart, ndeg = 0, *newidx;
+  PetscInt       *leafinfo, *rootinfo, *leafnum, *rootnum, nown = 0, nshared = 0, nghost = 0, sstart = 0;
+  PetscMPIInt    *leafrank, *multirank;
+  const PetscInt *deg;
+  PetscLayout     dir;
+  PetscSF         sfdir;
+  MPI_Datatype    int3, int2;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(num, sizeof(*num)));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(UniqueKeys(nkeys, keys, &nu, &ukey, &ucount, &uid));
+
+  /* the directory: the key range split evenly over the ranks */
+  for (PetscInt u = 0; u < nu; u++) kmax = PetscMax(kmax, ukey[u]);
+  PetscCallMPI(MPIU_Allreduce(&kmax, &gkmax, 1, MPIU_INT, MPI_MAX, comm));
+  PetscCall(PetscLayoutCreateFromSizes(comm, PETSC_DECIDE, gkmax + 1, 1, &dir));
+  PetscCall(PetscLayoutGetLocalSize(dir, &nroots));
+  PetscCall(PetscLayoutGetRange(dir, &dstart, NULL));
+  PetscCall(PetscSFCreate(comm, &sfdir));
+  PetscCall(PetscSFSetGraphLayout(sfdir, dir, nu, NULL, PETSC_COPY_VALUES, ukey));
+  PetscCall(PetscSFComputeDegreeBegin(sfdir, &deg));
+  PetscCall(PetscSFComputeDegreeEnd(sfdir, &deg));
+  for (PetscInt k = 0; k < nroots; k++) ndeg += deg[k];
+
+  /* which ranks hold each key, and how many element copies there are in all */
+  PetscCall(PetscMalloc2(nu, &leafrank, ndeg, &multirank));
+  for (PetscInt u = 0; u < nu; u++) leafrank[u] = rank;
+  PetscCall(PetscSFGatherBegin(sfdir, MPI_INT, leafrank, multirank));
+  PetscCall(PetscSFGatherEnd(sfdir, MPI_INT, leafrank, multirank));
+  PetscCall(PetscMalloc2(3 * nu, &leafinfo, 3 * nroots, &rootinfo));
+  PetscCall(PetscArrayzero(rootinfo, 3 * nroots));
+  {
+    PetscInt *rootcount;
+
+    PetscCall(PetscCalloc1(nroots, &rootcount));
+    PetscCall(PetscSFReduceBegin(sfdir, MPIU_INT, ucount, rootcount, MPI_SUM));
+    PetscCall(PetscSFReduceEnd(sfdir, MPIU_INT, ucount, rootcount, MPI_SUM));
+    for (PetscInt k = 0, off = 0; k < nroots; off += deg[k], k++) {
+      if (!deg[k]) continue;
+      PetscCall(PetscSortMPIInt(deg[k], multirank + off));
+      rootinfo[3 * k + 0] = PickOwner(dstart + k, deg[k], multirank + off);
+      rootinfo[3 * k + 1] = rootcount[k];
+      rootinfo[3 * k + 2] = deg[k];
+    }
+    PetscCall(PetscFree(rootcount));
+  }
+  PetscCallMPI(MPI_Type_contiguous(3, MPIU_INT, &int3));
+  PetscCallMPI(MPI_Type_commit(&int3));
+  PetscCall(PetscSFBcastBegin(sfdir, int3, rootinfo, leafinfo, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sfdir, int3, rootinfo, leafinfo, MPI_REPLACE));
+  PetscCallMPI(MPI_Type_free(&int3));
+
+  /* local order: owned keys no other rank holds, owned keys others hold as ghosts, then ghosts */
+  PetscCall(PetscMalloc1(nu, &newidx));
+  for (PetscInt u = 0; u < nu; u++)
+    if (leafinfo[3 * u] == rank && leafinfo[3 * u + 2] == 1) newidx[u] = nown++;
+  for (PetscInt u = 0; u < nu; u++)
+    if (leafinfo[3 * u] == rank && leafinfo[3 * u + 2] > 1) {
+      newidx[u] = nown++;
+      nshared++;
+    }
+  for (PetscInt u = 0; u < nu; u++)
+    if (leafinfo[3 * u] != rank) newidx[u] = nown + nghost++;
+  num->nown    = nown;
+  num->nshared = nshared;
+  num->nghost  = nghost;
+  PetscCallMPI(MPI_Exscan(&nown, &num->rstart, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCallMPI(MPI_Exscan(&nshared, &sstart, 1, MPIU_INT, MPI_SUM, comm));
+  if (rank == 0) num->rstart = sstart = 0;
+  PetscCallMPI(MPIU_Allreduce(&nown, &num->nglobal, 1, MPIU_INT, MPI_SUM, comm));
+
+  /* owners publish (global index, index among all shared rows) through the directory */
+  PetscCall(PetscMalloc2(2 * nu, &leafnum, 2 * nroots, &rootnum));
+  for (PetscInt u = 0; u < nu; u++) {
+    const PetscBool own = (PetscBool)(leafinfo[3 * u] == rank);
+
+    leafnum[2 * u]     = own ? num->rstart + newidx[u] : -1;
+    leafnum[2 * u + 1] = own && leafinfo[3 * u + 2] > 1 ? sstart + newidx[u] - (nown - nshared) : -1;
+  }
+  for (PetscInt k = 0; k < 2 * nroots; k++) rootnum[k] = -1;
+  PetscCallMPI(MPI_Type_contiguous(2, MPIU_INT, &int2));
+  PetscCallMPI(MPI_Type_commit(&int2));
+  /* one owner per key: the max over the copies picks its pair out of the -1 of the others (PetscSF
+     reduces contiguous integer types entry by entry) */
+  PetscCall(PetscSFReduceBegin(sfdir, int2, leafnum, rootnum, MPI_MAX));
+  PetscCall(PetscSFReduceEnd(sfdir, int2, leafnum, rootnum, MPI_MAX));
+  PetscCall(PetscSFBcastBegin(sfdir, int2, rootnum, leafnum, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sfdir, int2, rootnum, leafnum, MPI_REPLACE));
+  PetscCallMPI(MPI_Type_free(&int2));
+  PetscCall(PetscSFDestroy(&sfdir));
+  PetscCall(PetscLayoutDestroy(&dir));
+
+  /* per local node: multiplicity; per ghost: global index; the two halo SFs */
+  {
+    PetscInt   *gshared;
+    PetscLayout lown, lshared;
+
+    PetscCall(PetscMalloc1(nown + nghost, &num->mult));
+    PetscCall(PetscMalloc1(nghost, &num->ghost_global));
+    PetscCall(PetscMalloc1(nghost, &gshared));
+    for (PetscInt u = 0; u < nu; u++) {
+      const PetscInt l = newidx[u];
+
+      num->mult[l] = leafinfo[3 * u + 1];
+      if (l >= nown) {
+        num->ghost_global[l - nown] = leafnum[2 * u];
+        gshared[l - nown]           = leafnum[2 * u + 1];
+        PetscCheck(leafnum[2 * u] >= 0 && leafnum[2 * u + 1] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ghost key %" PetscInt_FMT " received no global number", ukey[u]);
+      }
+    }
+    PetscCall(PetscLayoutCreateFromSizes(comm, nown, PETSC_DECIDE, 1, &lown));
+    PetscCall(PetscLayoutCreateFromSizes(comm, nshared, PETSC_DECIDE, 1, &lshared));
+    PetscCall(PetscSFCreate(comm, &num->sfx));
+    PetscCall(PetscSFSetGraphLayout(num->sfx, lown, nghost, NULL, PETSC_COPY_VALUES, num->ghost_global));
+    PetscCall(PetscSFCreate(comm, &num->sfy));
+    PetscCall(PetscSFSetGraphLayout(num->sfy, lshared, nghost, NULL, PETSC_COPY_VALUES, gshared));
+    PetscCall(PetscSFSetUp(num->sfx));
+    PetscCall(PetscSFSetUp(num->sfy));
+    PetscCall(PetscLayoutDestroy(&lown));
+    PetscCall(PetscLayoutDestroy(&lshared));
+    PetscCall(PetscFree(gshared));
+  }
+  PetscCall(PetscMalloc1(nkeys, &num->lidx));
+  for (PetscInt p = 0; p < nkeys; p++) num->lidx[p] = uid[p] < 0 ? -1 : newidx[uid[p]];
+
+  PetscCall(PetscFree(newidx));
+  PetscCall(PetscFree2(leafnum, rootnum));
+  PetscCall(PetscFree2(leafinfo, rootinfo));
+  PetscCall(PetscFree2(leafrank, multirank));
+  PetscCall(PetscFree(uid));
+  PetscCall(PetscFree2(ukey, ucount));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallSEMNumberingDestroy(SquallSEMNumbering *num)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(num->lidx));
+  PetscCall(PetscFree(num->mult));
+  PetscCall(PetscFree(num->ghost_global));
+  PetscCall(PetscSFDestroy(&num->sfx));
+  PetscCall(PetscSFDestroy(&num->sfy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,78 @@
+/* Private data of the hipBone-style operator (MATSHELL context) and its CUDA entry points. */
+#pragma once
+
+#include "sys/squallimpl.h"
+#include <petscsf.h>
+
+#if defined(PETSC_USE_COMPLEX)
+#  error "squall's hipBone CG needs a real PetscScalar"
+#endif
+
+/* Unstructured global numbering of element nodes (src/dm/semnumbering.c). Input: one integer key
+   per element node (equal keys = the same global node; -1 = masked, i.e. Dirichlet). Output: a local
+   index per element node into [owned | ghost] nodes, or -1. Owned nodes are numbered with those no
+   other rank holds first ("private") and those another rank holds as a ghost last ("shared"), so
+   the shared rows form one contiguous block [nown - nshared, nown). */
+typedef struct {
+  PetscInt  nown, nshared, nghost; /* local counts */
+  PetscInt  rstart, nglobal;       /* first global index of this rank's owned nodes; global count */
+  PetscInt *lidx;                  /* local index per element node, -1 where masked */
+  PetscInt *mult;                  /* number of element copies (over all ranks) of each local node */
+  PetscInt *ghost_global;          /* global index of each ghost */
+  PetscSF   sfx;                   /* roots: owned nodes; leaves: ghosts (one leaf each, in order) */
+  PetscSF   sfy;                   /* roots: the nshared shared rows; leaves: ghosts */
+} SquallSEMNumbering;
+
+PETSC_INTERN PetscErrorCode SquallSEMNumberingCreate(MPI_Comm, PetscInt nkeys, const PetscInt keys[], SquallSEMNumbering *);
+PETSC_INTERN PetscErrorCode SquallSEMNumberingDestroy(SquallSEMNumbering *);
+
+typedef struct _n_SquallHBCUDA *SquallHBCUDA;
+
+typedef struct {
+  MPI_Comm  comm;
+  PetscInt  N, Nq, Np;
+  PetscInt  E[3];       /* elements per direction of the brick */
+  PetscReal bounds[6];  /* x0,x1,y0,y1,z0,z1 */
+  PetscReal shear;      /* the brick is mapped by x' = x + s (y + z), y' = y + s z: full G */
+  PetscReal lambda;     /* screening coefficient */
+  PetscBool dirichlet;  /* homogeneous Dirichlet on the brick boundary: those nodes are not unknowns */
+  PetscInt  kswitch;    /* the CUDA kernel is layer-by-layer (2D blocks) from this order on */
+  char      vectype[64];
+
+  /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */
+  PetscInt  nelem, nint;
+  PetscInt  nelem_global;
+  PetscInt *elem; /* lexicographic brick index of each local element */
+  PetscReal D[(SQUALL_LGL_MAX_ORDER + 1) * (SQUALL_LGL_MAX_ORDER + 1)];
+  PetscReal r[SQUALL_LGL_MAX_ORDER + 1], w[SQUALL_LGL_MAX_ORDER + 1];
+
+  /* per element node (nelem * Np) */
+  PetscInt  *gidx; /* local node index (owned, then ghosts), -1 where masked */
+  PetscReal *G;    /* 6 geometric factors per node, packed per node */
+  PetscReal *W;    /* inverse multiplicity (0 where masked: such nodes hold no unknown) */
+
+  SquallSEMNumbering num;
+  PetscInt           nown, nshared, nghost, nglobal;
+  PetscInt          *rowptr, *col; /* Z^T as CSR: row = local node, entries = element-node positions */
+
+  /* host work arrays */
+  PetscScalar *yL, *xghost, *yghost, *yshared;
+  PetscReal   *scratch; /* 3 Np */
+
+  SquallHBCUDA cuda; /* device copy, created on the first device MatMult */
+} Mat_HB;
+
+PETSC_INTERN PetscErrorCode SquallHBGetContext(Mat, Mat_HB **);
+PETSC_INTERN PetscErrorCode SquallHBIsDeviceVec(Vec, PetscBool *);
+
+/* CUDA (src/cuda/hbop.cu, src/cuda/hbcg.cu); CPU stubs in src/ksp/hbcudastub.c */
+PETSC_INTERN PetscErrorCode SquallHBMultCUDA(Mat_HB *, Vec x, Vec y, PetscBool wantdot, PetscReal *xdoty);
+PETSC_INTERN PetscErrorCode SquallHBDestroyCUDA(Mat_HB *);
+PETSC_INTERN PetscErrorCode SquallHBBenchmarkCUDA(Mat_HB *, Vec x, Vec y, PetscInt reps, SquallHBBenchResult *);
+
+/* fused CG vector work; dots[] = (r.z, r.r, z.z) local to the rank */
+enum { SQUALL_HBCG_RZ, SQUALL_HBCG_RR, SQUALL_HBCG_ZZ, SQUALL_HBCG_NDOTS };
+PETSC_INTERN PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscReal dots[]);
+PETSC_INTERN PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec Z, PetscReal dots[]);
+PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscReal beta, Vec Z, Vec P);
+PETSC_INTERN PetscErrorCode SquallHBCGDotCUDA(Vec P, Vec W, PetscReal *dot);

@@ -1,0 +1,77 @@
+/* The P1 tetrahedral CG operators' internals, shared by the C reference (src/mat/p1*.c), the CUDA
+   host code (src/cuda/p1assembly.cu) and the tests. Plain C that also compiles as C++ (nvcc). */
+#pragma once
+
+#include "sys/squallimpl.h"
+#include "physics/p1tet.h"
+
+/* Local numbering. Vertices are the plex's local vertices (owned and overlap), v = point - vStart.
+   Elements are the local cells that touch an owned vertex or are owned themselves (the latter only
+   matter for integrals); cell[e] is the plex point. With one layer of overlap every cell touching an
+   owned vertex is local, so each process computes all contributions to its own rows and nothing
+   is sent: rows of vertices it does not own are skipped. */
+struct _n_SquallP1 {
+  MPI_Comm             comm;
+  PetscInt             id; /* unique per object: ties matrices and vectors to their SquallP1 */
+  DM                   dm; /* the plex, distributed with one layer of cell overlap */
+  PetscBool            setup;
+  SquallP1Backend      backend;
+  SquallP1AssemblyType assembly;
+  PetscReal            degtol; /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
+  PetscBool            view;
+
+  /* vertices */
+  PetscInt   nv, nowned, N, rstart; /* local, owned, global; first owned global index */
+  PetscReal *x;                     /* [3*nv] coordinates */
+  PetscInt  *gidx;                  /* [nv] global index (scalar numbering) */
+  PetscInt  *row;                   /* [nv] local row, -1 if not owned */
+  PetscInt  *cd, *co;               /* [nv] column in the diagonal / off-diagonal block, or -1 */
+
+  /* elements */
+  PetscInt   ne, neowned, NE; /* local, owned, global */
+  PetscInt  *tet;             /* [4*ne] local vertices, right-handed */
+  PetscInt  *cell;            /* [ne] plex cell point */
+  PetscBool *eowned;          /* [ne] the cell is owned (counted once in integrals) */
+  PetscReal *geom;            /* [SQUALL_P1_NGEOM*ne] J^{-1} and volume, structure of arrays: geom[k*ne + e] */
+
+  /* scalar graph of the owned rows: diagonal block (local columns) and off-diagonal block (columns
+     numbered by position in garray, the sorted global columns not owned here) */
+  PetscInt *dI, *dJ, *oI, *oJ, *garray, ngarray;
+  PetscInt  nnz; /* dI[nowned] + oI[nowned] */
+
+  /* coefficient fields, scattered to local vertices (or per element), in the backend's memory */
+  Vec              rho, u, K; /* local nodal: bs 1, 3, 9 */
+  Vec              Ke;        /* per element, 9 values each */
+  SquallP1Location Kloc;
+  PetscBool        hasK;
+
+  /* per block size (1, 3, 9): a clone of dm with bs dofs per vertex, the global-to-local scatter
+     and a local work vector */
+  DM         vdm[10];
+  VecScatter g2l[10];
+  Vec        lwork[10];
+  Vec        coords; /* global nodal coordinates, bs 3 */
+
+  /* COO path: element values, 16 (bs 1) or 144 (bs 3) per element, in the backend's memory */
+  PetscScalar *coov[4];
+
+  void *cuda; /* device copies (src/cuda/p1assembly.cu) */
+};
+
+/* ties a Mat or Vec to its SquallP1: composed as "SquallP1Info" */
+typedef struct {
+  PetscInt         p1id, bs;
+  PetscBool        coo;      /* MatSetPreallocationCOO / VecSetPreallocationCOO done */
+  PetscObjectState verified; /* nonzero state whose AIJ layout matched the graph (+1; 0: never) */
+} SquallP1Info;
+
+PETSC_INTERN PetscErrorCode SquallP1GetInfo(PetscObject, SquallP1Info **);
+PETSC_INTERN PetscErrorCode SquallP1ComputeGeometryHost(SquallP1);
+PETSC_INTERN PetscErrorCode SquallP1GlobalToLocal(SquallP1, PetscInt bs, Vec g, Vec *l);
+PETSC_INTERN PetscErrorCode SquallP1CheckLayout(SquallP1, PetscInt bs, Mat);
+PETSC_INTERN PetscErrorCode SquallP1COOIndices(SquallP1, PetscInt bs, PetscCount *n, PetscInt **i, PetscInt **j);
+
+/* max over rows of max_j |A_ij - B_ij| / max_j |A_ij| (row-relative entrywise difference), with the
+   sparsity patterns required to be equal (else +inf); local blocks of (MPI)AIJ(CUSPARSE) matrices */
+PETSC_EXTERN PetscErrorCode SquallP1MatCompare(Mat, Mat, PetscReal *);
+PETSC_EXTERN PetscErrorCode SquallP1VecCompare(Vec, Vec, PetscReal *);

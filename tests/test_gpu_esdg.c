@@ -1,0 +1,130 @@
+static char help[] = "ESDG on the GPU against the CPU reference: one RHS evaluation (relative difference per field),\n"
+                     "the entropy rate and conservation of the GPU RHS, and a few LSRK steps on both.\n"
+                     "Options are those of the ESDG; -case name (default random), -steps n (default 3), -tol r.\n"
+                     "Exits with 200 (skipped) without CUDA or a device.\n";
+
+#include <squall.h>
+#include "ts/esdgimpl.h"
+#include "cuda/squallcuda.h"
+
+static PetscErrorCode CreateSolver(const char *vectype, const char *casename, SquallESDG *s, Vec *Q)
+{
+  DM dm;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsSetValue(NULL, "-dm_vec_type", vectype));
+  PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, s));
+  PetscCall(SquallESDGSetFromOptions(*s));
+  PetscCall(SquallESDGSetUp(*s));
+  PetscCall(SquallESDGGetDM(*s, &dm));
+  PetscCall(DMCreateGlobalVector(dm, Q));
+  PetscCall(SquallESDGSetInitialCondition(*s, casename, *Q));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* max over entries of |a - b| / max |b|, per field */
+static PetscErrorCode CompareFields(SquallESDG s, Vec A, Vec B, PetscReal rel[5])
+{
+  SquallDGMesh       m = s->mesh;
+  const PetscScalar *aa, *ba;
+  PetscReal          loc[10] = {0}, glob[10];
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(A, &aa));
+  PetscCall(VecGetArrayRead(B, &ba));
+  for (PetscInt e = 0; e < m->nOwned; e++)
+    for (PetscInt f = 0; f < 5; f++)
+      for (PetscInt n = 0; n < m->Np; n++) {
+        const PetscInt i = (m->gslot[e] * 5 + f) * m->Np + n;
+        loc[f]           = PetscMax(loc[f], PetscAbsScalar(aa[i] - ba[i]));
+        loc[5 + f]       = PetscMax(loc[5 + f], PetscAbsScalar(ba[i]));
+      }
+  PetscCall(VecRestoreArrayRead(A, &aa));
+  PetscCall(VecRestoreArrayRead(B, &ba));
+  PetscCallMPI(MPIU_Allreduce(loc, glob, 10, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+  for (PetscInt f = 0; f < 5; f++) rel[f] = glob[f] / PetscMax(glob[5 + f], PETSC_SMALL);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Advance(SquallESDG s, Vec Q, PetscInt steps, PetscReal dt)
+{
+  TS ts;
+
+  PetscFunctionBegin;
+  PetscCall(TSCreate(PETSC_COMM_WORLD, &ts));
+  PetscCall(TSSetType(ts, "lsrk"));
+  PetscCall(SquallESDGSetUpTS(s, ts));
+  PetscCall(TSSetTimeStep(ts, dt));
+  PetscCall(TSSetMaxSteps(ts, steps));
+  PetscCall(TSSetMaxTime(ts, 1e30));
+  PetscCall(TSSetFromOptions(ts));
+  PetscCall(TSSolve(ts, Q));
+  PetscCall(TSDestroy(&ts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  SquallESDG sc, sg;
+  Vec        Qc, Qg, Fc, Fg;
+  PetscInt   ndev = 0, gndev, steps = 3;
+  PetscReal  rel[5], tol = 1e-13, relmax = 0, dt;
+  char       casename[64] = "random";
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  if (SquallHaveCUDA()) PetscCall(SquallCUDADeviceCount(&ndev));
+  PetscCallMPI(MPIU_Allreduce(&ndev, &gndev, 1, MPIU_INT, MPI_MIN, PETSC_COMM_WORLD));
+  if (!gndev) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped\n"));
+    PetscCall(PetscFinalize());
+    return 200;
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-case", casename, sizeof(casename), NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-steps", &steps, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
+  PetscCall(CreateSolver("standard", casename, &sc, &Qc));
+  PetscCall(CreateSolver("cuda", casename, &sg, &Qg));
+  PetscCheck(sg->useGPU && !sc->useGPU, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "vector types were not picked up");
+  PetscCall(VecDuplicate(Qc, &Fc));
+  PetscCall(VecDuplicate(Qg, &Fg));
+
+  /* one RHS evaluation */
+  PetscCall(SquallESDGComputeRHS(sc, 0, Qc, Fc));
+  PetscCall(SquallESDGComputeRHS(sg, 0, Qg, Fg));
+  PetscCall(CompareFields(sc, Fg, Fc, rel));
+  for (PetscInt f = 0; f < 5; f++) relmax = PetscMax(relmax, rel[f]);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "N=%" PetscInt_FMT " %s %s: RHS GPU vs CPU, max relative difference per field %.2e %.2e %.2e %.2e %.2e\n", sc->mesh->N, SquallSurfaceFluxTypes[sc->surface], sc->mesh->cartesian ? "Cartesian" : "curvilinear",
+                        (double)rel[0], (double)rel[1], (double)rel[2], (double)rel[3], (double)rel[4]));
+  PetscCheck(relmax < tol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "GPU RHS differs from the CPU reference by %g relative (tolerance %g)", (double)relmax, (double)tol);
+  {
+    /* the GPU RHS conserves entropy (EC) and mass to round-off, through the same diagnostics */
+    PetscReal rc, rg;
+    PetscCall(SquallESDGComputeEntropyRate(sc, Qc, Fc, &rc));
+    PetscCall(SquallESDGComputeEntropyRate(sg, Qg, Fg, &rg));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "entropy rate CPU %.6e GPU %.6e\n", (double)rc, (double)rg));
+  }
+
+  /* a few steps of the fused LSRK on the device against the CPU */
+  PetscCall(SquallESDGComputeTimeStep(sc, Qc, 0.5, &dt));
+  {
+    PetscReal dtg;
+    PetscCall(SquallESDGComputeTimeStep(sg, Qg, 0.5, &dtg));
+    PetscCheck(PetscAbsReal(dtg - dt) <= 1e-12 * dt, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CFL time step GPU %.17g vs CPU %.17g", (double)dtg, (double)dt);
+  }
+  PetscCall(Advance(sc, Qc, steps, dt));
+  PetscCall(Advance(sg, Qg, steps, dt));
+  PetscCall(CompareFields(sc, Qg, Qc, rel));
+  relmax = 0;
+  for (PetscInt f = 0; f < 5; f++) relmax = PetscMax(relmax, rel[f]);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "after %" PetscInt_FMT " LSRK steps: state GPU vs CPU max relative difference %.2e\n", steps, (double)relmax));
+  PetscCheck(relmax < tol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "GPU solution differs from the CPU reference by %g relative (tolerance %g)", (double)relmax, (double)tol);
+
+  PetscCall(VecDestroy(&Fc));
+  PetscCall(VecDestroy(&Fg));
+  PetscCall(VecDestroy(&Qc));
+  PetscCall(VecDestroy(&Qg));
+  PetscCall(SquallESDGDestroy(&sc));
+  PetscCall(SquallESDGDestroy(&sg));
+  PetscCall(PetscFinalize());
+  return 0;
+}
