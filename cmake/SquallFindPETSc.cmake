@@ -75,10 +75,19 @@ macro(squall_locate_petsc)
 endmacro()
 
 macro(squall_import_petsc)
-  find_package(PkgConfig REQUIRED)
-  set(ENV{PKG_CONFIG_PATH} "${SQUALL_PETSC_PREFIX}/lib/pkgconfig:$ENV{PKG_CONFIG_PATH}")
-  pkg_check_modules(PETSC REQUIRED IMPORTED_TARGET GLOBAL PETSc)
   set(SQUALL_PETSC_LIBDIR "${SQUALL_PETSC_PREFIX}/lib")
+  find_package(PkgConfig QUIET)
+  if(PKG_CONFIG_FOUND)
+    set(ENV{PKG_CONFIG_PATH} "${SQUALL_PETSC_PREFIX}/lib/pkgconfig:$ENV{PKG_CONFIG_PATH}")
+    pkg_check_modules(PETSC REQUIRED IMPORTED_TARGET GLOBAL PETSc)
+  else()
+    # no pkg-config (e.g. a bare GPU image): PETSc.pc of an installed PETSc says only -I include -L lib -lpetsc
+    file(STRINGS "${SQUALL_PETSC_PC}" _ver REGEX "^Version:")
+    string(REGEX REPLACE "^Version: *" "" PETSC_VERSION "${_ver}")
+    add_library(PkgConfig::PETSC SHARED IMPORTED GLOBAL)
+    set_target_properties(PkgConfig::PETSC PROPERTIES IMPORTED_LOCATION "${SQUALL_PETSC_LIBDIR}/libpetsc.so"
+      INTERFACE_INCLUDE_DIRECTORIES "${SQUALL_PETSC_PREFIX}/include")
+  endif()
   message(STATUS "squall: PETSc ${PETSC_VERSION} at ${SQUALL_PETSC_PREFIX} "
                  "(CUDA: ${SQUALL_PETSC_HAVE_CUDA}, precision: ${SQUALL_PETSC_PRECISION}, cc: ${CMAKE_C_COMPILER})")
 endmacro()
