@@ -78,6 +78,110 @@ PETSC_EXTERN PetscErrorCode SquallESDGComputeTimeStep(SquallESDG, Vec, PetscReal
 PETSC_EXTERN PetscErrorCode SquallESDGSetUpTS(SquallESDG, TS);
 PETSC_EXTERN PetscErrorCode SquallESDGCheckState(SquallESDG, Vec, PetscBool *ok);
 
+PETSC_EXTERN PetscErrorCode SquallESDGWriteCheckpoint(SquallESDG, Vec, PetscReal time, PetscInt step, PetscReal dt, const char[]);
+PETSC_EXTERN PetscErrorCode SquallESDGReadCheckpoint(SquallESDG, const char[], Vec, PetscReal *time, PetscInt *step, PetscReal *dt);
+PETSC_EXTERN PetscErrorCode SquallESDGWriteSlice(SquallESDG, Vec, PetscInt axis, PetscReal value, const char[]);
+
 /* test cases: "bubble", "baroclinic", "isothermal", "densitywave", "random" (read their options, e.g. -bubble_profile) */
 PETSC_EXTERN PetscErrorCode SquallESDGSetInitialCondition(SquallESDG, const char *name, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeExactError(SquallESDG, const char *name, PetscReal t, Vec, PetscReal *l2);
+
+/* ---- hipBone-style matrix-free CG: screened Poisson A = Z^T (S_L + lambda W) Z on a brick of hex
+   spectral elements (GLL nodes, order 1..15), as a MATSHELL, and the KSP type "hbcg" (any Mat; fused
+   vector kernels, on the device for VECCUDA). Options -hb_order, -hb_elements, -hb_bounds,
+   -hb_lambda, -hb_dirichlet, -hb_shear, -hb_kernel_switch, -hb_vec_type (SquallHBCreateOperator). */
+#define SQUALL_KSPHBCG "hbcg"
+typedef struct {
+  PetscInt    order, Nq, Np;
+  PetscInt    elements[3];              /* the brick */
+  PetscInt    nelem_global, nelem_local;
+  PetscInt    ndof_global, ndof_local;  /* N_G: assembled unknowns (owned by this rank: local) */
+  PetscInt    nlocal_global;            /* N_L = E Np over all ranks */
+  PetscReal   lambda;
+  PetscBool   dirichlet;
+  const char *kernel;                   /* CUDA operator kernel for this order: "3d" or "2d" */
+} SquallHBInfo;
+typedef struct {
+  PetscReal      t_kernel, t_gather, t_mult; /* seconds per application: fused element kernel (all local elements), Z^T gather, whole MatMult */
+  PetscLogDouble flops_kernel, bytes_kernel; /* per application on this rank: 12 Nq^4 + 18 Np flops per element; minimum traffic */
+  PetscReal      t_stream;                   /* 8-read:1-write streaming kernel, seconds per sweep */
+  PetscLogDouble bytes_stream;               /* bytes per sweep */
+  PetscBool      device;                     /* timed with CUDA events (else PetscTime on the host) */
+} SquallHBBenchResult;
+typedef PetscErrorCode (*SquallHBFunction)(const PetscReal x[3], PetscScalar *f, void *ctx);
+PETSC_EXTERN PetscErrorCode SquallHBCreateOperator(MPI_Comm, PetscInt order, const PetscInt elements[], Mat *);
+PETSC_EXTERN PetscErrorCode SquallHBGetInfo(Mat, SquallHBInfo *);
+PETSC_EXTERN PetscErrorCode SquallHBGetCoordinates(Mat, Vec *);
+PETSC_EXTERN PetscErrorCode SquallHBComputeRHS(Mat, SquallHBFunction, void *, Vec);
+PETSC_EXTERN PetscErrorCode SquallHBInterpolate(Mat, SquallHBFunction, void *, Vec);
+PETSC_EXTERN PetscErrorCode SquallHBMultDot(Mat, Vec, Vec, PetscReal *);
+PETSC_EXTERN PetscErrorCode SquallHBAssemble(Mat, MatType, Mat *);
+PETSC_EXTERN PetscErrorCode SquallHBBenchmarkOperator(Mat, PetscInt reps, SquallHBBenchResult *);
+
+/* ---- P1 tetrahedral CG: element matrices assembled on the GPU (atomicAdd into the device values of
+   MATAIJCUSPARSE) or on the CPU, on DMPlex tetrahedral meshes distributed with one layer of overlap */
+typedef struct _n_SquallP1 *SquallP1;
+
+typedef enum { SQUALL_P1_HOST, SQUALL_P1_CUDA } SquallP1Backend;
+PETSC_EXTERN const char *const SquallP1Backends[];
+/* atomic: squall's direct assembly into the AIJ value arrays (atomicAdd on the GPU, a plain loop on
+   the CPU); coo: MatSetPreallocationCOO + MatSetValuesCOO; setvalues: MatSetValues element by element */
+typedef enum { SQUALL_P1_ASSEMBLY_ATOMIC, SQUALL_P1_ASSEMBLY_COO, SQUALL_P1_ASSEMBLY_SETVALUES } SquallP1AssemblyType;
+PETSC_EXTERN const char *const SquallP1AssemblyTypes[];
+typedef enum { SQUALL_P1_NODE, SQUALL_P1_ELEMENT } SquallP1Location;
+PETSC_EXTERN const char *const SquallP1Locations[];
+/* operator terms; an operator is given by coefficients coef[SQUALL_P1_NUM_TERMS]:
+   coef[MASS] int c phi_a phi_b + coef[ADVECTION] int phi_a (u . grad phi_b) + coef[DIFFUSION] int grad phi_a . K grad phi_b
+   (+ coef[GRADDIV] int (div v)(div w) for 3-component operators), applied to each component */
+typedef enum { SQUALL_P1_MASS, SQUALL_P1_ADVECTION, SQUALL_P1_DIFFUSION, SQUALL_P1_GRADDIV, SQUALL_P1_NUM_TERMS } SquallP1Term;
+
+/* meshes: all return a DMPlex of tetrahedra, distributed with one layer of overlap on several ranks */
+typedef struct {
+  PetscInt  cells[3]; /* hexahedra per direction, each split into 6 tetrahedra (-mountain_cells) */
+  PetscReal h0, a;    /* bell-shaped hill h = h0 / (1 + (x^2+y^2)/a^2)^(3/2) (-mountain_h0, -mountain_a) */
+  PetscReal L[2], H;  /* extents in x, y (centred on the hill) and model top (-mountain_extent Lx,Ly,H) */
+  PetscReal stretch;  /* vertical stretching s: zeta = H (e^{s k/nz} - 1)/(e^s - 1); 0 = uniform (-mountain_stretch) */
+} SquallP1Mountain;
+PETSC_EXTERN PetscErrorCode SquallP1MountainSetFromOptions(MPI_Comm, SquallP1Mountain *);
+PETSC_EXTERN PetscErrorCode SquallP1MountainCreateMesh(MPI_Comm, const SquallP1Mountain *, DM *);
+PETSC_EXTERN PetscErrorCode SquallP1MountainTerrain(const SquallP1Mountain *, PetscReal x, PetscReal y, PetscReal *h, PetscReal *hx, PetscReal *hy);
+PETSC_EXTERN PetscErrorCode SquallP1CreateMountainMesh(MPI_Comm, DM *);
+PETSC_EXTERN PetscErrorCode SquallP1CreateBoxMesh(MPI_Comm, const PetscInt faces[3], const PetscReal lower[3], const PetscReal upper[3], DM *);
+PETSC_EXTERN PetscErrorCode SquallP1CreateMeshFromFile(MPI_Comm, const char[], DM *);
+PETSC_EXTERN PetscErrorCode SquallP1CreateMeshFromOptions(MPI_Comm, DM *);
+PETSC_EXTERN PetscErrorCode SquallP1DistributeMesh(DM *);
+
+PETSC_EXTERN PetscErrorCode SquallP1Create(DM, SquallP1 *);
+PETSC_EXTERN PetscErrorCode SquallP1SetBackend(SquallP1, SquallP1Backend);
+PETSC_EXTERN PetscErrorCode SquallP1GetBackend(SquallP1, SquallP1Backend *);
+PETSC_EXTERN PetscErrorCode SquallP1SetAssemblyType(SquallP1, SquallP1AssemblyType);
+PETSC_EXTERN PetscErrorCode SquallP1GetAssemblyType(SquallP1, SquallP1AssemblyType *);
+PETSC_EXTERN PetscErrorCode SquallP1SetFromOptions(SquallP1);
+PETSC_EXTERN PetscErrorCode SquallP1SetUp(SquallP1);
+PETSC_EXTERN PetscErrorCode SquallP1View(SquallP1, PetscViewer);
+PETSC_EXTERN PetscErrorCode SquallP1Destroy(SquallP1 *);
+PETSC_EXTERN PetscErrorCode SquallP1GetDM(SquallP1, DM *);
+PETSC_EXTERN PetscErrorCode SquallP1GetSizes(SquallP1, PetscInt *nowned, PetscInt *nglobal, PetscInt *nelem, PetscInt *nelemglobal);
+PETSC_EXTERN PetscErrorCode SquallP1GetNonzeros(SquallP1, PetscInt *nnzlocal, PetscInt64 *nnzglobal);
+PETSC_EXTERN PetscErrorCode SquallP1ComputeGeometry(SquallP1);
+
+/* nodal vectors hold bs = 1 (scalar), 3 (vector) or 9 (tensor, row-major) values per vertex */
+PETSC_EXTERN PetscErrorCode SquallP1CreateVector(SquallP1, PetscInt bs, Vec *);
+PETSC_EXTERN PetscErrorCode SquallP1CreateElementVector(SquallP1, PetscInt bs, Vec *);
+PETSC_EXTERN PetscErrorCode SquallP1GetCoordinates(SquallP1, Vec *);
+PETSC_EXTERN PetscErrorCode SquallP1Interpolate(SquallP1, PetscInt bs, PetscErrorCode (*)(const PetscReal x[3], PetscScalar f[], void *), void *, Vec);
+PETSC_EXTERN PetscErrorCode SquallP1CreateMatrix(SquallP1, PetscInt bs, Mat *);
+
+/* coefficient fields (their values are copied: set them again after a change); NULL resets */
+PETSC_EXTERN PetscErrorCode SquallP1SetMassCoefficient(SquallP1, Vec);
+PETSC_EXTERN PetscErrorCode SquallP1SetVelocity(SquallP1, Vec);
+PETSC_EXTERN PetscErrorCode SquallP1SetDiffusivity(SquallP1, SquallP1Location, Vec);
+PETSC_EXTERN PetscErrorCode SquallP1ComputeElementMetric(SquallP1, PetscReal scale, Vec L, Vec h);
+
+PETSC_EXTERN PetscErrorCode SquallP1AssembleOperator(SquallP1, const PetscReal coef[], Mat);
+PETSC_EXTERN PetscErrorCode SquallP1AssembleMass(SquallP1, Mat);
+PETSC_EXTERN PetscErrorCode SquallP1AssembleAdvection(SquallP1, Mat);
+PETSC_EXTERN PetscErrorCode SquallP1AssembleDiffusion(SquallP1, Mat);
+PETSC_EXTERN PetscErrorCode SquallP1AssembleRHS(SquallP1, const PetscReal coef[], Vec f, Vec b);
+PETSC_EXTERN PetscErrorCode SquallP1Integrate(SquallP1, Vec, PetscReal *);
+PETSC_EXTERN PetscErrorCode SquallP1ComputeL2Error(SquallP1, Vec, PetscErrorCode (*)(const PetscReal x[3], PetscScalar f[], void *), void *, PetscReal *);

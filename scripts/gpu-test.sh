@@ -38,6 +38,9 @@ grep -q '^#define PETSC_HAVE_CUDA 1' "$petsc/include/petscconf.h" || { log "$pet
 
 export PATH=$petsc/bin:$PATH PETSC_DIR=$petsc PETSC_OPTIONS="-use_gpu_aware_mpi 0"
 unset PETSC_ARCH
+# The bundle's MPICH runs over UCX; on the lent GPU VMs its TCP transport made MPI_Finalize hang
+# in 4 of 6 two-rank runs, while shared memory alone never did. One node needs no more.
+export UCX_TLS=${UCX_TLS:-self,sm}
 for tool in cmake nvcc g++ pkg-config; do command -v $tool >/dev/null 2>&1 || { log "$tool not found"; exit 1; }; done
 log "nvcc: $(nvcc --version | tail -n 1)"
 

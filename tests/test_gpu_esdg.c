@@ -1,6 +1,6 @@
 static char help[] = "ESDG on the GPU against the CPU reference: one RHS evaluation (relative difference per field),\n"
                      "the entropy rate and conservation of the GPU RHS, and a few LSRK steps on both.\n"
-                     "Options are those of the ESDG; -case name (default random), -steps n (default 3), -tol r.\n"
+                     "Options are those of the ESDG; -case name (default random), -steps n (default 3), -tol r (RHS), -step_tol r (state).\n"
                      "Exits with 200 (skipped) without CUDA or a device.\n";
 
 #include <squall.h>
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
   SquallESDG sc, sg;
   Vec        Qc, Qg, Fc, Fg;
   PetscInt   ndev = 0, gndev, steps = 3;
-  PetscReal  rel[5], tol = 1e-13, relmax = 0, dt;
+  PetscReal  rel[5], tol = 1e-13, steptol = 1e-11, relmax = 0, dt;
   char       casename[64] = "random";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -82,6 +82,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-case", casename, sizeof(casename), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-steps", &steps, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
+  /* after 3 x 14 stages on rough data, round-off differences of the two RHS (FMA contraction on the
+     device, other summation orders) have grown by about two orders of magnitude (seen on an H200) */
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-step_tol", &steptol, NULL));
   PetscCall(CreateSolver("standard", casename, &sc, &Qc));
   PetscCall(CreateSolver("cuda", casename, &sg, &Qg));
   PetscCheck(sg->useGPU && !sc->useGPU, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "vector types were not picked up");
@@ -117,7 +120,7 @@ int main(int argc, char **argv)
   relmax = 0;
   for (PetscInt f = 0; f < 5; f++) relmax = PetscMax(relmax, rel[f]);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "after %" PetscInt_FMT " LSRK steps: state GPU vs CPU max relative difference %.2e\n", steps, (double)relmax));
-  PetscCheck(relmax < tol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "GPU solution differs from the CPU reference by %g relative (tolerance %g)", (double)relmax, (double)tol);
+  PetscCheck(relmax < steptol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "GPU solution differs from the CPU reference by %g relative (tolerance %g)", (double)relmax, (double)steptol);
 
   PetscCall(VecDestroy(&Fc));
   PetscCall(VecDestroy(&Fg));

@@ -13,7 +13,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   SquallESDGStats   s0, s1;
   PetscInt          steps;
   PetscReal         t;
-  char              vtk[PETSC_MAX_PATH_LEN] = "";
+  char              vtk[PETSC_MAX_PATH_LEN] = "", file[PETSC_MAX_PATH_LEN] = "";
   PetscBool         flg;
   TSConvergedReason reason;
 
@@ -26,6 +26,16 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscCall(DMCreateGlobalVector(dm, &Q));
   PetscCall(SquallESDGSetInitialCondition(esdg, casename, Q));
   PetscCall(TSCreate(PETSC_COMM_WORLD, &ts));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_restart", file, sizeof(file), &flg));
+  if (flg) {
+    PetscReal t0, dt0;
+    PetscInt  step0;
+    PetscCall(SquallESDGReadCheckpoint(esdg, file, Q, &t0, &step0, &dt0));
+    PetscCall(TSSetTime(ts, t0));
+    PetscCall(TSSetStepNumber(ts, step0));
+    dt = dt0;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "restarted from %s at step %" PetscInt_FMT ", t = %g\n", file, step0, (double)t0));
+  }
   PetscCall(TSSetType(ts, "lsrk"));
   PetscCall(SquallESDGSetUpTS(esdg, ts));
   PetscCall(TSSetMaxTime(ts, tfinal));
@@ -42,6 +52,19 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  relative change: mass %.1e energy %.1e entropy %.3e\n", (double)PetscAbsReal(s1.mass / s0.mass - 1), (double)PetscAbsReal(s1.energy / s0.energy - 1),
                         (double)((s1.entropy - s0.entropy) / PetscAbsReal(s0.entropy))));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  max|w| %.12e m/s, min density %.12e, min pressure %.12e\n", (double)s1.maxw, (double)s1.minrho, (double)s1.minp));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_checkpoint", file, sizeof(file), &flg));
+  if (flg) {
+    PetscReal dtl;
+    PetscCall(TSGetTimeStep(ts, &dtl));
+    PetscCall(SquallESDGWriteCheckpoint(esdg, Q, t, steps, dtl, file));
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_slice_y", file, sizeof(file), &flg));
+  if (flg) {
+    /* potential temperature on the plane y = 0 (or -esdg_slice_y_value), for scripts/plot_slice.py */
+    PetscReal y0 = 0;
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-esdg_slice_y_value", &y0, NULL));
+    PetscCall(SquallESDGWriteSlice(esdg, Q, 1, y0, file));
+  }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_vtk", vtk, sizeof(vtk), &flg));
   if (flg) {
     SquallDGMesh      mesh;

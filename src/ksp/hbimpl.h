@@ -73,6 +73,5 @@ PETSC_INTERN PetscErrorCode SquallHBBenchmarkCUDA(Mat_HB *, Vec x, Vec y, PetscI
 /* fused CG vector work; dots[] = (r.z, r.r, z.z) local to the rank */
 enum { SQUALL_HBCG_RZ, SQUALL_HBCG_RR, SQUALL_HBCG_ZZ, SQUALL_HBCG_NDOTS };
 PETSC_INTERN PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscReal dots[]);
-PETSC_INTERN PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec Z, PetscReal dots[]);
+PETSC_INTERN PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[]);
 PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscReal beta, Vec Z, Vec P);
-PETSC_INTERN PetscErrorCode SquallHBCGDotCUDA(Vec P, Vec W, PetscReal *dot);

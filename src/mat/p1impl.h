@@ -52,8 +52,9 @@ struct _n_SquallP1 {
   Vec        lwork[10];
   Vec        coords; /* global nodal coordinates, bs 3 */
 
-  /* COO path: element values, 16 (bs 1) or 144 (bs 3) per element, in the backend's memory */
-  PetscScalar *coov[4];
+  /* COO path: element matrices, 16 (bs 1) or 144 (bs 3) values per element, and element right-hand
+     sides, 4*bs per element, in the backend's memory */
+  PetscScalar *coov[4], *coor[4];
 
   void *cuda; /* device copies (src/cuda/p1assembly.cu) */
 };
@@ -70,6 +71,9 @@ PETSC_INTERN PetscErrorCode SquallP1ComputeGeometryHost(SquallP1);
 PETSC_INTERN PetscErrorCode SquallP1GlobalToLocal(SquallP1, PetscInt bs, Vec g, Vec *l);
 PETSC_INTERN PetscErrorCode SquallP1CheckLayout(SquallP1, PetscInt bs, Mat);
 PETSC_INTERN PetscErrorCode SquallP1COOIndices(SquallP1, PetscInt bs, PetscCount *n, PetscInt **i, PetscInt **j);
+PETSC_INTERN PetscErrorCode SquallP1GetLocalWork(SquallP1, PetscInt bs, Vec *);
+/* rough flop count of one element operator (logging) */
+PETSC_INTERN PetscLogDouble SquallP1ElementFlops(const PetscReal coef[], PetscInt bs);
 
 /* max over rows of max_j |A_ij - B_ij| / max_j |A_ij| (row-relative entrywise difference), with the
    sparsity patterns required to be equal (else +inf); local blocks of (MPI)AIJ(CUSPARSE) matrices */

@@ -142,10 +142,43 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallP1BlockEntry(const PetscReal S[
   return (i == j ? S[a][b] : 0) + cgvol * g[a][i] * g[b][j];
 }
 
-/* mean over the 4 vertices of a nodal 3x3 tensor field (9 values per vertex) */
-SQUALL_HOST_DEVICE static inline void SquallP1MeanTensor(const PetscReal Kv[4][9], PetscReal K[9])
+/* Everything an element operator reads, as raw arrays (host or device). Connectivity and geometry
+   have strides so that the host (element-major) and device (structure-of-arrays, coalesced) layouts
+   share the code. */
+typedef struct {
+  PetscInt           ne;
+  const PetscInt    *tet; /* vertex a of element e: tet[a*ts + e*es] */
+  PetscInt           ts, es;
+  const PetscReal   *geom;               /* J^{-1} and volume: geom[k*ne + e], k < SQUALL_P1_NGEOM */
+  const PetscScalar *rho, *u, *K, *Ke; /* nodal (1, 3, 9 per vertex) or per element (Ke, 9); NULL: absent */
+} SquallP1Elements;
+
+typedef struct {
+  PetscReal c[SQUALL_P1_NTERMS];
+} SquallP1Coef;
+
+/* vertices, gradients, volume and scalar operator S of element e */
+SQUALL_HOST_DEVICE static inline void SquallP1ElementLoad(const SquallP1Elements *E, PetscInt e, const SquallP1Coef *coef, PetscInt v[4], PetscReal g[4][3], PetscReal *vol, PetscReal S[4][4])
 {
-  for (int k = 0; k < 9; k++) K[k] = (PetscReal)0.25 * (Kv[0][k] + Kv[1][k] + Kv[2][k] + Kv[3][k]);
+  PetscReal invJ[9], c[4], u[4][3], K[9];
+  const int hasK = E->K || E->Ke;
+
+  for (int a = 0; a < 4; a++) v[a] = E->tet[a * E->ts + e * E->es];
+  for (int k = 0; k < 9; k++) invJ[k] = E->geom[k * E->ne + e];
+  *vol = E->geom[9 * E->ne + e];
+  SquallP1Gradients(invJ, g);
+  if (E->rho)
+    for (int a = 0; a < 4; a++) c[a] = PetscRealPart(E->rho[v[a]]);
+  if (E->u && coef->c[SQUALL_P1_TERM_ADVECTION] != 0)
+    for (int a = 0; a < 4; a++)
+      for (int d = 0; d < 3; d++) u[a][d] = PetscRealPart(E->u[3 * v[a] + d]);
+  if (coef->c[SQUALL_P1_TERM_DIFFUSION] != 0) {
+    if (E->K)
+      for (int k = 0; k < 9; k++) K[k] = (PetscReal)0.25 * PetscRealPart(E->K[9 * v[0] + k] + E->K[9 * v[1] + k] + E->K[9 * v[2] + k] + E->K[9 * v[3] + k]);
+    else if (E->Ke)
+      for (int k = 0; k < 9; k++) K[k] = PetscRealPart(E->Ke[9 * e + k]);
+  }
+  SquallP1ElementOperator(g, *vol, E->rho ? c : NULL, E->u ? (const PetscReal (*)[3])u : NULL, hasK ? K : NULL, coef->c, S);
 }
 
 /* ---- small dense solvers */
@@ -293,7 +326,7 @@ SQUALL_HOST_DEVICE static inline int SquallP1ElementMetric(const PetscReal x[4][
   M[5] = M[7] = m[5];
   (void)SquallP1SymEig3(M, lam, V);
   if (!(lam[0] > 0)) return 2;
-  for (int k = 0; k < 3; k++) h[k] = 1 / PetscSqrtReal(lam[2 - k]);
+  for (int k = 0; k < 3; k++) h[k] = 1 / PetscSqrtReal(lam[k]); /* the smallest eigenvalue is the longest direction */
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) L[3 * i + j] = V[3 * i + 0] * V[3 * j + 0] / lam[0] + V[3 * i + 1] * V[3 * j + 1] / lam[1] + V[3 * i + 2] * V[3 * j + 2] / lam[2];
   return 0;
@@ -305,11 +338,11 @@ SQUALL_HOST_DEVICE static inline int SquallP1ElementMetric(const PetscReal x[4][
    this process, local column numbers) and an off-diagonal block (other columns, numbered by their
    position in the sorted list garray). Column lists are sorted. For block size 3 the AIJ matrix has
    rows 3r+i, and its row 3r+i lists, for each neighbour k of the scalar row r in order, the columns
-   3k, 3k+1, 3k+2: entry (3r+i, 3k+j) sits at 9*I[r] + 3*i*(I[r+1]-I[r]) + 3*(p-I[r]) + j, with p the
+   3k, 3k+1, 3k+2: entry (3r+i, 3k+j) sits at 9*ia[r] + 3*i*(ia[r+1]-ia[r]) + 3*(p-ia[r]) + j, with p the
    position of k in the scalar row. So one binary search serves all 9 entries of a block. */
 typedef struct {
-  const PetscInt *I, *J; /* scalar CSR of the block (owned rows) */
-  PetscScalar    *a;     /* values of the AIJ block (scalar or bs=3 interleaved) */
+  const PetscInt *ia, *ja; /* scalar CSR of the block (owned rows) */
+  PetscScalar    *a;       /* values of the AIJ block (scalar or bs=3 interleaved) */
 } SquallP1CSR;
 
 #if defined(__CUDA_ARCH__)
@@ -347,8 +380,8 @@ SQUALL_HOST_DEVICE static inline int SquallP1ScatterElement(int bs, const PetscI
     if (r < 0) continue;
     for (int b = 0; b < 4; b++) {
       const SquallP1CSR B  = cdb[b] >= 0 ? D : O;
-      const PetscInt    lo = B.I[r], hi = B.I[r + 1];
-      const PetscInt    p  = SquallP1Find(B.J, lo, hi, cdb[b] >= 0 ? cdb[b] : cob[b]);
+      const PetscInt    lo = B.ia[r], hi = B.ia[r + 1];
+      const PetscInt    p  = SquallP1Find(B.ja, lo, hi, cdb[b] >= 0 ? cdb[b] : cob[b]);
 
       if (p < 0) {
         nmiss++;

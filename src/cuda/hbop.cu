@@ -1,0 +1,493 @@
+/* CUDA operator of the hipBone CG: y = Z^T (S_L + lambda W) Z x on device vectors.
+
+   1. one fused kernel per element range reads x_G indirectly through Z (gidx), differentiates,
+      applies the six packed geometric factors and lambda W, differentiates back and writes y_L:
+      - 3D thread blocks (one thread per node, several small elements per block) below the order
+        -hb_kernel_switch (default 9), the whole element in shared memory;
+      - from it on, 2D blocks of Nq x Nq threads sweeping the element layer by layer, each thread
+        holding its column of q and of the result in registers (shared memory stays Nq^2);
+   2. Z^T: a CSR row sum over the element copies of each node.
+   MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
+   MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
+   ghost rows of y are summed first and sent while the owned rows are summed. */
+#include "cuda/hbutil.h"
+#include "physics/sem.h"
+
+struct _n_SquallHBCUDA {
+  PetscInt    *gidx, *rowptr, *col;
+  PetscReal   *G, *W, *D;
+  PetscScalar *yL, *xghost, *yghost, *yshared;
+  PetscReal   *partial; /* [HB_MAX_BLOCKS] per dot, then the result */
+  PetscReal   *hdot;    /* pinned */
+  cudaEvent_t  start, stop;
+};
+
+/* the element kernels' arguments, by value */
+typedef struct {
+  const PetscInt    *gidx;
+  const PetscReal   *G, *W, *D;
+  PetscReal          lambda;
+  PetscInt           nown;
+  const PetscScalar *x, *xg;
+  PetscScalar       *yL;
+} HBOpArgs;
+
+/* the six factors of a node: 48 (24) contiguous bytes, read as three 16 (8) byte vectors */
+__device__ static inline void HBLoadGeo(const PetscReal *__restrict__ G, PetscReal g[SQUALL_SEM_NGEO])
+{
+#if defined(PETSC_USE_REAL_DOUBLE)
+  const double2 *v = reinterpret_cast<const double2 *>(G);
+  const double2  a = __ldg(v), b = __ldg(v + 1), c = __ldg(v + 2);
+#elif defined(PETSC_USE_REAL_SINGLE)
+  const float2 *v = reinterpret_cast<const float2 *>(G);
+  const float2  a = __ldg(v), b = __ldg(v + 1), c = __ldg(v + 2);
+#else
+#  error "squall's hipBone kernels need single or double precision"
+#endif
+  g[0] = a.x;
+  g[1] = a.y;
+  g[2] = b.x;
+  g[3] = b.y;
+  g[4] = c.x;
+  g[5] = c.y;
+}
+
+__device__ static inline PetscScalar HBReadX(const HBOpArgs &a, PetscInt l)
+{
+  return l < 0 ? (PetscScalar)0 : (l < a.nown ? a.x[l] : a.xg[l - a.nown]);
+}
+
+/* elements per block of the 3D kernel: up to about 512 threads */
+__host__ __device__ constexpr int HBElemsPerBlock(int Nq)
+{
+  return Nq * Nq * Nq >= 512 ? 1 : 512 / (Nq * Nq * Nq);
+}
+
+template <int Nq, int NE>
+__global__ static void __launch_bounds__(Nq *Nq *Nq *NE) HBLocalOp3D(PetscInt e0, PetscInt e1, HBOpArgs a)
+{
+  constexpr int        Np = Nq * Nq * Nq;
+  __shared__ PetscReal sD[Nq * Nq];
+  __shared__ PetscReal sq[NE][Np], sr[NE][Np], ss[NE][Np], st[NE][Np];
+  const int            t = threadIdx.x, le = threadIdx.y, i = t % Nq, j = (t / Nq) % Nq, k = t / (Nq * Nq);
+  const PetscInt       e      = e0 + (PetscInt)blockIdx.x * NE + le;
+  const bool           active = e < e1;
+  const size_t         p      = (size_t)e * Np + t;
+  PetscReal            q      = 0;
+
+  for (int c = t + le * Np; c < Nq * Nq; c += Np * NE) sD[c] = a.D[c];
+  if (active) q = HBReadX(a, a.gidx[p]);
+  sq[le][t] = q;
+  __syncthreads();
+  if (active) {
+    PetscReal qr, qs, qt, g[SQUALL_SEM_NGEO];
+
+    SquallSEMGradient(Nq, sD, sq[le], i, j, k, &qr, &qs, &qt);
+    HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * p, g);
+    SquallSEMGeoApply(g, qr, qs, qt, &sr[le][t], &ss[le][t], &st[le][t]);
+  }
+  __syncthreads();
+  if (active) a.yL[p] = a.lambda * a.W[p] * q + SquallSEMDivergence(Nq, sD, sr[le], ss[le], st[le], i, j, k);
+}
+
+template <int Nq>
+__global__ static void __launch_bounds__(Nq *Nq) HBLocalOp2D(PetscInt e0, HBOpArgs a)
+{
+  constexpr int        Np = Nq * Nq * Nq;
+  __shared__ PetscReal sD[Nq][Nq];
+  __shared__ PetscReal sq[Nq][Nq], sr[Nq][Nq], ss[Nq][Nq];
+  const int            i = threadIdx.x, j = threadIdx.y;
+  const size_t         base = (size_t)(e0 + (PetscInt)blockIdx.x) * Np + i + Nq * j;
+  PetscReal            rq[Nq], ra[Nq];
+
+  sD[j][i] = a.D[j * Nq + i];
+#pragma unroll
+  for (int k = 0; k < Nq; k++) {
+    rq[k] = HBReadX(a, a.gidx[base + Nq * Nq * k]);
+    ra[k] = 0;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < Nq; k++) {
+    PetscReal qr = 0, qs = 0, qt = 0, gr, gs, gt, g[SQUALL_SEM_NGEO];
+
+    sq[j][i] = rq[k];
+    __syncthreads();
+#pragma unroll
+    for (int m = 0; m < Nq; m++) {
+      qr += sD[i][m] * sq[j][m];
+      qs += sD[j][m] * sq[m][i];
+      qt += sD[k][m] * rq[m];
+    }
+    HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq * Nq * k), g);
+    SquallSEMGeoApply(g, qr, qs, qt, &gr, &gs, &gt);
+    sr[j][i] = gr;
+    ss[j][i] = gs;
+    /* the t-derivative's transpose stays in the thread: layer k feeds every layer m of its column */
+#pragma unroll
+    for (int m = 0; m < Nq; m++) ra[m] += sD[k][m] * gt;
+    ra[k] += a.lambda * a.W[base + Nq * Nq * k] * rq[k];
+    __syncthreads();
+#pragma unroll
+    for (int m = 0; m < Nq; m++) ra[k] += sD[m][i] * sr[j][m] + sD[m][j] * ss[m][i];
+  }
+#pragma unroll
+  for (int k = 0; k < Nq; k++) a.yL[base + Nq * Nq * k] = ra[k];
+}
+
+template <int Nq>
+static void HBLaunchLocalOpN(PetscBool use3d, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+{
+  if constexpr (Nq <= 10) {
+    if (use3d) {
+      constexpr int NE = HBElemsPerBlock(Nq);
+      const dim3    block(Nq * Nq * Nq, NE);
+
+      HBLocalOp3D<Nq, NE><<<(unsigned int)((e1 - e0 + NE - 1) / NE), block, 0, stream>>>(e0, e1, a);
+      return;
+    }
+  }
+  HBLocalOp2D<Nq><<<(unsigned int)(e1 - e0), dim3(Nq, Nq), 0, stream>>>(e0, a);
+}
+
+/* y_L on local elements [e0, e1) */
+static PetscErrorCode HBLocalOp(Mat_HB *hb, PetscInt e0, PetscInt e1, const PetscScalar *x, cudaStream_t stream)
+{
+  SquallHBCUDA    c = hb->cuda;
+  const HBOpArgs  a = {c->gidx, c->G, c->W, c->D, hb->lambda, hb->nown, x, c->xghost, c->yL};
+  const PetscBool use3d = (PetscBool)(hb->N < hb->kswitch);
+
+  PetscFunctionBegin;
+  if (e1 <= e0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(SQUALL_HBLocalOp, 0, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  switch (hb->Nq) {
+  case 2:
+    HBLaunchLocalOpN<2>(use3d, e0, e1, a, stream);
+    break;
+  case 3:
+    HBLaunchLocalOpN<3>(use3d, e0, e1, a, stream);
+    break;
+  case 4:
+    HBLaunchLocalOpN<4>(use3d, e0, e1, a, stream);
+    break;
+  case 5:
+    HBLaunchLocalOpN<5>(use3d, e0, e1, a, stream);
+    break;
+  case 6:
+    HBLaunchLocalOpN<6>(use3d, e0, e1, a, stream);
+    break;
+  case 7:
+    HBLaunchLocalOpN<7>(use3d, e0, e1, a, stream);
+    break;
+  case 8:
+    HBLaunchLocalOpN<8>(use3d, e0, e1, a, stream);
+    break;
+  case 9:
+    HBLaunchLocalOpN<9>(use3d, e0, e1, a, stream);
+    break;
+  case 10:
+    HBLaunchLocalOpN<10>(use3d, e0, e1, a, stream);
+    break;
+  case 11:
+    HBLaunchLocalOpN<11>(use3d, e0, e1, a, stream);
+    break;
+  case 12:
+    HBLaunchLocalOpN<12>(use3d, e0, e1, a, stream);
+    break;
+  case 13:
+    HBLaunchLocalOpN<13>(use3d, e0, e1, a, stream);
+    break;
+  case 14:
+    HBLaunchLocalOpN<14>(use3d, e0, e1, a, stream);
+    break;
+  case 15:
+    HBLaunchLocalOpN<15>(use3d, e0, e1, a, stream);
+    break;
+  case 16:
+    HBLaunchLocalOpN<16>(use3d, e0, e1, a, stream);
+    break;
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA kernel for order %" PetscInt_FMT " (valid orders are 1 to %d)", hb->N, SQUALL_LGL_MAX_ORDER);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((e1 - e0) * SquallSEMOperatorFlops(hb->Nq)));
+  PetscCall(PetscLogEventEnd(SQUALL_HBLocalOp, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y[l - r0] = sum of y_L over the copies of rows l in [r0, r1); with x, the partial sums of
+   x[l - r0] y[l - r0] over rows below dotend go to partial[block] */
+template <bool DOT>
+__global__ static void __launch_bounds__(HB_BLOCK) HBGatherKernel(PetscInt r0, PetscInt r1, PetscInt dotend, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ col, const PetscScalar *__restrict__ yL, PetscScalar *__restrict__ y, const PetscScalar *__restrict__ x, PetscReal *__restrict__ partial)
+{
+  PetscReal d[1] = {0};
+
+  for (PetscInt l = r0 + (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; l < r1; l += (PetscInt)gridDim.x * HB_BLOCK) {
+    const PetscInt c1 = rowptr[l + 1];
+    PetscScalar    s  = 0;
+
+    for (PetscInt c = rowptr[l]; c < c1; c++) s += yL[col[c]];
+    y[l - r0] = s;
+    if (DOT && l < dotend) d[0] += x[l - r0] * s;
+  }
+  if (DOT) {
+    HBBlockSum<1>(d);
+    if (threadIdx.x == 0) partial[blockIdx.x] = d[0];
+  }
+}
+
+/* the shared rows receive the other ranks' sums */
+template <bool DOT>
+__global__ static void __launch_bounds__(HB_BLOCK) HBSharedAddKernel(PetscInt n, const PetscScalar *__restrict__ recv, PetscScalar *__restrict__ y, const PetscScalar *__restrict__ x, PetscReal *__restrict__ partial)
+{
+  PetscReal d[1] = {0};
+
+  for (PetscInt s = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; s < n; s += (PetscInt)gridDim.x * HB_BLOCK) {
+    const PetscScalar v = y[s] + recv[s];
+
+    y[s] = v;
+    if (DOT) d[0] += x[s] * v;
+  }
+  if (DOT) {
+    HBBlockSum<1>(d);
+    if (threadIdx.x == 0) partial[blockIdx.x] = d[0];
+  }
+}
+
+template <typename T>
+static PetscErrorCode HBUpload(T **d, const T *h, size_t n)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMalloc((void **)d, PetscMax(n, (size_t)1) * sizeof(T)));
+  if (h && n) PetscCallCUDA(cudaMemcpy(*d, h, n * sizeof(T), cudaMemcpyHostToDevice));
+  if (h) PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(T)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HBSetUpCUDA(Mat_HB *hb)
+{
+  SquallHBCUDA   c;
+  const size_t   nl = (size_t)hb->nelem * hb->Np, nrows = (size_t)(hb->nown + hb->nghost);
+
+  PetscFunctionBegin;
+  if (hb->cuda) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  PetscCall(PetscNew(&c));
+  PetscCall(HBUpload(&c->gidx, hb->gidx, nl));
+  PetscCall(HBUpload(&c->G, hb->G, SQUALL_SEM_NGEO * nl));
+  PetscCall(HBUpload(&c->W, hb->W, nl));
+  PetscCall(HBUpload(&c->D, hb->D, (size_t)hb->Nq * hb->Nq));
+  PetscCall(HBUpload(&c->rowptr, hb->rowptr, nrows + 1));
+  PetscCall(HBUpload(&c->col, hb->col, (size_t)hb->rowptr[nrows]));
+  PetscCall(HBUpload<PetscScalar>(&c->yL, NULL, nl));
+  PetscCall(HBUpload<PetscScalar>(&c->xghost, NULL, (size_t)hb->nghost));
+  PetscCall(HBUpload<PetscScalar>(&c->yghost, NULL, (size_t)hb->nghost));
+  PetscCall(HBUpload<PetscScalar>(&c->yshared, NULL, (size_t)hb->nshared));
+  PetscCall(HBUpload<PetscReal>(&c->partial, NULL, 2 * HB_MAX_BLOCKS + 1));
+  PetscCallCUDA(cudaMallocHost((void **)&c->hdot, sizeof(PetscReal)));
+  PetscCallCUDA(cudaEventCreate(&c->start));
+  PetscCallCUDA(cudaEventCreate(&c->stop));
+  hb->cuda = c;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallHBDestroyCUDA(Mat_HB *hb)
+{
+  SquallHBCUDA c = hb->cuda;
+
+  PetscFunctionBegin;
+  if (!c) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaFree(c->gidx));
+  PetscCallCUDA(cudaFree(c->G));
+  PetscCallCUDA(cudaFree(c->W));
+  PetscCallCUDA(cudaFree(c->D));
+  PetscCallCUDA(cudaFree(c->rowptr));
+  PetscCallCUDA(cudaFree(c->col));
+  PetscCallCUDA(cudaFree(c->yL));
+  PetscCallCUDA(cudaFree(c->xghost));
+  PetscCallCUDA(cudaFree(c->yghost));
+  PetscCallCUDA(cudaFree(c->yshared));
+  PetscCallCUDA(cudaFree(c->partial));
+  PetscCallCUDA(cudaFreeHost(c->hdot));
+  PetscCallCUDA(cudaEventDestroy(c->start));
+  PetscCallCUDA(cudaEventDestroy(c->stop));
+  PetscCall(PetscFree(hb->cuda));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = Z^T y_L with the ghost rows reduced over the ranks; with x, the local x.y (synchronises) */
+static PetscErrorCode HBGather(Mat_HB *hb, PetscScalar *y, const PetscScalar *x, PetscReal *dot, PetscBool parallel, cudaStream_t stream)
+{
+  SquallHBCUDA   c     = hb->cuda;
+  const PetscInt nown  = hb->nown, npriv = hb->nown - hb->nshared, nrows = hb->nown + hb->nghost;
+  const int      nb1   = HBGrid(nown), nb2 = HBGrid(hb->nshared);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_HBGather, 0, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (parallel) {
+    if (hb->nghost) HBGatherKernel<false><<<HBGrid(hb->nghost), HB_BLOCK, 0, stream>>>(nown, nrows, 0, c->rowptr, c->col, c->yL, c->yghost, NULL, NULL);
+    PetscCallCUDA(cudaGetLastError());
+    if (hb->nshared) PetscCallCUDA(cudaMemsetAsync(c->yshared, 0, (size_t)hb->nshared * sizeof(PetscScalar), stream));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscSFReduceWithMemTypeBegin(hb->num.sfy, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, c->yghost, PETSC_MEMTYPE_CUDA, c->yshared, MPI_SUM));
+    PetscCall(PetscLogGpuTimeBegin());
+  }
+  if (x) HBGatherKernel<true><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, npriv, c->rowptr, c->col, c->yL, y, x, c->partial);
+  else HBGatherKernel<false><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, 0, c->rowptr, c->col, c->yL, y, NULL, NULL);
+  PetscCallCUDA(cudaGetLastError());
+  if (parallel) {
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscSFReduceEnd(hb->num.sfy, MPIU_SCALAR, c->yghost, c->yshared, MPI_SUM));
+    PetscCall(PetscLogGpuTimeBegin());
+    if (hb->nshared) {
+      if (x) HBSharedAddKernel<true><<<nb2, HB_BLOCK, 0, stream>>>(hb->nshared, c->yshared, y + npriv, x + npriv, c->partial + HB_MAX_BLOCKS);
+      else HBSharedAddKernel<false><<<nb2, HB_BLOCK, 0, stream>>>(hb->nshared, c->yshared, y + npriv, NULL, NULL);
+      PetscCallCUDA(cudaGetLastError());
+    }
+  }
+  if (x) {
+    /* the two partial sets, in a fixed order */
+    HBFinalSum<1><<<1, HB_BLOCK, 0, stream>>>(nb1, c->partial, c->partial + 2 * HB_MAX_BLOCKS);
+    PetscCallCUDA(cudaGetLastError());
+    if (parallel && hb->nshared) {
+      HBFinalSum<1><<<1, HB_BLOCK, 0, stream>>>(nb2, c->partial + HB_MAX_BLOCKS, c->partial + HB_MAX_BLOCKS);
+      PetscCallCUDA(cudaGetLastError());
+    }
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)hb->rowptr[nrows] + (x ? 2.0 * nown : 0)));
+  PetscCall(PetscLogEventEnd(SQUALL_HBGather, 0, 0, 0, 0));
+  if (x) {
+    PetscReal h[2] = {0, 0};
+
+    PetscCallCUDA(cudaMemcpyAsync(c->hdot, c->partial + 2 * HB_MAX_BLOCKS, sizeof(PetscReal), cudaMemcpyDeviceToHost, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    h[0] = *c->hdot;
+    if (parallel && hb->nshared) {
+      PetscCallCUDA(cudaMemcpyAsync(c->hdot, c->partial + HB_MAX_BLOCKS, sizeof(PetscReal), cudaMemcpyDeviceToHost, stream));
+      PetscCallCUDA(cudaStreamSynchronize(stream));
+      h[1] = *c->hdot;
+    }
+    PetscCall(PetscLogGpuToCpu(2 * sizeof(PetscReal)));
+    *dot = h[0] + h[1];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HBMultDevice(Mat_HB *hb, const PetscScalar *x, PetscScalar *y, PetscBool wantdot, PetscReal *dot, cudaStream_t stream)
+{
+  SquallHBCUDA c = hb->cuda;
+  PetscMPIInt  size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(hb->comm, &size));
+  if (size > 1) PetscCall(PetscSFBcastWithMemTypeBegin(hb->num.sfx, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, x, PETSC_MEMTYPE_CUDA, c->xghost, MPI_REPLACE));
+  PetscCall(HBLocalOp(hb, 0, hb->nint, x, stream));
+  if (size > 1) PetscCall(PetscSFBcastEnd(hb->num.sfx, MPIU_SCALAR, x, c->xghost, MPI_REPLACE));
+  PetscCall(HBLocalOp(hb, hb->nint, hb->nelem, x, stream));
+  PetscCall(HBGather(hb, y, wantdot ? x : NULL, dot, (PetscBool)(size > 1), stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallHBMultCUDA(Mat_HB *hb, Vec x, Vec y, PetscBool wantdot, PetscReal *dot)
+{
+  const PetscScalar *xd;
+  PetscScalar       *yd;
+  cudaStream_t       stream;
+
+  PetscFunctionBegin;
+  PetscCall(HBSetUpCUDA(hb));
+  PetscCall(HBGetStream(&stream));
+  PetscCall(VecCUDAGetArrayRead(x, &xd));
+  PetscCall(VecCUDAGetArrayWrite(y, &yd));
+  PetscCall(HBMultDevice(hb, xd, yd, wantdot, dot, stream));
+  PetscCall(VecCUDARestoreArrayWrite(y, &yd));
+  PetscCall(VecCUDARestoreArrayRead(x, &xd));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the empirical roofline: 8 reads and 1 write per entry */
+__global__ static void __launch_bounds__(HB_BLOCK) HBStreamKernel(PetscInt n, const PetscScalar *__restrict__ a0, const PetscScalar *__restrict__ a1, const PetscScalar *__restrict__ a2, const PetscScalar *__restrict__ a3, const PetscScalar *__restrict__ a4, const PetscScalar *__restrict__ a5,
+                                                                  const PetscScalar *__restrict__ a6, const PetscScalar *__restrict__ a7, PetscScalar *__restrict__ y)
+{
+  for (PetscInt i = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * HB_BLOCK) y[i] = a0[i] + a1[i] + a2[i] + a3[i] + a4[i] + a5[i] + a6[i] + a7[i];
+}
+
+static PetscErrorCode HBElapsed(SquallHBCUDA c, PetscInt reps, PetscReal *t)
+{
+  float ms;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaEventSynchronize(c->stop));
+  PetscCallCUDA(cudaEventElapsedTime(&ms, c->start, c->stop));
+  *t = (PetscReal)(1e-3 * ms / reps);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallHBBenchmarkCUDA(Mat_HB *hb, Vec x, Vec y, PetscInt reps, SquallHBBenchResult *res)
+{
+  SquallHBCUDA       c;
+  const PetscScalar *xd;
+  PetscScalar       *yd, *s[9];
+  cudaStream_t       stream;
+  PetscReal          dot;
+  PetscMPIInt        size;
+  /* big enough to stream from HBM rather than L2, bounded so that it fits beside the operator */
+  const PetscInt     ns = PetscMax(PetscMin(hb->nelem * hb->Np, (PetscInt)1 << 26), (PetscInt)1 << 22);
+  const int          sgrid = (int)PetscMin((ns + HB_BLOCK - 1) / HB_BLOCK, 65536);
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(hb->comm, &size));
+  PetscCall(HBSetUpCUDA(hb));
+  c = hb->cuda;
+  PetscCall(HBGetStream(&stream));
+  PetscCall(VecCUDAGetArrayRead(x, &xd));
+  PetscCall(VecCUDAGetArrayWrite(y, &yd));
+  /* a first product fills the ghost values and warms up */
+  PetscCall(HBMultDevice(hb, xd, yd, PETSC_TRUE, &dot, stream));
+
+  PetscCallCUDA(cudaEventRecord(c->start, stream));
+  for (PetscInt r = 0; r < reps; r++) PetscCall(HBLocalOp(hb, 0, hb->nelem, xd, stream));
+  PetscCallCUDA(cudaEventRecord(c->stop, stream));
+  PetscCall(HBElapsed(c, reps, &res->t_kernel));
+
+  PetscCallCUDA(cudaEventRecord(c->start, stream));
+  for (PetscInt r = 0; r < reps; r++) {
+    HBGatherKernel<false><<<HBGrid(hb->nown), HB_BLOCK, 0, stream>>>(0, hb->nown, 0, c->rowptr, c->col, c->yL, yd, NULL, NULL);
+    if (hb->nghost) HBGatherKernel<false><<<HBGrid(hb->nghost), HB_BLOCK, 0, stream>>>(hb->nown, hb->nown + hb->nghost, 0, c->rowptr, c->col, c->yL, c->yghost, NULL, NULL);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaEventRecord(c->stop, stream));
+  PetscCall(HBElapsed(c, reps, &res->t_gather));
+
+  PetscCallCUDA(cudaEventRecord(c->start, stream));
+  for (PetscInt r = 0; r < reps; r++) PetscCall(HBMultDevice(hb, xd, yd, PETSC_FALSE, NULL, stream));
+  PetscCallCUDA(cudaEventRecord(c->stop, stream));
+  PetscCall(HBElapsed(c, reps, &res->t_mult));
+  PetscCall(VecCUDARestoreArrayWrite(y, &yd));
+  PetscCall(VecCUDARestoreArrayRead(x, &xd));
+
+  PetscCall(PetscLogEventBegin(SQUALL_HBStream, 0, 0, 0, 0));
+  for (int a = 0; a < 9; a++) {
+    PetscCallCUDA(cudaMalloc((void **)&s[a], (size_t)ns * sizeof(PetscScalar)));
+    PetscCallCUDA(cudaMemsetAsync(s[a], 0, (size_t)ns * sizeof(PetscScalar), stream));
+  }
+  HBStreamKernel<<<sgrid, HB_BLOCK, 0, stream>>>(ns, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]);
+  PetscCallCUDA(cudaEventRecord(c->start, stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  for (PetscInt r = 0; r < reps; r++) HBStreamKernel<<<sgrid, HB_BLOCK, 0, stream>>>(ns, s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCallCUDA(cudaEventRecord(c->stop, stream));
+  PetscCall(HBElapsed(c, reps, &res->t_stream));
+  PetscCall(PetscLogGpuFlops(7.0 * ns * (reps + 1)));
+  for (int a = 0; a < 9; a++) PetscCallCUDA(cudaFree(s[a]));
+  PetscCall(PetscLogEventEnd(SQUALL_HBStream, 0, 0, 0, 0));
+  res->bytes_stream = 9.0 * ns * sizeof(PetscScalar);
+  res->device       = PETSC_TRUE;
+  (void)size;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,696 @@
+/* Assembly of the P1 operators: matrices preallocated exactly from the graph, and three ways to fill
+   them, kept side by side for testing and benchmarking:
+     atomic     squall's direct assembly: each element entry finds its column by binary search in its
+                row and is added into the AIJ value array (atomicAdd on the GPU, src/cuda/p1assembly.cu;
+                here the CPU reference, a plain loop that needs no atomics);
+     coo        MatSetPreallocationCOO once per matrix, then element values and MatSetValuesCOO;
+     setvalues  host MatSetValues, element by element, then MatAssemblyBegin/End.
+   Block size 3 uses MATAIJ (AIJCUSPARSE on the GPU) with block size 3: the value array of the AIJ
+   matrix with rows 3r+i interleaves the 3x3 blocks (see p1tet.h), which the GPU kernel, the CPU
+   reference, GAMG (through the block size) and cuSPARSE all use as they are. */
+#include "mat/p1impl.h"
+#include "cuda/p1cuda.h"
+
+PetscErrorCode SquallP1GetInfo(PetscObject obj, SquallP1Info **info)
+{
+  PetscContainer c = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery(obj, "SquallP1Info", (PetscObject *)&c));
+  *info = NULL;
+  if (c) PetscCall(PetscContainerGetPointer(c, (void **)info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1SetInfo(SquallP1 p1, PetscObject obj, PetscInt bs, SquallP1Info **info)
+{
+  SquallP1Info *in;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&in));
+  in->p1id = p1->id;
+  in->bs   = bs;
+  PetscCall(PetscObjectContainerCompose(obj, "SquallP1Info", in, PetscContainerUserDestroyDefault));
+  if (info) *info = in;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscLogDouble SquallP1ElementFlops(const PetscReal coef[], PetscInt bs)
+{
+  PetscLogDouble f = 16.0 * bs * bs;
+
+  if (coef[SQUALL_P1_MASS] != 0 || coef[SQUALL_P1_ADVECTION] != 0) f += 11 * 112;
+  if (coef[SQUALL_P1_DIFFUSION] != 0) f += 172;
+  if (bs == 3 && coef[SQUALL_P1_GRADDIV] != 0) f += 3 * 144;
+  return f;
+}
+
+/* the CSR of the AIJ matrix with block size bs, global columns (for the preallocation) */
+static PetscErrorCode P1ExpandedCSR(SquallP1 p1, PetscInt bs, PetscInt **Ia, PetscInt **Ja)
+{
+  const PetscInt n = p1->nowned;
+  PetscInt      *ri, *rj, *buf, maxlen = 0, k = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < n; r++) maxlen = PetscMax(maxlen, p1->dI[r + 1] - p1->dI[r] + p1->oI[r + 1] - p1->oI[r]);
+  PetscCall(PetscMalloc1(bs * n + 1, &ri));
+  PetscCall(PetscMalloc1((size_t)bs * bs * p1->nnz + 1, &rj));
+  PetscCall(PetscMalloc1(maxlen + 1, &buf));
+  ri[0] = 0;
+  for (PetscInt r = 0; r < n; r++) {
+    PetscInt m = 0, pd = p1->dI[r], po = p1->oI[r];
+
+    /* merge the two sorted lists by global column */
+    while (pd < p1->dI[r + 1] || po < p1->oI[r + 1]) {
+      const PetscInt gd = pd < p1->dI[r + 1] ? p1->rstart + p1->dJ[pd] : PETSC_INT_MAX, go = po < p1->oI[r + 1] ? p1->garray[p1->oJ[po]] : PETSC_INT_MAX;
+
+      if (gd < go) {
+        buf[m++] = gd;
+        pd++;
+      } else {
+        buf[m++] = go;
+        po++;
+      }
+    }
+    for (PetscInt i = 0; i < bs; i++) {
+      for (PetscInt q = 0; q < m; q++)
+        for (PetscInt j = 0; j < bs; j++) rj[k++] = bs * buf[q] + j;
+      ri[bs * r + i + 1] = k;
+    }
+  }
+  PetscCall(PetscFree(buf));
+  *Ia = ri;
+  *Ja = rj;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallP1CreateMatrix - a square matrix for scalar (bs 1) or 3-component (bs 3) operators on the
+  nodes, preallocated exactly from node adjacency: MATAIJ, or MATAIJCUSPARSE with the CUDA backend,
+  with block size bs. The pattern is fixed (MAT_NEW_NONZERO_LOCATION_ERR).
+@*/
+PetscErrorCode SquallP1CreateMatrix(SquallP1 p1, PetscInt bs, Mat *A)
+{
+  PetscInt *ri = NULL, *rj = NULL;
+
+  PetscFunctionBegin;
+  PetscCheck(p1->setup, p1->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallP1SetUp() first");
+  PetscCheck(bs == 1 || bs == 3, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "Operators have block size 1 (scalar) or 3 (3 components), not %" PetscInt_FMT, bs);
+  PetscCall(MatCreate(p1->comm, A));
+  PetscCall(MatSetSizes(*A, bs * p1->nowned, bs * p1->nowned, bs * p1->N, bs * p1->N));
+  PetscCall(MatSetBlockSize(*A, bs));
+  PetscCall(MatSetType(*A, p1->backend == SQUALL_P1_CUDA ? MATAIJCUSPARSE : MATAIJ));
+  PetscCall(P1ExpandedCSR(p1, bs, &ri, &rj));
+  /* only the one matching the type acts; on one rank global and local columns coincide */
+  PetscCall(MatSeqAIJSetPreallocationCSR(*A, ri, rj, NULL));
+  PetscCall(MatMPIAIJSetPreallocationCSR(*A, ri, rj, NULL));
+  PetscCall(PetscFree(ri));
+  PetscCall(PetscFree(rj));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  PetscCall(MatSetOption(*A, MAT_NO_OFF_PROC_ENTRIES, PETSC_TRUE));
+  PetscCall(P1SetInfo(p1, (PetscObject)*A, bs, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* does the AIJ block B have exactly the (bs-expanded) layout of the scalar graph (ri, rj)? */
+static PetscErrorCode P1CheckBlock(Mat B, PetscInt bs, PetscInt n, const PetscInt *ri, const PetscInt *rj, PetscBool *ok)
+{
+  PetscInt        nr;
+  const PetscInt *ia, *ja;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  *ok = PETSC_TRUE;
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  if (!done || nr != bs * n) *ok = PETSC_FALSE;
+  for (PetscInt r = 0; r < n && *ok; r++) {
+    const PetscInt len = ri[r + 1] - ri[r];
+
+    for (PetscInt i = 0; i < bs && *ok; i++) {
+      const PetscInt row = bs * r + i, start = bs * bs * ri[r] + i * bs * len;
+
+      if (ia[row] != start || ia[row + 1] - ia[row] != bs * len) *ok = PETSC_FALSE;
+      for (PetscInt p = 0; p < len && *ok; p++)
+        for (PetscInt j = 0; j < bs; j++)
+          if (ja[start + bs * p + j] != bs * rj[ri[r] + p] + j) *ok = PETSC_FALSE;
+    }
+  }
+  if (done) PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The atomic path writes PETSc's AIJ value arrays through squall's own copy of the graph: check,
+   once per nonzero state of the matrix, that PETSc's layout is exactly that graph */
+PetscErrorCode SquallP1CheckLayout(SquallP1 p1, PetscInt bs, Mat A)
+{
+  PetscBool       ismpi, isseq, ok = PETSC_TRUE;
+  Mat             Ad = A, Ao = NULL;
+  const PetscInt *garray = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATSEQAIJ, &isseq));
+  PetscCheck(ismpi || isseq, p1->comm, PETSC_ERR_SUP, "-p1_assembly atomic writes the value arrays of AIJ matrices, not %s; use -p1_assembly coo or setvalues", ((PetscObject)A)->type_name);
+  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(P1CheckBlock(Ad, bs, p1->nowned, p1->dI, p1->dJ, &ok));
+  if (ok && Ao) {
+    PetscInt nc;
+
+    PetscCall(P1CheckBlock(Ao, bs, p1->nowned, p1->oI, p1->oJ, &ok));
+    PetscCall(MatGetLocalSize(Ao, NULL, &nc));
+    if (nc != bs * p1->ngarray) ok = PETSC_FALSE;
+    for (PetscInt k = 0; k < p1->ngarray && ok; k++)
+      for (PetscInt j = 0; j < bs; j++)
+        if (garray[bs * k + j] != bs * p1->garray[k] + j) ok = PETSC_FALSE;
+  } else if (ok && p1->oI[p1->nowned]) ok = PETSC_FALSE;
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, p1->comm));
+  PetscCheck(ok, p1->comm, PETSC_ERR_PLIB, "The AIJ layout of the matrix differs from squall's sparsity graph (was its pattern changed?); the atomic assembly cannot write it");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1CheckCoef(SquallP1 p1, PetscInt bs, const PetscReal coef[], SquallP1Coef *c)
+{
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < SQUALL_P1_NUM_TERMS; k++) c->c[k] = coef[k];
+  PetscCheck(coef[SQUALL_P1_ADVECTION] == 0 || p1->u, p1->comm, PETSC_ERR_ARG_WRONGSTATE, "The advection term needs a velocity: call SquallP1SetVelocity() first");
+  PetscCheck(coef[SQUALL_P1_GRADDIV] == 0 || bs == 3, p1->comm, PETSC_ERR_ARG_INCOMP, "The grad-div term needs a 3-component operator (block size 3), not block size %" PetscInt_FMT, bs);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the element data on the host (fields read through VecGetArrayRead, which syncs device vectors) */
+static PetscErrorCode P1GetElementsHost(SquallP1 p1, SquallP1Elements *E)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(E, sizeof(*E)));
+  E->ne   = p1->ne;
+  E->tet  = p1->tet;
+  E->ts   = 1;
+  E->es   = 4;
+  E->geom = p1->geom;
+  if (p1->rho) PetscCall(VecGetArrayRead(p1->rho, &E->rho));
+  if (p1->u) PetscCall(VecGetArrayRead(p1->u, &E->u));
+  if (p1->hasK && p1->Kloc == SQUALL_P1_NODE) PetscCall(VecGetArrayRead(p1->K, &E->K));
+  if (p1->hasK && p1->Kloc == SQUALL_P1_ELEMENT) PetscCall(VecGetArrayRead(p1->Ke, &E->Ke));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1RestoreElementsHost(SquallP1 p1, SquallP1Elements *E)
+{
+  PetscFunctionBegin;
+  if (E->rho) PetscCall(VecRestoreArrayRead(p1->rho, &E->rho));
+  if (E->u) PetscCall(VecRestoreArrayRead(p1->u, &E->u));
+  if (E->K) PetscCall(VecRestoreArrayRead(p1->K, &E->K));
+  if (E->Ke) PetscCall(VecRestoreArrayRead(p1->Ke, &E->Ke));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the CPU reference of the atomic kernel: the same element code and scatter, one element at a time */
+static PetscErrorCode P1AssembleHostDirect(SquallP1 p1, PetscInt bs, const SquallP1Coef *coef, Mat A)
+{
+  const PetscInt   n  = p1->nowned;
+  const PetscReal  cg = coef->c[SQUALL_P1_GRADDIV];
+  Mat              Ad = A, Ao = NULL;
+  PetscBool        ismpi;
+  PetscScalar     *da = NULL, *oa = NULL;
+  SquallP1CSR      D, O;
+  SquallP1Elements E;
+  PetscInt         nmiss = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_P1Assemble, A, 0, 0, 0));
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
+  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(MatSeqAIJGetArray(Ad, &da));
+  PetscCall(PetscArrayzero(da, bs * bs * p1->dI[n]));
+  if (Ao) {
+    PetscCall(MatSeqAIJGetArray(Ao, &oa));
+    PetscCall(PetscArrayzero(oa, bs * bs * p1->oI[n]));
+  }
+  D.ia = p1->dI;
+  D.ja = p1->dJ;
+  D.a = da;
+  O.ia = p1->oI;
+  O.ja = p1->oJ;
+  O.a = oa;
+  PetscCall(P1GetElementsHost(p1, &E));
+  for (PetscInt e = 0; e < p1->ne; e++) {
+    PetscInt  v[4];
+    PetscReal g[4][3], vol, S[4][4];
+
+    SquallP1ElementLoad(&E, e, coef, v, g, &vol, S);
+    nmiss += SquallP1ScatterElement((int)bs, v, p1->row, p1->cd, p1->co, D, O, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol);
+  }
+  PetscCall(P1RestoreElementsHost(p1, &E));
+  if (Ao) PetscCall(MatSeqAIJRestoreArray(Ao, &oa));
+  PetscCall(MatSeqAIJRestoreArray(Ad, &da));
+  /* the blocks changed behind the parallel matrix's back: let its users (PC, KSP) know */
+  if (ismpi) PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscCall(PetscLogFlops(SquallP1ElementFlops(coef->c, bs) * p1->ne));
+  PetscCall(PetscLogEventEnd(SQUALL_P1Assemble, A, 0, 0, 0));
+  PetscCheck(!nmiss, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " element entries fell outside the sparsity graph", nmiss);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the element matrix in the row-major layout of MatSetValues(Blocked) and of the COO values */
+static void P1ElementValues(PetscInt bs, const PetscReal S[4][4], const PetscReal g[4][3], PetscReal cgvol, PetscScalar *vals)
+{
+  const PetscInt m = 4 * bs;
+
+  for (int a = 0; a < 4; a++)
+    for (int i = 0; i < bs; i++)
+      for (int b = 0; b < 4; b++)
+        for (int j = 0; j < bs; j++) vals[m * (bs * a + i) + bs * b + j] = bs == 1 ? S[a][b] : SquallP1BlockEntry(S, g, cgvol, a, i, b, j);
+}
+
+static PetscErrorCode P1AssembleSetValues(SquallP1 p1, PetscInt bs, const SquallP1Coef *coef, Mat A)
+{
+  const PetscReal  cg = coef->c[SQUALL_P1_GRADDIV];
+  SquallP1Elements E;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_P1SetValues, A, 0, 0, 0));
+  PetscCall(MatZeroEntries(A));
+  PetscCall(P1GetElementsHost(p1, &E));
+  for (PetscInt e = 0; e < p1->ne; e++) {
+    PetscInt    v[4], rows[4], cols[4];
+    PetscReal   g[4][3], vol, S[4][4];
+    PetscScalar vals[144];
+
+    SquallP1ElementLoad(&E, e, coef, v, g, &vol, S);
+    for (PetscInt a = 0; a < 4; a++) {
+      rows[a] = p1->row[v[a]] >= 0 ? p1->gidx[v[a]] : -1; /* MatSetValues skips negative rows */
+      cols[a] = p1->gidx[v[a]];
+    }
+    P1ElementValues(bs, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol, vals);
+    if (bs == 1) PetscCall(MatSetValues(A, 4, rows, 4, cols, vals, ADD_VALUES));
+    else PetscCall(MatSetValuesBlocked(A, 4, rows, 4, cols, vals, ADD_VALUES));
+  }
+  PetscCall(P1RestoreElementsHost(p1, &E));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscLogFlops(SquallP1ElementFlops(coef->c, bs) * p1->ne));
+  PetscCall(PetscLogEventEnd(SQUALL_P1SetValues, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* COO indices of all element entries, element-major with the layout of P1ElementValues: rows of
+   vertices owned elsewhere are -1, which PETSc ignores, so nothing is communicated */
+PetscErrorCode SquallP1COOIndices(SquallP1 p1, PetscInt bs, PetscCount *n, PetscInt **ci, PetscInt **cj)
+{
+  const PetscInt m = 4 * bs;
+  PetscInt      *ri, *rj;
+
+  PetscFunctionBegin;
+  *n = (PetscCount)m * m * p1->ne;
+  PetscCall(PetscMalloc2(*n, &ri, *n, &rj));
+  for (PetscInt e = 0; e < p1->ne; e++) {
+    const PetscInt *v = &p1->tet[4 * e];
+
+    for (PetscInt a = 0; a < 4; a++)
+      for (PetscInt i = 0; i < bs; i++)
+        for (PetscInt b = 0; b < 4; b++)
+          for (PetscInt j = 0; j < bs; j++) {
+            const PetscCount k = (PetscCount)m * m * e + m * (bs * a + i) + bs * b + j;
+
+            ri[k] = p1->row[v[a]] >= 0 ? bs * p1->gidx[v[a]] + i : -1;
+            rj[k] = bs * p1->gidx[v[b]] + j;
+          }
+  }
+  *ci = ri;
+  *cj = rj;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1ElementValuesCOOHost(SquallP1 p1, PetscInt bs, const SquallP1Coef *coef)
+{
+  const PetscInt   m  = 4 * bs;
+  const PetscReal  cg = coef->c[SQUALL_P1_GRADDIV];
+  SquallP1Elements E;
+
+  PetscFunctionBegin;
+  if (!p1->coov[bs]) PetscCall(PetscMalloc1((size_t)m * m * PetscMax(p1->ne, 1), &p1->coov[bs]));
+  PetscCall(P1GetElementsHost(p1, &E));
+  for (PetscInt e = 0; e < p1->ne; e++) {
+    PetscInt  v[4];
+    PetscReal g[4][3], vol, S[4][4];
+
+    SquallP1ElementLoad(&E, e, coef, v, g, &vol, S);
+    P1ElementValues(bs, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol, p1->coov[bs] + (size_t)m * m * e);
+  }
+  PetscCall(P1RestoreElementsHost(p1, &E));
+  PetscCall(PetscLogFlops(SquallP1ElementFlops(coef->c, bs) * p1->ne));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1AssembleCOO(SquallP1 p1, PetscInt bs, const SquallP1Coef *coef, Mat A, SquallP1Info *info)
+{
+  PetscFunctionBegin;
+  if (!info->coo) {
+    PetscCount n;
+    PetscInt  *ci, *cj;
+
+    PetscCall(SquallP1COOIndices(p1, bs, &n, &ci, &cj));
+    PetscCall(MatSetPreallocationCOO(A, n, ci, cj));
+    PetscCall(PetscFree2(ci, cj));
+    info->coo      = PETSC_TRUE;
+    info->verified = 0;
+  }
+  PetscCall(PetscLogEventBegin(SQUALL_P1AssembleCOO, A, 0, 0, 0));
+  if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1CUDAElementValuesCOO(p1, bs, coef->c));
+  else PetscCall(P1ElementValuesCOOHost(p1, bs, coef));
+  /* INSERT_VALUES: the matrix becomes the sum of the COO values, no zeroing needed */
+  PetscCall(MatSetValuesCOO(A, p1->coov[bs], INSERT_VALUES));
+  PetscCall(PetscLogEventEnd(SQUALL_P1AssembleCOO, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallP1AssembleOperator - assembles the operator with coefficients coef[SQUALL_P1_NUM_TERMS] (see
+  SquallP1Term) into A from SquallP1CreateMatrix(); with block size 3 the scalar operator acts on each
+  component and coef[SQUALL_P1_GRADDIV] adds int (div v)(div w). The path is the SquallP1's assembly
+  type (-p1_assembly). Rows of nodes owned elsewhere are computed there: nothing is communicated.
+@*/
+PetscErrorCode SquallP1AssembleOperator(SquallP1 p1, const PetscReal coef[], Mat A)
+{
+  SquallP1Info    *info;
+  SquallP1Coef     c;
+  PetscObjectState st;
+
+  PetscFunctionBegin;
+  PetscCheck(p1->setup, p1->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallP1SetUp() first");
+  PetscCall(SquallP1GetInfo((PetscObject)A, &info));
+  PetscCheck(info && info->p1id == p1->id, p1->comm, PETSC_ERR_ARG_WRONG, "The matrix was not created by this SquallP1's SquallP1CreateMatrix()");
+  PetscCall(P1CheckCoef(p1, info->bs, coef, &c));
+  switch (p1->assembly) {
+  case SQUALL_P1_ASSEMBLY_ATOMIC:
+    PetscCall(MatGetNonzeroState(A, &st));
+    if (info->verified != st + 1) {
+      PetscCall(SquallP1CheckLayout(p1, info->bs, A));
+      info->verified = st + 1;
+    }
+    if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1CUDAAssembleOperator(p1, info->bs, c.c, A));
+    else PetscCall(P1AssembleHostDirect(p1, info->bs, &c, A));
+    break;
+  case SQUALL_P1_ASSEMBLY_COO:
+    PetscCall(P1AssembleCOO(p1, info->bs, &c, A, info));
+    break;
+  case SQUALL_P1_ASSEMBLY_SETVALUES:
+    PetscCall(P1AssembleSetValues(p1, info->bs, &c, A));
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1AssembleMass(SquallP1 p1, Mat A)
+{
+  const PetscReal coef[SQUALL_P1_NUM_TERMS] = {1, 0, 0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1AssembleOperator(p1, coef, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1AssembleAdvection(SquallP1 p1, Mat A)
+{
+  const PetscReal coef[SQUALL_P1_NUM_TERMS] = {0, 1, 0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1AssembleOperator(p1, coef, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1AssembleDiffusion(SquallP1 p1, Mat A)
+{
+  const PetscReal coef[SQUALL_P1_NUM_TERMS] = {0, 0, 1, 0};
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1AssembleOperator(p1, coef, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- right-hand sides */
+
+static PetscErrorCode P1ElementRHSHost(SquallP1 p1, PetscInt bs, const SquallP1Coef *coef, Vec fl, PetscInt e, const SquallP1Elements *E, const PetscScalar *f, PetscInt v[4], PetscReal r[12])
+{
+  PetscReal g[4][3], vol, S[4][4], fe[12];
+
+  PetscFunctionBegin;
+  SquallP1ElementLoad(E, e, coef, v, g, &vol, S);
+  for (PetscInt a = 0; a < 4; a++)
+    for (PetscInt i = 0; i < bs; i++) fe[bs * a + i] = PetscRealPart(f[bs * v[a] + i]);
+  SquallP1ElementApply((int)bs, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef->c[SQUALL_P1_GRADDIV] * vol, fe, r);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallP1AssembleRHS - b = sum over elements of Op_e f_e for the operator with coefficients coef
+  applied to the nodal field f (bs 1 or 3); with coef = {1, 0, 0, 0} the load vector int phi_a f,
+  with others e.g. the explicit part of a Crank-Nicolson step. b has the layout of f.
+@*/
+PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, Vec b)
+{
+  PetscInt         bs, n;
+  SquallP1Coef     c;
+  Vec              fl;
+  SquallP1Info    *info;
+  SquallP1Elements E;
+
+  PetscFunctionBegin;
+  PetscCheck(p1->setup, p1->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallP1SetUp() first");
+  PetscCall(VecGetBlockSize(f, &bs));
+  PetscCheck(bs == 1 || bs == 3, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "The field of a right-hand side has block size 1 or 3, not %" PetscInt_FMT, bs);
+  PetscCall(VecGetLocalSize(b, &n));
+  PetscCheck(n == bs * p1->nowned, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The right-hand side has local size %" PetscInt_FMT ", expected %" PetscInt_FMT, n, bs * p1->nowned);
+  PetscCall(P1CheckCoef(p1, bs, coef, &c));
+  PetscCall(SquallP1GetLocalWork(p1, bs, &fl));
+  PetscCall(SquallP1GlobalToLocal(p1, bs, f, &fl));
+  switch (p1->assembly) {
+  case SQUALL_P1_ASSEMBLY_ATOMIC:
+    if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1CUDAAssembleRHS(p1, bs, c.c, fl, b, PETSC_FALSE));
+    else {
+      const PetscScalar *fa;
+      PetscScalar       *ba;
+
+      PetscCall(PetscLogEventBegin(SQUALL_P1RHS, b, 0, 0, 0));
+      PetscCall(VecZeroEntries(b));
+      PetscCall(VecGetArray(b, &ba));
+      PetscCall(VecGetArrayRead(fl, &fa));
+      PetscCall(P1GetElementsHost(p1, &E));
+      for (PetscInt e = 0; e < p1->ne; e++) {
+        PetscInt  v[4];
+        PetscReal r[12];
+
+        PetscCall(P1ElementRHSHost(p1, bs, &c, fl, e, &E, fa, v, r));
+        for (PetscInt a = 0; a < 4; a++)
+          if (p1->row[v[a]] >= 0)
+            for (PetscInt i = 0; i < bs; i++) ba[bs * p1->row[v[a]] + i] += r[bs * a + i];
+      }
+      PetscCall(P1RestoreElementsHost(p1, &E));
+      PetscCall(VecRestoreArrayRead(fl, &fa));
+      PetscCall(VecRestoreArray(b, &ba));
+      PetscCall(PetscLogFlops((SquallP1ElementFlops(c.c, bs) + 32.0 * bs * bs) * p1->ne));
+      PetscCall(PetscLogEventEnd(SQUALL_P1RHS, b, 0, 0, 0));
+    }
+    break;
+  case SQUALL_P1_ASSEMBLY_COO:
+    PetscCall(SquallP1GetInfo((PetscObject)b, &info));
+    if (!info || info->p1id != p1->id || info->bs != bs || !info->coo) {
+      PetscInt *idx;
+
+      PetscCall(PetscMalloc1(4 * bs * PetscMax(p1->ne, 1), &idx));
+      for (PetscInt e = 0; e < p1->ne; e++)
+        for (PetscInt a = 0; a < 4; a++)
+          for (PetscInt i = 0; i < bs; i++) {
+            const PetscInt v = p1->tet[4 * e + a];
+            idx[4 * bs * e + bs * a + i] = p1->row[v] >= 0 ? bs * p1->gidx[v] + i : -1;
+          }
+      PetscCall(VecSetPreallocationCOO(b, 4 * bs * p1->ne, idx));
+      PetscCall(PetscFree(idx));
+      PetscCall(P1SetInfo(p1, (PetscObject)b, bs, &info));
+      info->coo = PETSC_TRUE;
+    }
+    PetscCall(PetscLogEventBegin(SQUALL_P1RHS, b, 0, 0, 0));
+    if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1CUDAAssembleRHS(p1, bs, c.c, fl, b, PETSC_TRUE));
+    else {
+      const PetscScalar *fa;
+
+      if (!p1->coor[bs]) PetscCall(PetscMalloc1(4 * bs * PetscMax(p1->ne, 1), &p1->coor[bs]));
+      PetscCall(VecGetArrayRead(fl, &fa));
+      PetscCall(P1GetElementsHost(p1, &E));
+      for (PetscInt e = 0; e < p1->ne; e++) {
+        PetscInt  v[4];
+        PetscReal r[12];
+
+        PetscCall(P1ElementRHSHost(p1, bs, &c, fl, e, &E, fa, v, r));
+        for (PetscInt k = 0; k < 4 * bs; k++) p1->coor[bs][4 * bs * e + k] = r[k];
+      }
+      PetscCall(P1RestoreElementsHost(p1, &E));
+      PetscCall(VecRestoreArrayRead(fl, &fa));
+    }
+    PetscCall(VecSetValuesCOO(b, p1->coor[bs], INSERT_VALUES));
+    PetscCall(PetscLogEventEnd(SQUALL_P1RHS, b, 0, 0, 0));
+    break;
+  case SQUALL_P1_ASSEMBLY_SETVALUES: {
+    const PetscScalar *fa;
+
+    PetscCall(PetscLogEventBegin(SQUALL_P1SetValues, b, 0, 0, 0));
+    PetscCall(VecZeroEntries(b));
+    PetscCall(VecGetArrayRead(fl, &fa));
+    PetscCall(P1GetElementsHost(p1, &E));
+    for (PetscInt e = 0; e < p1->ne; e++) {
+      PetscInt    v[4], idx[12];
+      PetscReal   r[12];
+      PetscScalar rs[12];
+
+      PetscCall(P1ElementRHSHost(p1, bs, &c, fl, e, &E, fa, v, r));
+      for (PetscInt a = 0; a < 4; a++)
+        for (PetscInt i = 0; i < bs; i++) {
+          idx[bs * a + i] = p1->row[v[a]] >= 0 ? bs * p1->gidx[v[a]] + i : -1;
+          rs[bs * a + i]  = r[bs * a + i];
+        }
+      PetscCall(VecSetValues(b, 4 * bs, idx, rs, ADD_VALUES));
+    }
+    PetscCall(P1RestoreElementsHost(p1, &E));
+    PetscCall(VecRestoreArrayRead(fl, &fa));
+    PetscCall(VecAssemblyBegin(b));
+    PetscCall(VecAssemblyEnd(b));
+    PetscCall(PetscLogEventEnd(SQUALL_P1SetValues, b, 0, 0, 0));
+  } break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- comparisons (tests, benchmarks) */
+
+typedef struct {
+  Mat             Ad, Ao;
+  const PetscInt *garray, *di, *dj, *oi, *oj;
+  const PetscScalar *da, *oa;
+  PetscInt        cstart, n;
+} P1Rows;
+
+static PetscErrorCode P1RowsGet(Mat A, P1Rows *R)
+{
+  PetscBool ismpi, done;
+  PetscInt  nr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(R, sizeof(*R)));
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
+  R->Ad = A;
+  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &R->Ad, &R->Ao, &R->garray));
+  PetscCall(MatGetOwnershipRangeColumn(A, &R->cstart, NULL));
+  PetscCall(MatGetRowIJ(R->Ad, 0, PETSC_FALSE, PETSC_FALSE, &R->n, &R->di, &R->dj, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatGetRowIJ failed");
+  PetscCall(MatSeqAIJGetArrayRead(R->Ad, &R->da));
+  if (R->Ao) {
+    PetscCall(MatGetRowIJ(R->Ao, 0, PETSC_FALSE, PETSC_FALSE, &nr, &R->oi, &R->oj, &done));
+    PetscCall(MatSeqAIJGetArrayRead(R->Ao, &R->oa));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1RowsRestore(P1Rows *R)
+{
+  PetscInt  nr;
+  PetscBool done;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJRestoreArrayRead(R->Ad, &R->da));
+  PetscCall(MatRestoreRowIJ(R->Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &R->di, &R->dj, &done));
+  if (R->Ao) {
+    PetscCall(MatSeqAIJRestoreArrayRead(R->Ao, &R->oa));
+    PetscCall(MatRestoreRowIJ(R->Ao, 0, PETSC_FALSE, PETSC_FALSE, &nr, &R->oi, &R->oj, &done));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* row r as (global column, value), sorted by column */
+static PetscErrorCode P1RowsRow(const P1Rows *R, PetscInt r, PetscInt *n, PetscInt *cols, PetscScalar *vals)
+{
+  PetscInt m = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt k = R->di[r]; k < R->di[r + 1]; k++) {
+    cols[m]   = R->cstart + R->dj[k];
+    vals[m++] = R->da[k];
+  }
+  if (R->Ao)
+    for (PetscInt k = R->oi[r]; k < R->oi[r + 1]; k++) {
+      cols[m]   = R->garray[R->oj[k]];
+      vals[m++] = R->oa[k];
+    }
+  PetscCall(PetscSortIntWithScalarArray(m, cols, vals));
+  *n = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscInt P1RowsMaxLen(const P1Rows *R)
+{
+  PetscInt m = 0;
+
+  for (PetscInt r = 0; r < R->n; r++) m = PetscMax(m, R->di[r + 1] - R->di[r] + (R->Ao ? R->oi[r + 1] - R->oi[r] : 0));
+  return m;
+}
+
+PetscErrorCode SquallP1MatCompare(Mat A, Mat B, PetscReal *diff)
+{
+  P1Rows       RA, RB;
+  PetscInt     len, *ca, *cb, na, nb;
+  PetscScalar *va, *vb;
+  PetscReal    d = 0;
+
+  PetscFunctionBegin;
+  PetscCall(P1RowsGet(A, &RA));
+  PetscCall(P1RowsGet(B, &RB));
+  len = PetscMax(P1RowsMaxLen(&RA), P1RowsMaxLen(&RB)) + 1;
+  PetscCall(PetscMalloc4(len, &ca, len, &cb, len, &va, len, &vb));
+  if (RA.n != RB.n) d = PETSC_MAX_REAL;
+  for (PetscInt r = 0; r < RA.n && d < PETSC_MAX_REAL; r++) {
+    PetscReal amax = 0, dmax = 0;
+
+    PetscCall(P1RowsRow(&RA, r, &na, ca, va));
+    PetscCall(P1RowsRow(&RB, r, &nb, cb, vb));
+    if (na != nb) {
+      d = PETSC_MAX_REAL;
+      break;
+    }
+    for (PetscInt k = 0; k < na; k++) {
+      if (ca[k] != cb[k]) {
+        d = PETSC_MAX_REAL;
+        break;
+      }
+      amax = PetscMax(amax, PetscAbsScalar(va[k]));
+      dmax = PetscMax(dmax, PetscAbsScalar(va[k] - vb[k]));
+    }
+    if (d < PETSC_MAX_REAL) d = PetscMax(d, amax > 0 ? dmax / amax : dmax);
+  }
+  PetscCall(PetscFree4(ca, cb, va, vb));
+  PetscCall(P1RowsRestore(&RA));
+  PetscCall(P1RowsRestore(&RB));
+  PetscCallMPI(MPIU_Allreduce(&d, diff, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1VecCompare(Vec a, Vec b, PetscReal *diff)
+{
+  const PetscScalar *x, *y;
+  PetscInt           n, m;
+  PetscReal          s[2] = {0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(a, &n));
+  PetscCall(VecGetLocalSize(b, &m));
+  PetscCheck(n == m, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vectors of local sizes %" PetscInt_FMT " and %" PetscInt_FMT, n, m);
+  PetscCall(VecGetArrayRead(a, &x));
+  PetscCall(VecGetArrayRead(b, &y));
+  for (PetscInt i = 0; i < n; i++) {
+    s[0] = PetscMax(s[0], PetscAbsScalar(x[i]));
+    s[1] = PetscMax(s[1], PetscAbsScalar(x[i] - y[i]));
+  }
+  PetscCall(VecRestoreArrayRead(a, &x));
+  PetscCall(VecRestoreArrayRead(b, &y));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, s, 2, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)a)));
+  *diff = s[0] > 0 ? s[1] / s[0] : s[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,183 @@
+static char help[] = "P1 assembly paths against each other on the CPU: squall's direct (atomic-free) reference assembly,\n"
+                     "host MatSetValues element by element, and MatSetPreallocationCOO/MatSetValuesCOO, for scalar (bs 1)\n"
+                     "and 3-component (bs 3) operators with all terms (weighted mass, advection, nodal and per-element\n"
+                     "full-tensor diffusion, grad-div), and the right-hand sides. Also: row sums (Laplacian, mass), the\n"
+                     "volume, and right-hand side = matrix x field. The mesh comes from -p1_mesh (see SquallP1CreateMeshFromOptions).\n"
+                     "  -tol <1e-14>  largest row-relative entrywise difference allowed between paths\n";
+
+#include <squall.h>
+#include "mat/p1impl.h"
+
+#define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_WORLD, PETSC_ERR_PLIB, __VA_ARGS__)
+
+static PetscErrorCode RhoFn(const PetscReal x[3], PetscScalar f[], void *ctx)
+{
+  f[0] = 1.2 + 0.3 * PetscSinReal(1.3 * x[0] + 0.4) * PetscCosReal(0.7 * x[1] - 0.9 * x[2]);
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode VelocityFn(const PetscReal x[3], PetscScalar f[], void *ctx)
+{
+  f[0] = 1 + 0.5 * x[1];
+  f[1] = -0.3 + 0.2 * x[2] * x[0];
+  f[2] = 0.4 * PetscSinReal(x[0] + x[1]);
+  return PETSC_SUCCESS;
+}
+
+/* a full, non-symmetric, position-dependent 3x3 diffusivity */
+static PetscErrorCode TensorFn(const PetscReal x[3], PetscScalar f[], void *ctx)
+{
+  for (PetscInt i = 0; i < 3; i++)
+    for (PetscInt j = 0; j < 3; j++) f[3 * i + j] = (i == j ? 2.0 : 0.3 * (i - j)) + 0.1 * PetscSinReal(x[0] + 2 * i + j) + 0.05 * x[2];
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode FieldFn(const PetscReal x[3], PetscScalar f[], void *ctx)
+{
+  const PetscInt bs = *(PetscInt *)ctx;
+
+  for (PetscInt i = 0; i < bs; i++) f[i] = PetscCosReal(2.1 * x[0] - 0.5 * i) + x[1] * x[2] + i;
+  return PETSC_SUCCESS;
+}
+
+/* one operator through the three paths; returns the atomic-path matrix */
+static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coef[], PetscReal tol, const char *what, Mat *Aout)
+{
+  Mat       A[3];
+  Vec       f, b[3], Af;
+  PetscReal d[4], dv[2], dmv;
+  PetscInt  bsf = bs;
+
+  PetscFunctionBegin;
+  for (PetscInt t = 0; t < 3; t++) {
+    PetscCall(SquallP1SetAssemblyType(p1, (SquallP1AssemblyType)t));
+    PetscCall(SquallP1CreateMatrix(p1, bs, &A[t]));
+    PetscCall(SquallP1AssembleOperator(p1, coef, A[t]));
+    /* assembling twice must give the same matrix (values are zeroed or replaced, not accumulated) */
+    PetscCall(SquallP1AssembleOperator(p1, coef, A[t]));
+  }
+  PetscCall(SquallP1MatCompare(A[0], A[2], &d[0]));
+  PetscCall(SquallP1MatCompare(A[0], A[1], &d[1]));
+  PetscCall(SquallP1MatCompare(A[1], A[2], &d[2]));
+
+  /* the atomic path into a matrix whose structure came from MatSetPreallocationCOO (re-verified layout) */
+  PetscCall(SquallP1SetAssemblyType(p1, SQUALL_P1_ASSEMBLY_ATOMIC));
+  PetscCall(SquallP1AssembleOperator(p1, coef, A[1]));
+  PetscCall(SquallP1MatCompare(A[0], A[1], &d[3]));
+
+  PetscCall(SquallP1CreateVector(p1, bs, &f));
+  PetscCall(SquallP1Interpolate(p1, bs, FieldFn, &bsf, f));
+  for (PetscInt t = 0; t < 3; t++) {
+    PetscCall(SquallP1SetAssemblyType(p1, (SquallP1AssemblyType)t));
+    PetscCall(VecDuplicate(f, &b[t]));
+    PetscCall(SquallP1AssembleRHS(p1, coef, f, b[t]));
+    PetscCall(SquallP1AssembleRHS(p1, coef, f, b[t]));
+  }
+  PetscCall(SquallP1VecCompare(b[0], b[2], &dv[0]));
+  PetscCall(SquallP1VecCompare(b[0], b[1], &dv[1]));
+  /* the element-wise right-hand side is the assembled operator applied to the field */
+  PetscCall(VecDuplicate(f, &Af));
+  PetscCall(MatMult(A[0], f, Af));
+  PetscCall(SquallP1VecCompare(Af, b[0], &dmv));
+
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-36s bs %" PetscInt_FMT ": reference vs setvalues %.1e, vs coo %.1e, setvalues vs coo %.1e, atomic into the COO pattern %.1e; rhs vs setvalues %.1e, vs coo %.1e; rhs vs A f %.1e\n", what, bs, (double)d[0], (double)d[1], (double)d[2], (double)d[3], (double)dv[0], (double)dv[1], (double)dmv));
+  CHECK(d[0] <= tol && d[1] <= tol && d[2] <= tol && d[3] <= tol, "%s bs %" PetscInt_FMT ": the assembly paths differ (%g %g %g %g) beyond %g", what, bs, (double)d[0], (double)d[1], (double)d[2], (double)d[3], (double)tol);
+  CHECK(dv[0] <= tol && dv[1] <= tol, "%s bs %" PetscInt_FMT ": the right-hand side paths differ (%g %g) beyond %g", what, bs, (double)dv[0], (double)dv[1], (double)tol);
+  CHECK(dmv <= 1e-13, "%s bs %" PetscInt_FMT ": element-wise right-hand side differs from A f by %g", what, bs, (double)dmv);
+  for (PetscInt t = 0; t < 3; t++) PetscCall(VecDestroy(&b[t]));
+  PetscCall(VecDestroy(&f));
+  PetscCall(VecDestroy(&Af));
+  PetscCall(MatDestroy(&A[1]));
+  PetscCall(MatDestroy(&A[2]));
+  if (Aout) *Aout = A[0];
+  else PetscCall(MatDestroy(&A[0]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  DM         dm;
+  SquallP1   p1;
+  Vec        rho, u, K, Ke, one, r;
+  Mat        A;
+  PetscReal  tol = 1e-14, vol, sum, nr, nA;
+  PetscInt   N, NE;
+  PetscInt64 nnz;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
+  PetscCall(SquallP1CreateMeshFromOptions(PETSC_COMM_WORLD, &dm));
+  PetscCall(SquallP1Create(dm, &p1));
+  PetscCall(SquallP1SetBackend(p1, SQUALL_P1_HOST));
+  PetscCall(SquallP1SetFromOptions(p1));
+  PetscCall(SquallP1SetUp(p1));
+  PetscCall(SquallP1GetSizes(p1, NULL, &N, NULL, &NE));
+  PetscCall(SquallP1GetNonzeros(p1, NULL, &nnz));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mesh: %" PetscInt_FMT " nodes, %" PetscInt_FMT " tetrahedra, %" PetscInt64_FMT " nonzeros\n", N, NE, nnz));
+
+  /* identities first, with constant coefficients: mass entries sum to the volume, the Laplacian
+     annihilates constants */
+  {
+    const PetscReal cm[4] = {1, 0, 0, 0}, cd[4] = {0, 0, 1, 0};
+    Mat             M, L;
+
+    PetscCall(SquallP1CreateMatrix(p1, 1, &M));
+    PetscCall(SquallP1CreateMatrix(p1, 1, &L));
+    PetscCall(SquallP1AssembleOperator(p1, cm, M));
+    PetscCall(SquallP1AssembleOperator(p1, cd, L));
+    PetscCall(MatCreateVecs(M, &one, &r));
+    PetscCall(VecSet(one, 1));
+    PetscCall(MatMult(M, one, r));
+    PetscCall(VecSum(r, &sum));
+    PetscCall(SquallP1Integrate(p1, one, &vol));
+    PetscCall(MatMult(L, one, r));
+    PetscCall(VecNorm(r, NORM_INFINITY, &nr));
+    PetscCall(MatNorm(L, NORM_INFINITY, &nA));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "volume %.12e, sum of mass entries %.12e; Laplacian row sums %.1e relative\n", (double)vol, (double)sum, (double)(nr / nA)));
+    CHECK(PetscAbsReal(sum - vol) <= 1e-12 * vol, "mass entries sum to %.15g, volume %.15g", (double)sum, (double)vol);
+    CHECK(nr <= 1e-13 * nA, "Laplacian row sums %g (relative)", (double)(nr / nA));
+    PetscCall(VecDestroy(&one));
+    PetscCall(VecDestroy(&r));
+    PetscCall(MatDestroy(&M));
+    PetscCall(MatDestroy(&L));
+  }
+
+  PetscCall(SquallP1CreateVector(p1, 1, &rho));
+  PetscCall(SquallP1CreateVector(p1, 3, &u));
+  PetscCall(SquallP1CreateVector(p1, 9, &K));
+  PetscCall(SquallP1Interpolate(p1, 1, RhoFn, NULL, rho));
+  PetscCall(SquallP1Interpolate(p1, 3, VelocityFn, NULL, u));
+  PetscCall(SquallP1Interpolate(p1, 9, TensorFn, NULL, K));
+  PetscCall(SquallP1SetMassCoefficient(p1, rho));
+  PetscCall(SquallP1SetVelocity(p1, u));
+  PetscCall(SquallP1SetDiffusivity(p1, SQUALL_P1_NODE, K));
+  {
+    const PetscReal c1[4] = {1.3, 0.7, 0.9, 0}, c3[4] = {1.3, 0.7, 0.9, 0.4};
+
+    PetscCall(ComparePaths(p1, 1, c1, tol, "mass+advection+nodal-tensor diffusion", NULL));
+    PetscCall(ComparePaths(p1, 3, c3, tol, "... + grad-div", NULL));
+  }
+  /* per-element diffusivity from the element metric (length-scale tensor) */
+  PetscCall(SquallP1CreateElementVector(p1, 9, &Ke));
+  PetscCall(SquallP1ComputeElementMetric(p1, 0.5, Ke, NULL));
+  PetscCall(SquallP1SetDiffusivity(p1, SQUALL_P1_ELEMENT, Ke));
+  {
+    const PetscReal c[4] = {0, 0, 1, 0};
+
+    PetscCall(ComparePaths(p1, 1, c, tol, "metric-tensor diffusion", &A));
+    PetscBool sym;
+
+    PetscCall(MatIsSymmetric(A, 1e-12, &sym));
+    CHECK(sym, "the metric-tensor diffusion matrix is not symmetric");
+    PetscCall(MatDestroy(&A));
+  }
+
+  PetscCall(VecDestroy(&Ke));
+  PetscCall(VecDestroy(&rho));
+  PetscCall(VecDestroy(&u));
+  PetscCall(VecDestroy(&K));
+  PetscCall(SquallP1Destroy(&p1));
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscFinalize());
+  return 0;
+}
