@@ -128,6 +128,10 @@ PETSC_EXTERN const char *const SquallP1Backends[];
    the CPU); coo: MatSetPreallocationCOO + MatSetValuesCOO; setvalues: MatSetValues element by element */
 typedef enum { SQUALL_P1_ASSEMBLY_ATOMIC, SQUALL_P1_ASSEMBLY_COO, SQUALL_P1_ASSEMBLY_SETVALUES } SquallP1AssemblyType;
 PETSC_EXTERN const char *const SquallP1AssemblyTypes[];
+/* order of the elements (threads): the mesh's, or greedily coloured so that no two elements of a colour
+   share a vertex and a warp's atomicAdds never hit the same matrix entry (-p1_element_order) */
+typedef enum { SQUALL_P1_ORDER_NATURAL, SQUALL_P1_ORDER_COLORED } SquallP1ElementOrder;
+PETSC_EXTERN const char *const SquallP1ElementOrders[];
 typedef enum { SQUALL_P1_NODE, SQUALL_P1_ELEMENT } SquallP1Location;
 PETSC_EXTERN const char *const SquallP1Locations[];
 /* operator terms; an operator is given by coefficients coef[SQUALL_P1_NUM_TERMS]:
@@ -156,6 +160,7 @@ PETSC_EXTERN PetscErrorCode SquallP1SetBackend(SquallP1, SquallP1Backend);
 PETSC_EXTERN PetscErrorCode SquallP1GetBackend(SquallP1, SquallP1Backend *);
 PETSC_EXTERN PetscErrorCode SquallP1SetAssemblyType(SquallP1, SquallP1AssemblyType);
 PETSC_EXTERN PetscErrorCode SquallP1GetAssemblyType(SquallP1, SquallP1AssemblyType *);
+PETSC_EXTERN PetscErrorCode SquallP1SetElementOrder(SquallP1, SquallP1ElementOrder);
 PETSC_EXTERN PetscErrorCode SquallP1SetFromOptions(SquallP1);
 PETSC_EXTERN PetscErrorCode SquallP1SetUp(SquallP1);
 PETSC_EXTERN PetscErrorCode SquallP1View(SquallP1, PetscViewer);

@@ -10,9 +10,9 @@ static char help[] = "KSP hbcg on the hipBone operator (mesh from the -hb_* opti
 #define MAXHIST 1000
 
 typedef struct {
-  PetscReal h[MAXHIST];
-  PetscInt  n;
-  PetscInt  its;
+  PetscReal          h[MAXHIST];
+  PetscInt           n;
+  PetscInt           its;
   KSPConvergedReason reason;
 } History;
 
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
   Mat         A, B;
   Vec         b;
   History     h1, h2, h0;
-  PetscReal   tol = 1e-12;
+  PetscReal   tol   = 1e-12;
   PetscBool   cmpcg = PETSC_TRUE;
   PetscMPIInt size, rank;
   const struct {
@@ -106,11 +106,11 @@ int main(int argc, char **argv)
     KSPNormType norm;
     const char *name;
   } cases[] = {
-    {PCNONE,   KSP_NORM_PRECONDITIONED,   "PC none"                         },
-    {PCJACOBI, KSP_NORM_PRECONDITIONED,   "PC jacobi, preconditioned norm"  },
+    {PCNONE, KSP_NORM_PRECONDITIONED, "PC none"},
+    {PCJACOBI, KSP_NORM_PRECONDITIONED, "PC jacobi, preconditioned norm"},
     {PCJACOBI, KSP_NORM_UNPRECONDITIONED, "PC jacobi, unpreconditioned norm"},
-    {PCJACOBI, KSP_NORM_NATURAL,          "PC jacobi, natural norm"         },
-    {PCSHELL,  KSP_NORM_PRECONDITIONED,   "PC shell (generic PCApply)"      },
+    {PCJACOBI, KSP_NORM_NATURAL, "PC jacobi, natural norm"},
+    {PCSHELL, KSP_NORM_PRECONDITIONED, "PC shell (generic PCApply)"},
   };
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));

@@ -9,10 +9,10 @@ static char help[] = "The hipBone operator (MATSHELL) against a matrix assembled
 #define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_SELF, PETSC_ERR_PLIB, __VA_ARGS__)
 
 typedef struct {
-  PetscInt  N, Nq, E[3], L[3], nlat;
-  PetscReal bounds[6], shear, lambda;
-  PetscBool dirichlet;
-  PetscReal r[16], w[16], D[256];
+  PetscInt   N, Nq, E[3], L[3], nlat;
+  PetscReal  bounds[6], shear, lambda;
+  PetscBool  dirichlet;
+  PetscReal  r[16], w[16], D[256];
   PetscReal *x1d[3]; /* lattice coordinates per direction, before the shear */
 } Ref;
 
@@ -83,11 +83,11 @@ static PetscInt Nearest(const Ref *ref, PetscInt d, PetscReal v, PetscReal *dist
 /* sequential reference matrix over all lattice nodes (Dirichlet rows and columns left empty) */
 static PetscErrorCode RefAssemble(const Ref *ref, Mat *B)
 {
-  const PetscInt Nq = ref->Nq, Np = Nq * Nq * Nq, N = ref->N;
+  const PetscInt  Nq = ref->Nq, Np = Nq * Nq * Nq, N = ref->N;
   const PetscReal s = ref->shear;
-  PetscInt      *mult, *ci, *cj, ncoo = 0, nmax;
-  PetscScalar   *cv;
-  PetscReal     *gradp;
+  PetscInt       *mult, *ci, *cj, ncoo = 0, nmax;
+  PetscScalar    *cv;
+  PetscReal      *gradp;
 
   PetscFunctionBegin;
   nmax = ref->E[0] * ref->E[1] * ref->E[2] * (Np * 9 * Nq * Nq + Np); /* per node m: pairs on the lines through m */
@@ -102,20 +102,12 @@ static PetscErrorCode RefAssemble(const Ref *ref, Mat *B)
     for (PetscInt ey = 0; ey < ref->E[1]; ey++) {
       for (PetscInt ex = 0; ex < ref->E[0]; ex++) {
         /* x = S diag(h/2) r + c: J = S diag(h/2) with S the shear */
-        const PetscReal h[3] = {(ref->bounds[1] - ref->bounds[0]) / ref->E[0] / 2, (ref->bounds[3] - ref->bounds[2]) / ref->E[1] / 2, (ref->bounds[5] - ref->bounds[4]) / ref->E[2] / 2};
-        const PetscReal J[3][3] = {
-          {h[0], s * h[1], s * h[2]},
-          {0,    h[1],     s * h[2]},
-          {0,    0,        h[2]    }
-        };
-        const PetscReal detJ = h[0] * h[1] * h[2];
+        const PetscReal h[3]    = {(ref->bounds[1] - ref->bounds[0]) / ref->E[0] / 2, (ref->bounds[3] - ref->bounds[2]) / ref->E[1] / 2, (ref->bounds[5] - ref->bounds[4]) / ref->E[2] / 2};
+        const PetscReal J[3][3] = {{h[0], s * h[1], s * h[2]}, {0, h[1], s * h[2]}, {0, 0, h[2]}};
+        const PetscReal detJ    = h[0] * h[1] * h[2];
         /* inverse of the upper triangular J */
-        const PetscReal Ji[3][3] = {
-          {1 / h[0], -s / h[0], (s * s - s) / h[0]},
-          {0,        1 / h[1],  -s / h[1]         },
-          {0,        0,         1 / h[2]          }
-        };
-        PetscInt gl[4096];
+        const PetscReal Ji[3][3] = {{1 / h[0], -s / h[0], (s * s - s) / h[0]}, {0, 1 / h[1], -s / h[1]}, {0, 0, 1 / h[2]}};
+        PetscInt        gl[4096];
 
         for (PetscInt a = 0; a < 3; a++)
           for (PetscInt b = 0; b < 3; b++) {
@@ -158,7 +150,7 @@ static PetscErrorCode RefAssemble(const Ref *ref, Mat *B)
         for (PetscInt p = 0; p < Np; p++) {
           if (gl[p] < 0) continue;
           ci[ncoo] = cj[ncoo] = gl[p];
-          cv[ncoo++]           = ref->lambda / mult[gl[p]];
+          cv[ncoo++]          = ref->lambda / mult[gl[p]];
         }
       }
     }
@@ -284,7 +276,8 @@ static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol)
   PetscCallMPI(MPIU_Allreduce(&derr, &gerr, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
   PetscCallMPI(MPIU_Allreduce(&dmax, &gmax, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
   derr = gerr / gmax;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "N=%2" PetscInt_FMT " E=%" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " N_G=%6" PetscInt_FMT ": |Ax - A_ref x|/|A_ref x| = %.2e, diagonal %.2e, assembled %.2e\n", N, info.elements[0], info.elements[1], info.elements[2], info.ndof_global, (double)err, (double)derr, (double)aerr));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "N=%2" PetscInt_FMT " E=%" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " N_G=%6" PetscInt_FMT ": |Ax - A_ref x|/|A_ref x| = %.2e, diagonal %.2e, assembled %.2e\n", N, info.elements[0], info.elements[1],
+                        info.elements[2], info.ndof_global, (double)err, (double)derr, (double)aerr));
   CHECK(err <= tol, "N=%" PetscInt_FMT ": A x differs from the reference by %g (relative)", N, (double)err);
   CHECK(derr <= tol, "N=%" PetscInt_FMT ": the diagonal differs from the reference by %g (relative)", N, (double)derr);
   CHECK(aerr <= tol, "N=%" PetscInt_FMT ": SquallHBAssemble() x differs from the operator by %g (relative)", N, (double)aerr);
@@ -308,7 +301,7 @@ static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol)
 int main(int argc, char **argv)
 {
   PetscInt  orders[16] = {1, 2, 3, 4, 5, 6}, norders = 16;
-  PetscReal tol        = 1e-13;
+  PetscReal tol = 1e-13;
   PetscBool flg;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));

@@ -20,14 +20,9 @@ static PetscReal Fact(PetscInt n)
    exact value i! j! k! / (i+j+k+3)!; the weights are fractions of the volume 1/6 */
 static PetscErrorCode TestQuadrature(void)
 {
-  const PetscReal X[4][3] = {
-    {0, 0, 0},
-    {1, 0, 0},
-    {0, 1, 0},
-    {0, 0, 1}
-  };
-  PetscReal wsum = 0, maxerr = 0, err4;
-  PetscInt  nmono = 0;
+  const PetscReal X[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  PetscReal       wsum = 0, maxerr = 0, err4;
+  PetscInt        nmono = 0;
 
   PetscFunctionBegin;
   for (int q = 0; q < SQUALL_P1_NQUAD; q++) {
@@ -56,7 +51,8 @@ static PetscErrorCode TestQuadrature(void)
           CHECK(PetscAbsReal(s - exact) <= 1e-15 * exact, "x^%" PetscInt_FMT " y^%" PetscInt_FMT " z^%" PetscInt_FMT ": rule %.17g, exact %.17g", i, j, k, (double)s, (double)exact);
           maxerr = PetscMax(maxerr, PetscAbsReal(s - exact) / exact);
           nmono++;
-        } else if (i == 4) err4 = PetscAbsReal(s - exact) / exact;
+        } else if (i == 4)
+          err4 = PetscAbsReal(s - exact) / exact;
       }
   }
   CHECK(nmono == 20, "%" PetscInt_FMT " monomials of degree <= 3, expected 20", nmono);
@@ -110,14 +106,10 @@ static PetscErrorCode TestElementMatrices(PetscRandom rnd)
     PetscReal x[4][3], invJ[9], vol, g[4][3], S[4][4], c[4], u[4][3], K[9], smax = 0, ev[16], Ks[9];
 
     if (t == 0) {
-      const PetscReal ref[4][3] = {
-        {0, 0, 0},
-        {1, 0, 0},
-        {0, 1, 0},
-        {0, 0, 1}
-      };
+      const PetscReal ref[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
       PetscCall(PetscArraycpy(&x[0][0], &ref[0][0], 12));
-    } else PetscCall(RandomTet(rnd, x));
+    } else
+      PetscCall(RandomTet(rnd, x));
     (void)SquallP1Geometry((const PetscReal(*)[3])x, invJ, &vol);
     SquallP1Gradients(invJ, g);
     CHECK(vol > 0, "volume %g", (double)vol);
@@ -158,7 +150,7 @@ static PetscErrorCode TestElementMatrices(PetscRandom rnd)
       for (int b = 0; b < 4; b++) {
         PetscReal ex = 0;
         for (int k = 0; k < 4; k++) ex += vol / 20 * (1 + (a == k)) * (u[k][0] * g[b][0] + u[k][1] * g[b][1] + u[k][2] * g[b][2]);
-        scale = PetscMax(scale, PetscAbsReal(ex));
+        scale    = PetscMax(scale, PetscAbsReal(ex));
         worst[2] = PetscMax(worst[2], PetscAbsReal(S[a][b] - ex));
         rs += S[a][b];
       }
@@ -212,7 +204,8 @@ static PetscErrorCode TestElementMatrices(PetscRandom rnd)
   }
   CHECK(worst[0] < 1e-14 && worst[1] < 1e-14 && worst[3] < 1e-14 && worst[4] < 1e-13, "element matrices: mass %g, weighted mass %g, Laplacian rows %g, tensor diffusion %g", (double)worst[0], (double)worst[1], (double)worst[3], (double)worst[4]);
   CHECK(worst[2] < 1e-13, "advection off by %g", (double)worst[2]);
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "element matrices on 200 tetrahedra: mass = |K|/20 (1 + delta_ab) to %.1e, weighted mass %.1e, advection %.1e, Laplacian row sums %.1e (symmetric, PSD, 1-D kernel), tensor diffusion %.1e\n", (double)worst[0], (double)worst[1], (double)worst[2], (double)worst[3], (double)worst[4]));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "element matrices on 200 tetrahedra: mass = |K|/20 (1 + delta_ab) to %.1e, weighted mass %.1e, advection %.1e, Laplacian row sums %.1e (symmetric, PSD, 1-D kernel), tensor diffusion %.1e\n", (double)worst[0],
+                        (double)worst[1], (double)worst[2], (double)worst[3], (double)worst[4]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -231,7 +224,7 @@ static PetscErrorCode TestSolve6(PetscRandom rnd)
     for (int k = 0; k < 6; k++) PetscCall(PetscRandomGetValueReal(rnd, &b[k]));
     if (t % 5 == 0)
       for (int j = 0; j < 6; j++) A[j] = 1e-3 * (A[6 + j] + 0.01 * A[j]); /* small, nearly dependent first row: pivoting matters */
-    if (t % 7 == 0) A[0] = 0;                           /* a zero leading pivot */
+    if (t % 7 == 0) A[0] = 0;                                             /* a zero leading pivot */
     for (int i = 0; i < 6; i++) {
       for (int j = 0; j < 6; j++) At[i + 6 * j] = A[6 * i + j]; /* LAPACK is column-major */
       bl[i] = b[i];
@@ -318,13 +311,11 @@ static PetscErrorCode TestEig3(PetscRandom rnd)
   }
   {
     /* repeated eigenvalues, diagonal, zero and negative definite matrices */
-    const PetscReal special[5][9] = {
-      {1, 0, 0, 0, 1, 0, 0, 0, 2},
-      {2, 1, 1, 1, 2, 1, 1, 1, 2}, /* 1, 1, 4 */
-      {0, 0, 0, 0, 0, 0, 0, 0, 0},
-      {-3, 1, 0, 1, -3, 0, 0, 0, -1},
-      {5, 0, 0, 0, 5, 0, 0, 0, 5}
-    };
+    const PetscReal special[5][9] = {{1, 0, 0, 0, 1, 0, 0, 0, 2},
+                                     {2, 1, 1, 1, 2, 1, 1, 1, 2}, /* 1, 1, 4 */
+                                     {0, 0, 0, 0, 0, 0, 0, 0, 0},
+                                     {-3, 1, 0, 1, -3, 0, 0, 0, -1},
+                                     {5, 0, 0, 0, 5, 0, 0, 0, 5}};
     for (int s = 0; s < 5; s++) PetscCall(CheckEig3(special[s], &werr, &verr));
   }
   CHECK(werr < 1e-14 && verr < 1e-12, "3x3 eigenpairs differ from LAPACK: eigenvalues %g, eigenvectors %g", (double)werr, (double)verr);
@@ -341,13 +332,7 @@ static PetscErrorCode TestMetric(PetscRandom rnd)
   {
     /* regular tetrahedron of edge h: M = I/h^2, L = h^2 I, all lengths h */
     const PetscReal h = 3, s = h / PetscSqrtReal(2);
-    PetscReal       x[4][3] = {
-      {0, 0, 0},
-      {s, s, 0},
-      {s, 0, s},
-      {0, s, s}
-    },
-              M[9], L[9], hh[3];
+    PetscReal       x[4][3] = {{0, 0, 0}, {s, s, 0}, {s, 0, s}, {0, s, s}}, M[9], L[9], hh[3];
     CHECK(SquallP1ElementMetric((const PetscReal(*)[3])x, M, L, hh) == 0, "regular tetrahedron: no metric");
     for (int k = 0; k < 9; k++) {
       CHECK(PetscAbsReal(M[k] - (k % 4 == 0) / (h * h)) < 1e-14, "regular tetrahedron: M[%d] = %g", k, (double)M[k]);
@@ -378,13 +363,7 @@ static PetscErrorCode TestMetric(PetscRandom rnd)
     CHECK(h[0] >= h[1] && h[1] >= h[2] && h[2] > 0, "lengths %g %g %g not sorted descending", (double)h[0], (double)h[1], (double)h[2]);
   }
   {
-    PetscReal x[4][3] = {
-      {0, 0, 0},
-      {1, 0, 0},
-      {0, 1, 0},
-      {1, 1, 0}
-    },
-              M[9], L[9], h[3];
+    PetscReal x[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}, M[9], L[9], h[3];
     CHECK(SquallP1ElementMetric((const PetscReal(*)[3])x, M, L, h) != 0, "a flat tetrahedron has a metric");
   }
   CHECK(worst < 1e-10, "metric: e^T M e = 1 and L M = I to %g", (double)worst);

@@ -67,6 +67,18 @@ template <int NQ> static constexpr int ESDGElementsPerBlock()
   return NQ * NQ * NQ >= 96 ? 1 : (96 + NQ * NQ * NQ - 1) / (NQ * NQ * NQ);
 }
 
+/* the surface kernel gives each element max(Np, 6 Nfp) threads: one per face node for the fluxes,
+   one per node for the finalisation */
+template <int NQ> static constexpr int ESDGSurfaceThreads()
+{
+  return NQ * NQ * NQ > 6 * NQ * NQ ? NQ * NQ * NQ : 6 * NQ * NQ;
+}
+
+template <int NQ> static constexpr int ESDGSurfaceElementsPerBlock()
+{
+  return ESDGSurfaceThreads<NQ>() >= 96 ? 1 : (96 + ESDGSurfaceThreads<NQ>() - 1) / ESDGSurfaceThreads<NQ>();
+}
+
 template <int NQ> __device__ static inline void LoadAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal *own, PetscReal *saux)
 {
   constexpr int      NP = NQ * NQ * NQ;
@@ -202,7 +214,7 @@ template <int NQ> __device__ static inline int FaceNode(int f, int q)
 }
 
 template <int NQ>
-__global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>())
+__global__ static void __launch_bounds__(ESDGSurfaceThreads<NQ>() * ESDGSurfaceElementsPerBlock<NQ>())
   ESDGSurface(const SquallGas gas, const SquallSurfaceFluxType type, const ESDGArgs a, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc, PetscScalar *__restrict__ F)
 {
   constexpr int               NP = NQ * NQ * NQ, NFP = NQ * NQ;
@@ -214,7 +226,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>())
   const PetscReal            *Ja     = a.Ja + (size_t)e * 9 * NP;
 
   if (active) {
-    for (int k = threadIdx.x; k < 6 * NFP; k += blockDim.x) {
+    for (int k = threadIdx.x; k < 6 * NFP; k += blockDim.x) { /* one pass: blockDim.x >= 6 Nfp */
       const int       f = k / NFP, q = k % NFP, d = f / 2, n = FaceNode<NQ>(f, q);
       const PetscReal sign = (f % 2) ? 1 : -1;
       const PetscInt  code = a.vmapP[((size_t)e * 6 + f) * NFP + q];
@@ -246,7 +258,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>())
     }
   }
   __syncthreads();
-  if (!active) return;
+  if (!active || threadIdx.x >= NP) return;
   const int n = threadIdx.x, idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
   PetscReal s[5] = {0, 0, 0, 0, 0};
 #pragma unroll
@@ -352,7 +364,7 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
 
 template <int NQ> static PetscErrorCode ESDGLaunchSurface(SquallESDG s, const ESDGCuda *c, PetscInt first, PetscInt count, const PetscScalar *Q, const PetscScalar *Qloc, PetscScalar *F, cudaStream_t stream)
 {
-  constexpr int NP = NQ * NQ * NQ, NFP = NQ * NQ, EPB = ESDGElementsPerBlock<NQ>();
+  constexpr int NFP = NQ * NQ, EPB = ESDGSurfaceElementsPerBlock<NQ>(), T = ESDGSurfaceThreads<NQ>();
   ESDGArgs      a   = ESDGGetArgs(c, s->mesh->w[0]);
   const size_t  shm = sizeof(PetscReal) * (size_t)EPB * 6 * NFP * 5;
 
@@ -361,7 +373,7 @@ template <int NQ> static PetscErrorCode ESDGLaunchSurface(SquallESDG s, const ES
   a.elist = c->elist + first;
   a.nList = count;
   PetscCallCUDA(cudaFuncSetAttribute(ESDGSurface<NQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  ESDGSurface<NQ><<<(int)((count + EPB - 1) / EPB), dim3(NP, EPB), shm, stream>>>(s->gas, s->surface, a, Q, Qloc, F);
+  ESDGSurface<NQ><<<(int)((count + EPB - 1) / EPB), dim3(T, EPB), shm, stream>>>(s->gas, s->surface, a, Q, Qloc, F);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

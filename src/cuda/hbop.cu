@@ -63,11 +63,20 @@ __host__ __device__ constexpr int HBElemsPerBlock(int Nq)
   return Nq * Nq * Nq >= 512 ? 1 : 512 / (Nq * Nq * Nq);
 }
 
-template <int Nq, int NE>
-__global__ static void __launch_bounds__(Nq *Nq *Nq *NE) HBLocalOp3D(PetscInt e0, PetscInt e1, HBOpArgs a)
+/* D of every order in constant memory, at HBConstOffset(Nq): reads in which all threads of a warp
+   want the same entry come from the constant cache instead of shared memory */
+__host__ __device__ constexpr int HBConstOffset(int Nq)
+{
+  return (Nq - 1) * Nq * (2 * Nq - 1) / 6 - 1; /* sum of q^2 for q = 2 .. Nq-1 */
+}
+__constant__ PetscReal HBConstD[HBConstOffset(SQUALL_LGL_MAX_ORDER + 2)];
+
+/* D in shared memory with rows padded to Nq + 1, so that threads reading different rows D[i][.] hit
+   different banks */
+template <int Nq, int NE> __global__ static void __launch_bounds__(Nq *Nq *Nq *NE) HBLocalOp3D(PetscInt e0, PetscInt e1, HBOpArgs a)
 {
   constexpr int        Np = Nq * Nq * Nq;
-  __shared__ PetscReal sD[Nq * Nq];
+  __shared__ PetscReal sD[Nq * (Nq + 1)];
   __shared__ PetscReal sq[NE][Np], sr[NE][Np], ss[NE][Np], st[NE][Np];
   const int            t = threadIdx.x, le = threadIdx.y, i = t % Nq, j = (t / Nq) % Nq, k = t / (Nq * Nq);
   const PetscInt       e      = e0 + (PetscInt)blockIdx.x * NE + le;
@@ -75,27 +84,27 @@ __global__ static void __launch_bounds__(Nq *Nq *Nq *NE) HBLocalOp3D(PetscInt e0
   const size_t         p      = (size_t)e * Np + t;
   PetscReal            q      = 0;
 
-  for (int c = t + le * Np; c < Nq * Nq; c += Np * NE) sD[c] = a.D[c];
+  for (int c = t + le * Np; c < Nq * Nq; c += Np * NE) sD[(c / Nq) * (Nq + 1) + c % Nq] = a.D[c];
   if (active) q = HBReadX(a, a.gidx[p]);
   sq[le][t] = q;
   __syncthreads();
   if (active) {
     PetscReal qr, qs, qt, g[SQUALL_SEM_NGEO];
 
-    SquallSEMGradient(Nq, sD, sq[le], i, j, k, &qr, &qs, &qt);
+    SquallSEMGradient(Nq, Nq + 1, sD, sq[le], i, j, k, &qr, &qs, &qt);
     HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * p, g);
     SquallSEMGeoApply(g, qr, qs, qt, &sr[le][t], &ss[le][t], &st[le][t]);
   }
   __syncthreads();
-  if (active) a.yL[p] = a.lambda * a.W[p] * q + SquallSEMDivergence(Nq, sD, sr[le], ss[le], st[le], i, j, k);
+  if (active) a.yL[p] = a.lambda * a.W[p] * q + SquallSEMDivergence(Nq, Nq + 1, sD, sr[le], ss[le], st[le], i, j, k);
 }
 
-template <int Nq>
-__global__ static void __launch_bounds__(Nq *Nq) HBLocalOp2D(PetscInt e0, HBOpArgs a)
+template <int Nq> __device__ static inline void HBLocalOp2DBody(PetscInt e0, const HBOpArgs &a)
 {
   constexpr int        Np = Nq * Nq * Nq;
-  __shared__ PetscReal sD[Nq][Nq];
+  __shared__ PetscReal sD[Nq][Nq + 1];
   __shared__ PetscReal sq[Nq][Nq], sr[Nq][Nq], ss[Nq][Nq];
+  const PetscReal     *cD = HBConstD + HBConstOffset(Nq); /* D[k][m]: the same k and m in every thread */
   const int            i = threadIdx.x, j = threadIdx.y;
   const size_t         base = (size_t)(e0 + (PetscInt)blockIdx.x) * Np + i + Nq * j;
   PetscReal            rq[Nq], ra[Nq];
@@ -117,7 +126,7 @@ __global__ static void __launch_bounds__(Nq *Nq) HBLocalOp2D(PetscInt e0, HBOpAr
     for (int m = 0; m < Nq; m++) {
       qr += sD[i][m] * sq[j][m];
       qs += sD[j][m] * sq[m][i];
-      qt += sD[k][m] * rq[m];
+      qt += cD[k * Nq + m] * rq[m];
     }
     HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq * Nq * k), g);
     SquallSEMGeoApply(g, qr, qs, qt, &gr, &gs, &gt);
@@ -125,7 +134,7 @@ __global__ static void __launch_bounds__(Nq *Nq) HBLocalOp2D(PetscInt e0, HBOpAr
     ss[j][i] = gs;
     /* the t-derivative's transpose stays in the thread: layer k feeds every layer m of its column */
 #pragma unroll
-    for (int m = 0; m < Nq; m++) ra[m] += sD[k][m] * gt;
+    for (int m = 0; m < Nq; m++) ra[m] += cD[k * Nq + m] * gt;
     ra[k] += a.lambda * a.W[base + Nq * Nq * k] * rq[k];
     __syncthreads();
 #pragma unroll
@@ -135,8 +144,21 @@ __global__ static void __launch_bounds__(Nq *Nq) HBLocalOp2D(PetscInt e0, HBOpAr
   for (int k = 0; k < Nq; k++) a.yL[base + Nq * Nq * k] = ra[k];
 }
 
-template <int Nq>
-static void HBLaunchLocalOpN(PetscBool use3d, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+template <int Nq> __global__ static void __launch_bounds__(Nq *Nq) HBLocalOp2D(PetscInt e0, HBOpArgs a)
+{
+  HBLocalOp2DBody<Nq>(e0, a);
+}
+
+/* For Nq >= 14 the two register columns (rq, ra) take 2 Nq values: at Nq = 16 nvcc uses about 154
+   registers and a single block of 256 threads fits on an SM. With -hb_kernel_cap_registers two blocks
+   are asked for, which caps the registers at 128 at the price of some spill to L1; which is faster is
+   for the benchmark to say. Below Nq = 14 nvcc's own choice (64-120 registers) leaves several blocks. */
+template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, 2) HBLocalOp2DCapped(PetscInt e0, HBOpArgs a)
+{
+  HBLocalOp2DBody<Nq>(e0, a);
+}
+
+template <int Nq> static void HBLaunchLocalOpN(PetscBool use3d, PetscBool cap, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   if constexpr (Nq <= 10) {
     if (use3d) {
@@ -147,14 +169,20 @@ static void HBLaunchLocalOpN(PetscBool use3d, PetscInt e0, PetscInt e1, const HB
       return;
     }
   }
+  if constexpr (Nq >= 14) {
+    if (cap) {
+      HBLocalOp2DCapped<Nq><<<(unsigned int)(e1 - e0), dim3(Nq, Nq), 0, stream>>>(e0, a);
+      return;
+    }
+  }
   HBLocalOp2D<Nq><<<(unsigned int)(e1 - e0), dim3(Nq, Nq), 0, stream>>>(e0, a);
 }
 
 /* y_L on local elements [e0, e1) */
 static PetscErrorCode HBLocalOp(Mat_HB *hb, PetscInt e0, PetscInt e1, const PetscScalar *x, cudaStream_t stream)
 {
-  SquallHBCUDA    c = hb->cuda;
-  const HBOpArgs  a = {c->gidx, c->G, c->W, c->D, hb->lambda, hb->nown, x, c->xghost, c->yL};
+  SquallHBCUDA    c     = hb->cuda;
+  const HBOpArgs  a     = {c->gidx, c->G, c->W, c->D, hb->lambda, hb->nown, x, c->xghost, c->yL};
   const PetscBool use3d = (PetscBool)(hb->N < hb->kswitch);
 
   PetscFunctionBegin;
@@ -162,53 +190,22 @@ static PetscErrorCode HBLocalOp(Mat_HB *hb, PetscInt e0, PetscInt e1, const Pets
   PetscCall(PetscLogEventBegin(SQUALL_HBLocalOp, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   switch (hb->Nq) {
-  case 2:
-    HBLaunchLocalOpN<2>(use3d, e0, e1, a, stream);
-    break;
-  case 3:
-    HBLaunchLocalOpN<3>(use3d, e0, e1, a, stream);
-    break;
-  case 4:
-    HBLaunchLocalOpN<4>(use3d, e0, e1, a, stream);
-    break;
-  case 5:
-    HBLaunchLocalOpN<5>(use3d, e0, e1, a, stream);
-    break;
-  case 6:
-    HBLaunchLocalOpN<6>(use3d, e0, e1, a, stream);
-    break;
-  case 7:
-    HBLaunchLocalOpN<7>(use3d, e0, e1, a, stream);
-    break;
-  case 8:
-    HBLaunchLocalOpN<8>(use3d, e0, e1, a, stream);
-    break;
-  case 9:
-    HBLaunchLocalOpN<9>(use3d, e0, e1, a, stream);
-    break;
-  case 10:
-    HBLaunchLocalOpN<10>(use3d, e0, e1, a, stream);
-    break;
-  case 11:
-    HBLaunchLocalOpN<11>(use3d, e0, e1, a, stream);
-    break;
-  case 12:
-    HBLaunchLocalOpN<12>(use3d, e0, e1, a, stream);
-    break;
-  case 13:
-    HBLaunchLocalOpN<13>(use3d, e0, e1, a, stream);
-    break;
-  case 14:
-    HBLaunchLocalOpN<14>(use3d, e0, e1, a, stream);
-    break;
-  case 15:
-    HBLaunchLocalOpN<15>(use3d, e0, e1, a, stream);
-    break;
-  case 16:
-    HBLaunchLocalOpN<16>(use3d, e0, e1, a, stream);
-    break;
-  default:
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA kernel for order %" PetscInt_FMT " (valid orders are 1 to %d)", hb->N, SQUALL_LGL_MAX_ORDER);
+    case 2: HBLaunchLocalOpN<2>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 3: HBLaunchLocalOpN<3>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 4: HBLaunchLocalOpN<4>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 5: HBLaunchLocalOpN<5>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 6: HBLaunchLocalOpN<6>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 7: HBLaunchLocalOpN<7>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 8: HBLaunchLocalOpN<8>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 9: HBLaunchLocalOpN<9>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 10: HBLaunchLocalOpN<10>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 11: HBLaunchLocalOpN<11>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 12: HBLaunchLocalOpN<12>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 13: HBLaunchLocalOpN<13>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 14: HBLaunchLocalOpN<14>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 15: HBLaunchLocalOpN<15>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 16: HBLaunchLocalOpN<16>(use3d, hb->capregs, e0, e1, a, stream); break;
+    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA kernel for order %" PetscInt_FMT " (valid orders are 1 to %d)", hb->N, SQUALL_LGL_MAX_ORDER);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
@@ -220,7 +217,8 @@ static PetscErrorCode HBLocalOp(Mat_HB *hb, PetscInt e0, PetscInt e1, const Pets
 /* y[l - r0] = sum of y_L over the copies of rows l in [r0, r1); with x, the partial sums of
    x[l - r0] y[l - r0] over rows below dotend go to partial[block] */
 template <bool DOT>
-__global__ static void __launch_bounds__(HB_BLOCK) HBGatherKernel(PetscInt r0, PetscInt r1, PetscInt dotend, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ col, const PetscScalar *__restrict__ yL, PetscScalar *__restrict__ y, const PetscScalar *__restrict__ x, PetscReal *__restrict__ partial)
+__global__ static void __launch_bounds__(HB_BLOCK) HBGatherKernel(PetscInt r0, PetscInt r1, PetscInt dotend, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ col, const PetscScalar *__restrict__ yL, PetscScalar *__restrict__ y,
+                                                                  const PetscScalar *__restrict__ x, PetscReal *__restrict__ partial)
 {
   PetscReal d[1] = {0};
 
@@ -239,8 +237,7 @@ __global__ static void __launch_bounds__(HB_BLOCK) HBGatherKernel(PetscInt r0, P
 }
 
 /* the shared rows receive the other ranks' sums */
-template <bool DOT>
-__global__ static void __launch_bounds__(HB_BLOCK) HBSharedAddKernel(PetscInt n, const PetscScalar *__restrict__ recv, PetscScalar *__restrict__ y, const PetscScalar *__restrict__ x, PetscReal *__restrict__ partial)
+template <bool DOT> __global__ static void __launch_bounds__(HB_BLOCK) HBSharedAddKernel(PetscInt n, const PetscScalar *__restrict__ recv, PetscScalar *__restrict__ y, const PetscScalar *__restrict__ x, PetscReal *__restrict__ partial)
 {
   PetscReal d[1] = {0};
 
@@ -256,8 +253,18 @@ __global__ static void __launch_bounds__(HB_BLOCK) HBSharedAddKernel(PetscInt n,
   }
 }
 
-template <typename T>
-static PetscErrorCode HBUpload(T **d, const T *h, size_t n)
+/* x.y from the partial sums of the private rows, then of the shared rows, in a fixed order */
+__global__ static void __launch_bounds__(HB_BLOCK) HBDotFinal(int nb1, int nb2, const PetscReal *__restrict__ partial, PetscReal *__restrict__ out)
+{
+  PetscReal v[1] = {0};
+
+  for (int b = threadIdx.x; b < nb1; b += HB_BLOCK) v[0] += partial[b];
+  for (int b = threadIdx.x; b < nb2; b += HB_BLOCK) v[0] += partial[HB_MAX_BLOCKS + b];
+  HBBlockSum<1>(v);
+  if (threadIdx.x == 0) out[0] = v[0];
+}
+
+template <typename T> static PetscErrorCode HBUpload(T **d, const T *h, size_t n)
 {
   PetscFunctionBegin;
   PetscCallCUDA(cudaMalloc((void **)d, PetscMax(n, (size_t)1) * sizeof(T)));
@@ -268,8 +275,8 @@ static PetscErrorCode HBUpload(T **d, const T *h, size_t n)
 
 static PetscErrorCode HBSetUpCUDA(Mat_HB *hb)
 {
-  SquallHBCUDA   c;
-  const size_t   nl = (size_t)hb->nelem * hb->Np, nrows = (size_t)(hb->nown + hb->nghost);
+  SquallHBCUDA c;
+  const size_t nl = (size_t)hb->nelem * hb->Np, nrows = (size_t)(hb->nown + hb->nghost);
 
   PetscFunctionBegin;
   if (hb->cuda) PetscFunctionReturn(PETSC_SUCCESS);
@@ -279,6 +286,8 @@ static PetscErrorCode HBSetUpCUDA(Mat_HB *hb)
   PetscCall(HBUpload(&c->G, hb->G, SQUALL_SEM_NGEO * nl));
   PetscCall(HBUpload(&c->W, hb->W, nl));
   PetscCall(HBUpload(&c->D, hb->D, (size_t)hb->Nq * hb->Nq));
+  /* this order's slot of the constant D (operators of the same order write the same values) */
+  PetscCallCUDA(cudaMemcpyToSymbol(HBConstD, hb->D, (size_t)hb->Nq * hb->Nq * sizeof(PetscReal), (size_t)HBConstOffset(hb->Nq) * sizeof(PetscReal)));
   PetscCall(HBUpload(&c->rowptr, hb->rowptr, nrows + 1));
   PetscCall(HBUpload(&c->col, hb->col, (size_t)hb->rowptr[nrows]));
   PetscCall(HBUpload<PetscScalar>(&c->yL, NULL, nl));
@@ -320,9 +329,9 @@ PetscErrorCode SquallHBDestroyCUDA(Mat_HB *hb)
 /* y = Z^T y_L with the ghost rows reduced over the ranks; with x, the local x.y (synchronises) */
 static PetscErrorCode HBGather(Mat_HB *hb, PetscScalar *y, const PetscScalar *x, PetscReal *dot, PetscBool parallel, cudaStream_t stream)
 {
-  SquallHBCUDA   c     = hb->cuda;
-  const PetscInt nown  = hb->nown, npriv = hb->nown - hb->nshared, nrows = hb->nown + hb->nghost;
-  const int      nb1   = HBGrid(nown), nb2 = HBGrid(hb->nshared);
+  SquallHBCUDA   c    = hb->cuda;
+  const PetscInt nown = hb->nown, npriv = hb->nown - hb->nshared, nrows = hb->nown + hb->nghost;
+  const int      nb1 = HBGrid(nown), nb2 = HBGrid(hb->nshared);
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(SQUALL_HBGather, 0, 0, 0, 0));
@@ -335,44 +344,35 @@ static PetscErrorCode HBGather(Mat_HB *hb, PetscScalar *y, const PetscScalar *x,
     PetscCall(PetscSFReduceWithMemTypeBegin(hb->num.sfy, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, c->yghost, PETSC_MEMTYPE_CUDA, c->yshared, MPI_SUM));
     PetscCall(PetscLogGpuTimeBegin());
   }
-  if (x) HBGatherKernel<true><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, npriv, c->rowptr, c->col, c->yL, y, x, c->partial);
-  else HBGatherKernel<false><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, 0, c->rowptr, c->col, c->yL, y, NULL, NULL);
+  if (x)
+    HBGatherKernel<true><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, npriv, c->rowptr, c->col, c->yL, y, x, c->partial);
+  else
+    HBGatherKernel<false><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, 0, c->rowptr, c->col, c->yL, y, NULL, NULL);
   PetscCallCUDA(cudaGetLastError());
   if (parallel) {
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscSFReduceEnd(hb->num.sfy, MPIU_SCALAR, c->yghost, c->yshared, MPI_SUM));
     PetscCall(PetscLogGpuTimeBegin());
     if (hb->nshared) {
-      if (x) HBSharedAddKernel<true><<<nb2, HB_BLOCK, 0, stream>>>(hb->nshared, c->yshared, y + npriv, x + npriv, c->partial + HB_MAX_BLOCKS);
-      else HBSharedAddKernel<false><<<nb2, HB_BLOCK, 0, stream>>>(hb->nshared, c->yshared, y + npriv, NULL, NULL);
+      if (x)
+        HBSharedAddKernel<true><<<nb2, HB_BLOCK, 0, stream>>>(hb->nshared, c->yshared, y + npriv, x + npriv, c->partial + HB_MAX_BLOCKS);
+      else
+        HBSharedAddKernel<false><<<nb2, HB_BLOCK, 0, stream>>>(hb->nshared, c->yshared, y + npriv, NULL, NULL);
       PetscCallCUDA(cudaGetLastError());
     }
   }
   if (x) {
-    /* the two partial sets, in a fixed order */
-    HBFinalSum<1><<<1, HB_BLOCK, 0, stream>>>(nb1, c->partial, c->partial + 2 * HB_MAX_BLOCKS);
+    HBDotFinal<<<1, HB_BLOCK, 0, stream>>>(nb1, parallel && hb->nshared ? nb2 : 0, c->partial, c->partial + 2 * HB_MAX_BLOCKS);
     PetscCallCUDA(cudaGetLastError());
-    if (parallel && hb->nshared) {
-      HBFinalSum<1><<<1, HB_BLOCK, 0, stream>>>(nb2, c->partial + HB_MAX_BLOCKS, c->partial + HB_MAX_BLOCKS);
-      PetscCallCUDA(cudaGetLastError());
-    }
   }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((PetscLogDouble)hb->rowptr[nrows] + (x ? 2.0 * nown : 0)));
   PetscCall(PetscLogEventEnd(SQUALL_HBGather, 0, 0, 0, 0));
   if (x) {
-    PetscReal h[2] = {0, 0};
-
     PetscCallCUDA(cudaMemcpyAsync(c->hdot, c->partial + 2 * HB_MAX_BLOCKS, sizeof(PetscReal), cudaMemcpyDeviceToHost, stream));
     PetscCallCUDA(cudaStreamSynchronize(stream));
-    h[0] = *c->hdot;
-    if (parallel && hb->nshared) {
-      PetscCallCUDA(cudaMemcpyAsync(c->hdot, c->partial + HB_MAX_BLOCKS, sizeof(PetscReal), cudaMemcpyDeviceToHost, stream));
-      PetscCallCUDA(cudaStreamSynchronize(stream));
-      h[1] = *c->hdot;
-    }
-    PetscCall(PetscLogGpuToCpu(2 * sizeof(PetscReal)));
-    *dot = h[0] + h[1];
+    PetscCall(PetscLogGpuToCpu(sizeof(PetscReal)));
+    *dot = *c->hdot;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -410,8 +410,8 @@ PetscErrorCode SquallHBMultCUDA(Mat_HB *hb, Vec x, Vec y, PetscBool wantdot, Pet
 }
 
 /* the empirical roofline: 8 reads and 1 write per entry */
-__global__ static void __launch_bounds__(HB_BLOCK) HBStreamKernel(PetscInt n, const PetscScalar *__restrict__ a0, const PetscScalar *__restrict__ a1, const PetscScalar *__restrict__ a2, const PetscScalar *__restrict__ a3, const PetscScalar *__restrict__ a4, const PetscScalar *__restrict__ a5,
-                                                                  const PetscScalar *__restrict__ a6, const PetscScalar *__restrict__ a7, PetscScalar *__restrict__ y)
+__global__ static void __launch_bounds__(HB_BLOCK) HBStreamKernel(PetscInt n, const PetscScalar *__restrict__ a0, const PetscScalar *__restrict__ a1, const PetscScalar *__restrict__ a2, const PetscScalar *__restrict__ a3,
+                                                                  const PetscScalar *__restrict__ a4, const PetscScalar *__restrict__ a5, const PetscScalar *__restrict__ a6, const PetscScalar *__restrict__ a7, PetscScalar *__restrict__ y)
 {
   for (PetscInt i = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * HB_BLOCK) y[i] = a0[i] + a1[i] + a2[i] + a3[i] + a4[i] + a5[i] + a6[i] + a7[i];
 }
@@ -436,8 +436,8 @@ PetscErrorCode SquallHBBenchmarkCUDA(Mat_HB *hb, Vec x, Vec y, PetscInt reps, Sq
   PetscReal          dot;
   PetscMPIInt        size;
   /* big enough to stream from HBM rather than L2, bounded so that it fits beside the operator */
-  const PetscInt     ns = PetscMax(PetscMin(hb->nelem * hb->Np, (PetscInt)1 << 26), (PetscInt)1 << 22);
-  const int          sgrid = (int)PetscMin((ns + HB_BLOCK - 1) / HB_BLOCK, 65536);
+  const PetscInt ns    = PetscMax(PetscMin(hb->nelem * hb->Np, (PetscInt)1 << 26), (PetscInt)1 << 22);
+  const int      sgrid = (int)PetscMin((ns + HB_BLOCK - 1) / HB_BLOCK, 65536);
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));

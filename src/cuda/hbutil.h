@@ -6,7 +6,7 @@
 #include <petscdevice_cuda.h>
 #include "ksp/hbimpl.h"
 
-#define HB_BLOCK      256
+#define HB_BLOCK 256
 #define HB_MAX_BLOCKS 1024
 
 /* the stream of PETSc's current device context, so the kernels order with PETSc's own (PetscSF) */
@@ -33,8 +33,7 @@ static inline int HBGrid(PetscInt n)
 }
 
 /* sums of K values over a block of HB_BLOCK threads; the result is valid in thread 0. Once per kernel. */
-template <int K>
-__device__ static inline void HBBlockSum(PetscReal v[K])
+template <int K> __device__ static inline void HBBlockSum(PetscReal v[K])
 {
   __shared__ PetscReal s[K][HB_BLOCK / 32];
   const int            lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -55,8 +54,7 @@ __device__ static inline void HBBlockSum(PetscReal v[K])
 }
 
 /* out[c] = sum of partial[c * HB_MAX_BLOCKS + b] over b < nb; one block */
-template <int K>
-__global__ static void __launch_bounds__(HB_BLOCK) HBFinalSum(int nb, const PetscReal *__restrict__ partial, PetscReal *__restrict__ out)
+template <int K> __global__ static void __launch_bounds__(HB_BLOCK) HBFinalSum(int nb, const PetscReal *__restrict__ partial, PetscReal *__restrict__ out)
 {
   PetscReal v[K];
 

@@ -24,8 +24,8 @@ PETSC_EXTERN PetscErrorCode SquallP1CUDAGetGeometry(SquallP1, PetscReal *);
 
 /* device timers for the benchmarks: CUDA events on the current PetscDeviceContext's stream */
 typedef struct _n_SquallP1CUDATimer *SquallP1CUDATimer;
-PETSC_EXTERN PetscErrorCode SquallP1CUDATimerCreate(SquallP1CUDATimer *);
-PETSC_EXTERN PetscErrorCode SquallP1CUDATimerStart(SquallP1CUDATimer);
-PETSC_EXTERN PetscErrorCode SquallP1CUDATimerStop(SquallP1CUDATimer, PetscLogDouble *ms); /* synchronizes */
-PETSC_EXTERN PetscErrorCode SquallP1CUDATimerDestroy(SquallP1CUDATimer *);
-PETSC_EXTERN PetscErrorCode SquallP1CUDASynchronize(void);
+PETSC_EXTERN PetscErrorCode          SquallP1CUDATimerCreate(SquallP1CUDATimer *);
+PETSC_EXTERN PetscErrorCode          SquallP1CUDATimerStart(SquallP1CUDATimer);
+PETSC_EXTERN PetscErrorCode          SquallP1CUDATimerStop(SquallP1CUDATimer, PetscLogDouble *ms); /* synchronizes */
+PETSC_EXTERN PetscErrorCode          SquallP1CUDATimerDestroy(SquallP1CUDATimer *);
+PETSC_EXTERN PetscErrorCode          SquallP1CUDASynchronize(void);

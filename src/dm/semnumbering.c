@@ -56,9 +56,9 @@ static PetscErrorCode UniqueKeys(PetscInt nkeys, const PetscInt keys[], PetscInt
         (*uid)[p] = -1;
         continue;
       }
-      u             = table[keys[p] - kmin];
-      (*uid)[p]     = u;
-      (*ukey)[u]    = keys[p];
+      u          = table[keys[p] - kmin];
+      (*uid)[p]  = u;
+      (*ukey)[u] = keys[p];
       (*ucount)[u] += 1;
     }
     PetscCall(PetscFree(table));
@@ -97,10 +97,10 @@ static PetscErrorCode UniqueKeys(PetscInt nkeys, const PetscInt keys[], PetscInt
         continue;
       }
       if (a == 0 || sk[a] != sk[a - 1]) n++;
-      u              = rank[n];
-      (*uid)[sp[a]]  = u;
-      (*ukey)[u]     = sk[a];
-      (*ucount)[u]  += 1;
+      u             = rank[n];
+      (*uid)[sp[a]] = u;
+      (*ukey)[u]    = sk[a];
+      (*ucount)[u] += 1;
     }
     n = ng;
     PetscCall(PetscFree3(first, order, rank));

@@ -52,13 +52,14 @@ static PetscErrorCode HBCGDots(KSP ksp, HBCGBackend be, Vec R, Vec dinv, Vec Z, 
       dots[SQUALL_HBCG_RZ] = PetscRealPart(d);
       PetscCall(VecDot(Z, Z, &d));
       dots[SQUALL_HBCG_ZZ] = PetscRealPart(d);
-    } else dots[SQUALL_HBCG_RZ] = dots[SQUALL_HBCG_ZZ] = dots[SQUALL_HBCG_RR];
+    } else
+      dots[SQUALL_HBCG_RZ] = dots[SQUALL_HBCG_ZZ] = dots[SQUALL_HBCG_RR];
   } else {
     if (be == HBCG_CUDA) {
       PetscCall(SquallHBCGDotsCUDA(R, dinv, Z, dots));
     } else {
       const PetscScalar *r, *di = NULL;
-      PetscScalar       *z = NULL;
+      PetscScalar       *z  = NULL;
       PetscReal          rz = 0, rr = 0, zz = 0;
 
       PetscCall(VecGetArrayRead(R, &r));
@@ -66,7 +67,8 @@ static PetscErrorCode HBCGDots(KSP ksp, HBCGBackend be, Vec R, Vec dinv, Vec Z, 
         PetscCall(VecGetArrayRead(dinv, &di));
         PetscCall(VecGetArrayWrite(Z, &z));
         for (PetscInt i = 0; i < n; i++) z[i] = di[i] * r[i];
-      } else if (Z) PetscCall(VecGetArray(Z, &z));
+      } else if (Z)
+        PetscCall(VecGetArray(Z, &z));
       if (z) {
         for (PetscInt i = 0; i < n; i++) {
           rz += r[i] * z[i];
@@ -80,7 +82,8 @@ static PetscErrorCode HBCGDots(KSP ksp, HBCGBackend be, Vec R, Vec dinv, Vec Z, 
       if (dinv) {
         PetscCall(VecRestoreArrayWrite(Z, &z));
         PetscCall(VecRestoreArrayRead(dinv, &di));
-      } else if (Z) PetscCall(VecRestoreArray(Z, &z));
+      } else if (Z)
+        PetscCall(VecRestoreArray(Z, &z));
       PetscCall(VecRestoreArrayRead(R, &r));
       dots[SQUALL_HBCG_RZ] = rz;
       dots[SQUALL_HBCG_RR] = rr;
@@ -102,10 +105,12 @@ static PetscErrorCode HBCGDirection(HBCGBackend be, PetscBool first, PetscReal b
   PetscCall(VecGetLocalSize(Z, &n));
   PetscCall(PetscLogEventBegin(SQUALL_HBCGDirection, Z, P, 0, 0));
   if (be == HBCG_VEC) {
-    if (first) PetscCall(VecCopy(Z, P));
-    else PetscCall(VecAYPX(P, beta, Z));
+    if (first)
+      PetscCall(VecCopy(Z, P));
+    else
+      PetscCall(VecAYPX(P, beta, Z));
   } else if (be == HBCG_CUDA) {
-    PetscCall(SquallHBCGDirectionCUDA(first ? 0 : beta, Z, P));
+    PetscCall(SquallHBCGDirectionCUDA(first, beta, Z, P));
   } else {
     const PetscScalar *z;
     PetscScalar       *p;
@@ -150,7 +155,7 @@ static PetscErrorCode HBCGUpdate(KSP ksp, HBCGBackend be, PetscReal alpha, Vec W
     PetscCall(SquallHBCGUpdateCUDA(alpha, W, R, dinv, dinv ? Z : NULL, P, X, dots));
   } else {
     const PetscScalar *w, *p, *di = NULL;
-    PetscScalar       *r, *x, *z = NULL;
+    PetscScalar       *r, *x, *z  = NULL;
     PetscReal          rz = 0, rr = 0, zz = 0;
 
     PetscCall(VecGetArrayRead(W, &w));
@@ -204,20 +209,16 @@ static PetscErrorCode HBCGNaN(KSP ksp, PetscReal v, PetscBool *stop)
 static PetscReal HBCGNorm(KSPNormType type, const PetscReal dots[])
 {
   switch (type) {
-  case KSP_NORM_PRECONDITIONED:
-    return PetscSqrtReal(dots[SQUALL_HBCG_ZZ]);
-  case KSP_NORM_UNPRECONDITIONED:
-    return PetscSqrtReal(dots[SQUALL_HBCG_RR]);
-  case KSP_NORM_NATURAL:
-    return PetscSqrtReal(PetscAbsReal(dots[SQUALL_HBCG_RZ]));
-  default:
-    return 0;
+    case KSP_NORM_PRECONDITIONED: return PetscSqrtReal(dots[SQUALL_HBCG_ZZ]);
+    case KSP_NORM_UNPRECONDITIONED: return PetscSqrtReal(dots[SQUALL_HBCG_RR]);
+    case KSP_NORM_NATURAL: return PetscSqrtReal(PetscAbsReal(dots[SQUALL_HBCG_RZ]));
+    default: return 0;
   }
 }
 
 static PetscErrorCode HBCGChooseBackend(KSP ksp, HBCGBackend *be)
 {
-  KSP_HBCG *cg  = (KSP_HBCG *)ksp->data;
+  KSP_HBCG *cg   = (KSP_HBCG *)ksp->data;
   Vec       v[6] = {ksp->vec_sol, ksp->vec_rhs, ksp->work[0], ksp->work[1], ksp->work[2], ksp->work[3]};
   PetscBool host = PETSC_TRUE, dev = PETSC_TRUE;
 
@@ -269,7 +270,8 @@ static PetscErrorCode KSPSolve_HBCG(KSP ksp)
   if (!ksp->guess_zero) {
     PetscCall(KSP_MatMult(ksp, Amat, X, R));
     PetscCall(VecAYPX(R, -1.0, B));
-  } else PetscCall(VecCopy(B, R));
+  } else
+    PetscCall(VecCopy(B, R));
   if (Zv && !dinv) PetscCall(KSP_PCApply(ksp, R, Z));
   PetscCall(HBCGDots(ksp, be, R, dinv, Zv, dots));
   beta = dots[SQUALL_HBCG_RZ];
@@ -302,7 +304,8 @@ static PetscErrorCode KSPSolve_HBCG(KSP ksp)
       PetscCall(KSP_MatMult(ksp, Amat, P, W));
       PetscCall(VecDot(W, P, &d));
       dpi = PetscRealPart(d);
-    } else PetscCall(SquallHBMultDot(Amat, P, W, &dpi));
+    } else
+      PetscCall(SquallHBMultDot(Amat, P, W, &dpi));
     betaold = beta;
     PetscCall(HBCGNaN(ksp, dpi, &stop));
     if (stop) break;
@@ -317,7 +320,8 @@ static PetscErrorCode KSPSolve_HBCG(KSP ksp)
       PetscCall(HBCGUpdate(ksp, be, alpha, W, R, NULL, NULL, P, X, dots));
       PetscCall(KSP_PCApply(ksp, R, Z));
       PetscCall(HBCGDots(ksp, be, R, NULL, Z, dots));
-    } else PetscCall(HBCGUpdate(ksp, be, alpha, W, R, dinv, Zv, P, X, dots));
+    } else
+      PetscCall(HBCGUpdate(ksp, be, alpha, W, R, dinv, Zv, P, X, dots));
     beta = dots[SQUALL_HBCG_RZ];
     PetscCall(HBCGNaN(ksp, beta + dots[SQUALL_HBCG_RR] + dots[SQUALL_HBCG_ZZ], &stop));
     if (stop) break;

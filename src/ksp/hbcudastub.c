@@ -35,7 +35,7 @@ PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[])
   HB_NO_CUDA;
 }
 
-PetscErrorCode SquallHBCGDirectionCUDA(PetscReal beta, Vec Z, Vec P)
+PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P)
 {
   PetscFunctionBegin;
   HB_NO_CUDA;

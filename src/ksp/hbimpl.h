@@ -31,12 +31,13 @@ typedef struct _n_SquallHBCUDA *SquallHBCUDA;
 typedef struct {
   MPI_Comm  comm;
   PetscInt  N, Nq, Np;
-  PetscInt  E[3];       /* elements per direction of the brick */
-  PetscReal bounds[6];  /* x0,x1,y0,y1,z0,z1 */
-  PetscReal shear;      /* the brick is mapped by x' = x + s (y + z), y' = y + s z: full G */
-  PetscReal lambda;     /* screening coefficient */
-  PetscBool dirichlet;  /* homogeneous Dirichlet on the brick boundary: those nodes are not unknowns */
-  PetscInt  kswitch;    /* the CUDA kernel is layer-by-layer (2D blocks) from this order on */
+  PetscInt  E[3];      /* elements per direction of the brick */
+  PetscReal bounds[6]; /* x0,x1,y0,y1,z0,z1 */
+  PetscReal shear;     /* the brick is mapped by x' = x + s (y + z), y' = y + s z: full G */
+  PetscReal lambda;    /* screening coefficient */
+  PetscBool dirichlet; /* homogeneous Dirichlet on the brick boundary: those nodes are not unknowns */
+  PetscInt  kswitch;   /* the CUDA kernel is layer-by-layer (2D blocks) from this order on */
+  PetscBool capregs;   /* CUDA, 2D kernel, Nq >= 14: cap registers for two blocks per SM (some spill) */
   char      vectype[64];
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */
@@ -74,4 +75,4 @@ PETSC_INTERN PetscErrorCode SquallHBBenchmarkCUDA(Mat_HB *, Vec x, Vec y, PetscI
 enum { SQUALL_HBCG_RZ, SQUALL_HBCG_RR, SQUALL_HBCG_ZZ, SQUALL_HBCG_NDOTS };
 PETSC_INTERN PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscReal dots[]);
 PETSC_INTERN PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[]);
-PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscReal beta, Vec Z, Vec P);
+PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P);

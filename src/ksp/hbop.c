@@ -33,6 +33,17 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscBool flg;
 
   PetscFunctionBegin;
+  {
+    /* without -hb_vec_type, a global -vec_type cuda (or standard) decides, as it does for PETSc's own objects */
+    char      vt[64];
+    PetscBool set, known;
+
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-vec_type", vt, sizeof(vt), &set));
+    if (set) {
+      PetscCall(PetscStrcmpAny(vt, &known, "standard", VECSEQ, VECMPI, "cuda", VECSEQCUDA, VECMPICUDA, ""));
+      if (known) PetscCall(PetscStrncpy(hb->vectype, vt, sizeof(hb->vectype)));
+    }
+  }
   PetscOptionsBegin(hb->comm, NULL, "hipBone-style spectral-element operator", "SquallHBCreateOperator");
   PetscCall(PetscOptionsInt("-hb_order", "Polynomial order N of the hex spectral elements (GLL nodes)", "SquallHBCreateOperator", hb->N, &hb->N, NULL));
   PetscCheck(hb->N >= 1 && hb->N <= SQUALL_LGL_MAX_ORDER, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_order %" PetscInt_FMT " is out of range: valid orders are 1 to %d", hb->N, SQUALL_LGL_MAX_ORDER);
@@ -53,7 +64,8 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCheck(PetscAbsReal(hb->shear) <= 1, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_shear %g is out of range: valid values are -1 to 1", (double)hb->shear);
   PetscCall(PetscOptionsInt("-hb_kernel_switch", "CUDA operator: 3D thread blocks for orders below this, layer-by-layer 2D blocks from it on", "SquallHBCreateOperator", hb->kswitch, &hb->kswitch, NULL));
   PetscCheck(hb->kswitch >= 1 && hb->kswitch <= 10, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_switch %" PetscInt_FMT " is out of range: valid values are 1 (always 2D) to 10 (3D up to order 9)", hb->kswitch);
-  PetscCall(PetscOptionsString("-hb_vec_type", "Vectors of MatCreateVecs(): standard (host) or cuda (device)", "SquallHBCreateOperator", hb->vectype, hb->vectype, sizeof(hb->vectype), NULL));
+  PetscCall(PetscOptionsBool("-hb_kernel_cap_registers", "CUDA, layer-by-layer kernel, orders >= 13: cap registers at 128 for two blocks per SM (spills a little)", "SquallHBCreateOperator", hb->capregs, &hb->capregs, NULL));
+  PetscCall(PetscOptionsString("-hb_vec_type", "Vectors of MatCreateVecs(): standard (host) or cuda (device); default -vec_type", "SquallHBCreateOperator", hb->vectype, hb->vectype, sizeof(hb->vectype), NULL));
   PetscOptionsEnd();
   {
     PetscBool std, cuda;
@@ -71,15 +83,15 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
    masses; the Jacobian comes from differentiating the coordinates, as for any element map */
 static PetscErrorCode HBElementGeometry(Mat_HB *hb, PetscInt e, PetscReal *xyz, PetscReal *Ge, PetscReal *wJ)
 {
-  const PetscInt Nq = hb->Nq, g = hb->elem[e];
-  const PetscInt ei[3] = {g % hb->E[0], (g / hb->E[0]) % hb->E[1], g / (hb->E[0] * hb->E[1])};
+  const PetscInt   Nq = hb->Nq, g = hb->elem[e];
+  const PetscInt   ei[3] = {g % hb->E[0], (g / hb->E[0]) % hb->E[1], g / (hb->E[0] * hb->E[1])};
   const PetscReal *D = hb->D, s = hb->shear;
 
   PetscFunctionBegin;
   for (PetscInt k = 0; k < Nq; k++) {
     for (PetscInt j = 0; j < Nq; j++) {
       for (PetscInt i = 0; i < Nq; i++) {
-        const PetscInt n      = i + Nq * (j + Nq * k);
+        const PetscInt  n     = i + Nq * (j + Nq * k);
         const PetscReal rr[3] = {hb->r[i], hb->r[j], hb->r[k]};
         PetscReal       X[3];
 
@@ -94,7 +106,7 @@ static PetscErrorCode HBElementGeometry(Mat_HB *hb, PetscInt e, PetscReal *xyz, 
   for (PetscInt k = 0; k < Nq; k++) {
     for (PetscInt j = 0; j < Nq; j++) {
       for (PetscInt i = 0; i < Nq; i++) {
-        const PetscInt n = i + Nq * (j + Nq * k);
+        const PetscInt n    = i + Nq * (j + Nq * k);
         PetscReal      J[9] = {0}, Gn[SQUALL_SEM_NGEO], m;
 
         for (PetscInt a = 0; a < 3; a++) {
@@ -132,12 +144,13 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
   hb->Np = Np;
   PetscCall(SquallLGLNodesWeights(N, hb->r, hb->w));
   PetscCall(SquallLGLDerivativeMatrix(N, NULL, hb->D));
-  PetscCheck((PetscInt64)L[0] * L[1] * L[2] <= PETSC_INT_MAX, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_elements %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " at -hb_order %" PetscInt_FMT " has more nodes than PetscInt indexes (configure PETSc with 64-bit indices)", hb->E[0], hb->E[1], hb->E[2], N);
+  PetscCheck((PetscInt64)L[0] * L[1] * L[2] <= PETSC_INT_MAX, hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hb_elements %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " at -hb_order %" PetscInt_FMT " has more nodes than PetscInt indexes (configure PETSc with 64-bit indices)", hb->E[0], hb->E[1], hb->E[2], N);
 
   /* contiguous blocks of the lexicographic element order: slabs of the brick */
-  Eg = (PetscInt64)hb->E[0] * hb->E[1] * hb->E[2];
-  e0 = Eg * rank / size;
-  e1 = Eg * (rank + 1) / size;
+  Eg      = (PetscInt64)hb->E[0] * hb->E[1] * hb->E[2];
+  e0      = Eg * rank / size;
+  e1      = Eg * (rank + 1) / size;
   nkeys64 = (e1 - e0) * Np;
   PetscCheck(nkeys64 <= PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "rank %d would hold %" PetscInt64_FMT " element nodes, more than PetscInt indexes: use more ranks or 64-bit indices", rank, nkeys64);
   hb->nelem        = (PetscInt)(e1 - e0);
@@ -152,7 +165,7 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
     for (PetscInt k = 0; k < Nq; k++) {
       for (PetscInt j = 0; j < Nq; j++) {
         for (PetscInt i = 0; i < Nq; i++) {
-          const PetscInt ix = ex * N + i, iy = ey * N + j, iz = ez * N + k;
+          const PetscInt  ix = ex * N + i, iy = ey * N + j, iz = ez * N + k;
           const PetscBool bdry = (PetscBool)(ix == 0 || iy == 0 || iz == 0 || ix == L[0] - 1 || iy == L[1] - 1 || iz == L[2] - 1);
 
           keys[e * Np + i + Nq * (j + Nq * k)] = hb->dirichlet && bdry ? -1 : ix + L[0] * (iy + L[1] * iz);
@@ -320,8 +333,10 @@ static PetscErrorCode HBMult(Mat A, Vec x, Vec y, PetscBool wantdot, PetscReal *
   PetscCall(MatShellGetContext(A, &hb));
   PetscCall(PetscLogEventBegin(SQUALL_HBMult, A, x, y, 0));
   PetscCall(SquallHBIsDeviceVec(x, &dev));
-  if (dev) PetscCall(SquallHBMultCUDA(hb, x, y, wantdot, &ldot));
-  else PetscCall(HBMultHost(hb, x, y, wantdot, &ldot));
+  if (dev)
+    PetscCall(SquallHBMultCUDA(hb, x, y, wantdot, &ldot));
+  else
+    PetscCall(HBMultHost(hb, x, y, wantdot, &ldot));
   PetscCall(PetscLogEventEnd(SQUALL_HBMult, A, x, y, 0));
   if (wantdot) PetscCallMPI(MPIU_Allreduce(&ldot, dot, 1, MPIU_REAL, MPIU_SUM, hb->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -353,7 +368,8 @@ PetscErrorCode SquallHBMultDot(Mat A, Vec x, Vec y, PetscReal *dot)
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscAssertPointer(dot, 4);
   PetscCall(PetscObjectQueryFunction((PetscObject)A, HBComposedName, &f));
-  if (f) PetscCall((*f)(A, x, y, dot));
+  if (f)
+    PetscCall((*f)(A, x, y, dot));
   else {
     PetscScalar d;
 
@@ -367,8 +383,8 @@ PetscErrorCode SquallHBMultDot(Mat A, Vec x, Vec y, PetscReal *dot)
 /* the diagonal is formed once on the host, element by element, and gathered like A x */
 static PetscErrorCode MatGetDiagonal_HB(Mat A, Vec d)
 {
-  Mat_HB        *hb;
-  PetscScalar   *da;
+  Mat_HB      *hb;
+  PetscScalar *da;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &hb));
@@ -393,9 +409,10 @@ static PetscErrorCode MatView_HB(Mat A, PetscViewer viewer)
   PetscCall(MatShellGetContext(A, &hb));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (isascii) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "hipBone operator Z^T (S_L + lambda W) Z: order %" PetscInt_FMT ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements, %" PetscInt_FMT " unknowns, lambda %g%s\n", hb->N, hb->E[0], hb->E[1], hb->E[2], hb->nglobal,
-                                     (double)hb->lambda, hb->dirichlet ? ", Dirichlet boundary" : ""));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s thread blocks (-hb_kernel_switch %" PetscInt_FMT "), vectors %s\n", hb->N < hb->kswitch ? "3D" : "2D layer-by-layer", hb->kswitch, hb->vectype));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "hipBone operator Z^T (S_L + lambda W) Z: order %" PetscInt_FMT ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements, %" PetscInt_FMT " unknowns, lambda %g%s\n", hb->N, hb->E[0], hb->E[1],
+                                     hb->E[2], hb->nglobal, (double)hb->lambda, hb->dirichlet ? ", Dirichlet boundary" : ""));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s thread blocks (-hb_kernel_switch %" PetscInt_FMT "%s), vectors %s\n", hb->N < hb->kswitch ? "3D" : "2D layer-by-layer", hb->kswitch,
+                                     hb->capregs && hb->N >= 13 && hb->N >= hb->kswitch ? ", registers capped" : "", hb->vectype));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -437,7 +454,8 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_dirichlet                     - homogeneous Dirichlet conditions on the boundary (lambda may then be 0)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks for N < K, layer-by-layer 2D blocks for N >= K (default 9)
-- -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs()
+. -hb_kernel_cap_registers          - CUDA, 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
+- -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
 
   Notes:
   W holds the inverse multiplicity of each element node, so Z^T W Z = I and A = Z^T S_L Z + lambda I
@@ -597,12 +615,12 @@ PetscErrorCode SquallHBGetCoordinates(Mat A, Vec *X)
 @*/
 PetscErrorCode SquallHBAssemble(Mat A, MatType type, Mat *B)
 {
-  Mat_HB        *hb;
-  PetscInt       Nq, Np;
-  PetscReal     *Ke;
-  PetscInt      *ci = NULL, *cj = NULL;
-  PetscScalar   *cv = NULL;
-  PetscCount     ncoo = 0, cap = 0;
+  Mat_HB      *hb;
+  PetscInt     Nq, Np;
+  PetscReal   *Ke;
+  PetscInt    *ci = NULL, *cj = NULL;
+  PetscScalar *cv   = NULL;
+  PetscCount   ncoo = 0, cap = 0;
 
   PetscFunctionBegin;
   PetscCall(SquallHBGetContext(A, &hb));
@@ -619,12 +637,8 @@ PetscErrorCode SquallHBAssemble(Mat A, MatType type, Mat *B)
       for (PetscInt mj = 0; mj < Nq; mj++) {
         for (PetscInt mi = 0; mi < Nq; mi++) {
           const PetscInt   m = mi + Nq * (mj + Nq * mk), mm[3] = {mi, mj, mk};
-          const PetscReal *G = Ge + SQUALL_SEM_NGEO * m;
-          const PetscReal  Gab[3][3] = {
-            {G[0], G[1], G[2]},
-            {G[1], G[3], G[4]},
-            {G[2], G[4], G[5]}
-          };
+          const PetscReal *G         = Ge + SQUALL_SEM_NGEO * m;
+          const PetscReal  Gab[3][3] = {{G[0], G[1], G[2]}, {G[1], G[3], G[4]}, {G[2], G[4], G[5]}};
 
           for (PetscInt a = 0; a < 3; a++) {
             for (PetscInt u = 0; u < Nq; u++) {
@@ -734,9 +748,9 @@ static PetscErrorCode HBBenchmarkHost(Mat A, Mat_HB *hb, Vec x, Vec y, PetscInt 
 @*/
 PetscErrorCode SquallHBBenchmarkOperator(Mat A, PetscInt reps, SquallHBBenchResult *res)
 {
-  Mat_HB   *hb;
-  Vec       x, y;
-  PetscBool dev;
+  Mat_HB     *hb;
+  Vec         x, y;
+  PetscBool   dev;
   PetscRandom rnd;
 
   PetscFunctionBegin;
@@ -753,8 +767,10 @@ PetscErrorCode SquallHBBenchmarkOperator(Mat A, PetscInt reps, SquallHBBenchResu
   res->flops_kernel = hb->nelem * SquallSEMOperatorFlops(hb->Nq);
   res->bytes_kernel = (PetscLogDouble)hb->nelem * hb->Np * (sizeof(PetscInt) + (SQUALL_SEM_NGEO + 1) * sizeof(PetscReal) + sizeof(PetscScalar)) + (PetscLogDouble)(hb->nown + hb->nghost) * sizeof(PetscScalar);
   PetscCall(SquallHBIsDeviceVec(x, &dev));
-  if (dev) PetscCall(SquallHBBenchmarkCUDA(hb, x, y, reps, res));
-  else PetscCall(HBBenchmarkHost(A, hb, x, y, reps, res));
+  if (dev)
+    PetscCall(SquallHBBenchmarkCUDA(hb, x, y, reps, res));
+  else
+    PetscCall(HBBenchmarkHost(A, hb, x, y, reps, res));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -11,9 +11,13 @@
 const char *const SquallP1Backends[]      = {"host", "cuda", "SquallP1Backend", "SQUALL_P1_", NULL};
 const char *const SquallP1AssemblyTypes[] = {"atomic", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
 const char *const SquallP1Locations[]     = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
+const char *const SquallP1ElementOrders[] = {"natural", "colored", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
 
 /* the public term enum and the pointwise header's indices must agree */
-typedef char P1TermsAgree[((int)SQUALL_P1_MASS == SQUALL_P1_TERM_MASS && (int)SQUALL_P1_ADVECTION == SQUALL_P1_TERM_ADVECTION && (int)SQUALL_P1_DIFFUSION == SQUALL_P1_TERM_DIFFUSION && (int)SQUALL_P1_GRADDIV == SQUALL_P1_TERM_GRADDIV && (int)SQUALL_P1_NUM_TERMS == SQUALL_P1_NTERMS) ? 1 : -1];
+typedef char P1TermsAgree[((int)SQUALL_P1_MASS == SQUALL_P1_TERM_MASS && (int)SQUALL_P1_ADVECTION == SQUALL_P1_TERM_ADVECTION && (int)SQUALL_P1_DIFFUSION == SQUALL_P1_TERM_DIFFUSION && (int)SQUALL_P1_GRADDIV == SQUALL_P1_TERM_GRADDIV &&
+                           (int)SQUALL_P1_NUM_TERMS == SQUALL_P1_NTERMS)
+                            ? 1
+                            : -1];
 
 static PetscInt P1NextId = 0;
 
@@ -88,23 +92,42 @@ PetscErrorCode SquallP1GetAssemblyType(SquallP1 p1, SquallP1AssemblyType *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  SquallP1SetElementOrder - the order of the elements, i.e. of the GPU threads: the mesh's
+  (SQUALL_P1_ORDER_NATURAL, default) or greedily coloured (SQUALL_P1_ORDER_COLORED): elements sorted by a
+  colour such that no two elements of one colour share a vertex, so the threads of a warp never add
+  into the same matrix entry at once (fewer serialised atomics, less locality). Element vectors
+  (SquallP1CreateElementVector()) follow this order.
+@*/
+PetscErrorCode SquallP1SetElementOrder(SquallP1 p1, SquallP1ElementOrder order)
+{
+  PetscFunctionBegin;
+  PetscCheck(!p1->setup, p1->comm, PETSC_ERR_ARG_WRONGSTATE, "Set the element order before SquallP1SetUp()");
+  p1->order = order;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
 {
   SquallP1Backend      backend  = p1->backend;
   SquallP1AssemblyType assembly = p1->assembly;
   PetscReal            tol      = p1->degtol;
   PetscBool            view     = p1->view;
+  SquallP1ElementOrder order    = p1->order;
 
   PetscFunctionBegin;
   PetscOptionsBegin(p1->comm, NULL, "squall P1 tetrahedral CG operators", "SquallP1");
   PetscCall(PetscOptionsEnum("-p1_backend", "Where elements are computed and assembled (host, cuda)", "SquallP1SetBackend", SquallP1Backends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   PetscCall(PetscOptionsEnum("-p1_assembly", "Assembly path: squall's direct/atomic kernel, PETSc's COO interface, or host MatSetValues", "SquallP1SetAssemblyType", SquallP1AssemblyTypes, (PetscEnum)assembly, (PetscEnum *)&assembly, NULL));
   PetscCall(PetscOptionsReal("-p1_degenerate_tol", "A tetrahedron is degenerate when 6|volume| <= tol * (longest edge)^3 (0 to 0.1)", "SquallP1SetUp", tol, &tol, NULL));
+  PetscCall(
+    PetscOptionsEnum("-p1_element_order", "Order of the elements (GPU threads): the mesh's, or coloured so that no two in a colour share a vertex", "SquallP1SetElementOrder", SquallP1ElementOrders, (PetscEnum)order, (PetscEnum *)&order, NULL));
   PetscCall(PetscOptionsBool("-p1_view", "View the P1 operators' sizes after set-up", "SquallP1View", view, &view, NULL));
   PetscOptionsEnd();
   PetscCheck(tol >= 0 && tol <= 0.1, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "-p1_degenerate_tol %g is out of range: valid tolerances are 0 to 0.1", (double)tol);
   if (backend != p1->backend) PetscCall(SquallP1SetBackend(p1, backend));
   PetscCall(SquallP1SetAssemblyType(p1, assembly));
+  if (order != p1->order) PetscCall(SquallP1SetElementOrder(p1, order));
   p1->degtol = tol;
   p1->view   = view;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -129,28 +152,24 @@ static PetscErrorCode P1CheckDM(SquallP1 p1)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode P1GetVertexDM(SquallP1, PetscInt, DM *);
+
 /* global scalar numbering of the vertices from a section with one dof per vertex */
 static PetscErrorCode P1NumberVertices(SquallP1 p1)
 {
-  PetscSection       s, gs;
-  PetscInt           pStart, pEnd, vStart, vEnd, cnt = 0;
+  DM                 vdm;
+  PetscSection       gs;
+  PetscInt           vStart, vEnd, cnt = 0;
   PetscInt64         n64;
   Vec                cl;
   PetscSection       cs;
   const PetscScalar *ca;
 
   PetscFunctionBegin;
-  PetscCall(DMPlexGetChart(p1->dm, &pStart, &pEnd));
   PetscCall(DMPlexGetDepthStratum(p1->dm, 0, &vStart, &vEnd));
   p1->nv = vEnd - vStart;
-  PetscCall(PetscSectionCreate(PETSC_COMM_SELF, &s));
-  PetscCall(PetscSectionSetChart(s, pStart, pEnd));
-  for (PetscInt v = vStart; v < vEnd; v++) PetscCall(PetscSectionSetDof(s, v, 1));
-  PetscCall(PetscSectionSetUp(s));
-  PetscCall(DMClone(p1->dm, &p1->vdm[1]));
-  PetscCall(DMSetLocalSection(p1->vdm[1], s));
-  PetscCall(PetscSectionDestroy(&s));
-  PetscCall(DMGetGlobalSection(p1->vdm[1], &gs));
+  PetscCall(P1GetVertexDM(p1, 1, &vdm));
+  PetscCall(DMGetGlobalSection(vdm, &gs));
   PetscCall(PetscMalloc4(p1->nv, &p1->gidx, p1->nv, &p1->row, p1->nv, &p1->cd, p1->nv, &p1->co));
   PetscCall(PetscMalloc1(3 * p1->nv, &p1->x));
   for (PetscInt v = 0; v < p1->nv; v++) {
@@ -170,7 +189,8 @@ static PetscErrorCode P1NumberVertices(SquallP1 p1)
     const PetscInt g = p1->gidx[v];
 
     /* the global section numbers owned points in order, so row and global index agree */
-    PetscCheck(p1->row[v] < 0 || g == p1->rstart + p1->row[v], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Vertex numbering is not contiguous: vertex %" PetscInt_FMT " has global index %" PetscInt_FMT ", expected %" PetscInt_FMT, v, g, p1->rstart + p1->row[v]);
+    PetscCheck(p1->row[v] < 0 || g == p1->rstart + p1->row[v], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Vertex numbering is not contiguous: vertex %" PetscInt_FMT " has global index %" PetscInt_FMT ", expected %" PetscInt_FMT, v, g,
+               p1->rstart + p1->row[v]);
     p1->cd[v] = (g >= p1->rstart && g < p1->rstart + p1->nowned) ? g - p1->rstart : -1;
     p1->co[v] = -1; /* set with the graph */
   }
@@ -237,8 +257,9 @@ static PetscErrorCode P1ReportBadElement(SquallP1 p1, PetscBool bad, const P1Bad
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, p1->comm));
   if (first == size) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Bcast(&b, sizeof(b) / sizeof(PetscReal), MPIU_REAL, first, p1->comm));
-  SETERRQ(p1->comm, PETSC_ERR_ARG_WRONG, "Tetrahedron %" PetscInt_FMT " (DMPlex cell %" PetscInt_FMT " on rank %d, centroid (%g, %g, %g)) is %s: 6 x signed volume = %g%s", (PetscInt)b.tet, (PetscInt)b.cell, (int)b.rank, (double)b.x[0], (double)b.x[1], (double)b.x[2],
-          b.kind == 1 ? "inverted" : "degenerate", (double)b.vol, b.kind == 1 ? " < 0 (its vertices are ordered against PETSc's convention, or the mesh is folded)" : ", too small for its edge lengths (see -p1_degenerate_tol)");
+  SETERRQ(p1->comm, PETSC_ERR_ARG_WRONG, "Tetrahedron %" PetscInt_FMT " (DMPlex cell %" PetscInt_FMT " on rank %d, centroid (%g, %g, %g)) is %s: 6 x signed volume = %g%s", (PetscInt)b.tet, (PetscInt)b.cell, (int)b.rank, (double)b.x[0],
+          (double)b.x[1], (double)b.x[2], b.kind == 1 ? "inverted" : "degenerate", (double)b.vol,
+          b.kind == 1 ? " < 0 (its vertices are ordered against PETSc's convention, or the mesh is folded)" : ", too small for its edge lengths (see -p1_degenerate_tol)");
 }
 
 static PetscErrorCode P1ExtractElements(SquallP1 p1)
@@ -286,12 +307,12 @@ static PetscErrorCode P1ExtractElements(SquallP1 p1)
     for (PetscInt a = 0; a < 4; a++)
       for (PetscInt b = a + 1; b < 4; b++) l2 = PetscMax(l2, PetscSqr(x[a][0] - x[b][0]) + PetscSqr(x[a][1] - x[b][1]) + PetscSqr(x[a][2] - x[b][2]));
     if (!bad && (PetscAbsReal(det) <= p1->degtol * l2 * PetscSqrtReal(l2) || det < 0 || PetscIsInfOrNanReal(det))) {
-      bad          = PETSC_TRUE;
-      first.kind   = (det < 0 && PetscAbsReal(det) > p1->degtol * l2 * PetscSqrtReal(l2)) ? 1 : 2;
-      first.tet    = (PetscReal)(c - cStart);
-      first.cell   = (PetscReal)c;
-      first.rank   = (PetscReal)rank;
-      first.vol    = det;
+      bad        = PETSC_TRUE;
+      first.kind = (det < 0 && PetscAbsReal(det) > p1->degtol * l2 * PetscSqrtReal(l2)) ? 1 : 2;
+      first.tet  = (PetscReal)(c - cStart);
+      first.cell = (PetscReal)c;
+      first.rank = (PetscReal)rank;
+      first.vol  = det;
       for (PetscInt d = 0; d < 3; d++) first.x[d] = (PetscReal)0.25 * (x[0][d] + x[1][d] + x[2][d] + x[3][d]);
     }
     for (PetscInt a = 0; a < 4; a++) tet[4 * ne + a] = sv[a];
@@ -309,6 +330,51 @@ static PetscErrorCode P1ExtractElements(SquallP1 p1)
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ne64, 1, MPIU_INT64, MPI_SUM, p1->comm));
   PetscCall(PetscIntCast(ne64, &p1->NE));
   PetscCall(P1ReportBadElement(p1, bad, &first));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Greedy colouring: each element takes the lowest colour not yet used by an element sharing one of its
+   vertices (a 64-bit mask per vertex; the rare element finding all 64 taken goes to a last, unconstrained
+   colour), then a stable counting sort by colour. Meshes with ~24 elements per vertex need ~30 colours. */
+static PetscErrorCode P1ColorElements(SquallP1 p1)
+{
+  const PetscInt ne = p1->ne;
+  uint64_t      *mask;
+  PetscInt      *color, cnt[66] = {0}, *perm, *tet, *cell;
+  PetscBool     *own;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(p1->nv, &mask));
+  PetscCall(PetscMalloc2(ne, &color, ne, &perm));
+  for (PetscInt e = 0; e < ne; e++) {
+    const PetscInt *v    = &p1->tet[4 * e];
+    const uint64_t  used = mask[v[0]] | mask[v[1]] | mask[v[2]] | mask[v[3]];
+    PetscInt        c    = 0;
+
+    while (c < 64 && (used >> c) & 1) c++;
+    color[e] = c;
+    if (c < 64)
+      for (PetscInt a = 0; a < 4; a++) mask[v[a]] |= (uint64_t)1 << c;
+    cnt[c + 1]++;
+  }
+  p1->ncolors = 0;
+  for (PetscInt c = 0; c < 65; c++) {
+    if (cnt[c + 1]) p1->ncolors = c + 1;
+    cnt[c + 1] += cnt[c];
+  }
+  for (PetscInt e = 0; e < ne; e++) perm[cnt[color[e]]++] = e;
+  PetscCall(PetscMalloc3(4 * ne, &tet, ne, &cell, ne, &own));
+  for (PetscInt k = 0; k < ne; k++) {
+    for (PetscInt a = 0; a < 4; a++) tet[4 * k + a] = p1->tet[4 * perm[k] + a];
+    cell[k] = p1->cell[perm[k]];
+    own[k]  = p1->eowned[perm[k]];
+  }
+  PetscCall(PetscFree3(p1->tet, p1->cell, p1->eowned));
+  p1->tet    = tet;
+  p1->cell   = cell;
+  p1->eowned = own;
+  PetscCall(PetscFree2(color, perm));
+  PetscCall(PetscFree(mask));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -364,8 +430,10 @@ static PetscErrorCode P1BuildGraph(SquallP1 p1)
       PetscCall(PetscRealloc(ocap * sizeof(PetscInt), &oJ));
     }
     for (PetscInt k = 0; k < m; k++) {
-      if (buf[k] >= p1->rstart && buf[k] < rend) dJ[dn++] = buf[k] - p1->rstart;
-      else oJ[on++] = buf[k]; /* global for now, compressed below */
+      if (buf[k] >= p1->rstart && buf[k] < rend)
+        dJ[dn++] = buf[k] - p1->rstart;
+      else
+        oJ[on++] = buf[k]; /* global for now, compressed below */
     }
     dI[r + 1] = dn;
     oI[r + 1] = on;
@@ -436,6 +504,7 @@ PetscErrorCode SquallP1SetUp(SquallP1 p1)
   PetscCall(P1CheckDM(p1));
   PetscCall(P1NumberVertices(p1));
   PetscCall(P1ExtractElements(p1));
+  if (p1->order == SQUALL_P1_ORDER_COLORED) PetscCall(P1ColorElements(p1));
   PetscCall(P1BuildGraph(p1));
   PetscCall(SquallP1ComputeGeometryHost(p1));
   if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1CUDASetUp(p1));
@@ -453,15 +522,17 @@ PetscErrorCode SquallP1ComputeGeometry(SquallP1 p1)
 {
   PetscFunctionBegin;
   PetscCheck(p1->setup, p1->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallP1SetUp() first");
-  if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1CUDAComputeGeometry(p1));
-  else PetscCall(SquallP1ComputeGeometryHost(p1));
+  if (p1->backend == SQUALL_P1_CUDA)
+    PetscCall(SquallP1CUDAComputeGeometry(p1));
+  else
+    PetscCall(SquallP1ComputeGeometryHost(p1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SquallP1View(SquallP1 p1, PetscViewer viewer)
 {
-  PetscReal  vmin = PETSC_MAX_REAL, vmax = 0, tot = 0;
-  PetscInt64 nnz = p1->nnz;
+  PetscReal   vmin = PETSC_MAX_REAL, vmax = 0, tot = 0;
+  PetscInt64  nnz = p1->nnz;
   PetscMPIInt size;
 
   PetscFunctionBegin;
@@ -479,9 +550,10 @@ PetscErrorCode SquallP1View(SquallP1 p1, PetscViewer viewer)
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &tot, 1, MPIU_REAL, MPIU_SUM, p1->comm));
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &nnz, 1, MPIU_INT64, MPI_SUM, p1->comm));
   PetscCallMPI(MPI_Comm_size(p1->comm, &size));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "SquallP1: %" PetscInt_FMT " tetrahedra, %" PetscInt_FMT " nodes, %" PetscInt64_FMT " nonzeros (scalar), %d rank%s, backend %s, assembly %s\n", p1->NE, p1->N, nnz, size, size > 1 ? "s" : "", SquallP1Backends[p1->backend],
-                                   SquallP1AssemblyTypes[p1->assembly]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "SquallP1: %" PetscInt_FMT " tetrahedra, %" PetscInt_FMT " nodes, %" PetscInt64_FMT " nonzeros (scalar), %d rank%s, backend %s, assembly %s\n", p1->NE, p1->N, nnz, size, size > 1 ? "s" : "",
+                                   SquallP1Backends[p1->backend], SquallP1AssemblyTypes[p1->assembly]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  volume %.10e, element volumes %.4e to %.4e\n", (double)tot, (double)vmin, (double)vmax));
+  if (p1->order == SQUALL_P1_ORDER_COLORED) PetscCall(PetscViewerASCIIPrintf(viewer, "  elements in %" PetscInt_FMT " colours (no two elements of a colour share a vertex)\n", p1->ncolors));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -578,9 +650,15 @@ static PetscErrorCode P1GetVertexDM(SquallP1 p1, PetscInt bs, DM *vdm)
 
     PetscCall(DMPlexGetChart(p1->dm, &pStart, &pEnd));
     PetscCall(DMPlexGetDepthStratum(p1->dm, 0, &vStart, &vEnd));
-    PetscCall(PetscSectionCreate(PETSC_COMM_SELF, &s));
+    PetscCall(PetscSectionCreate(p1->comm, &s)); /* the global section numbers across this communicator */
+    /* one field with bs components, which PETSc's VTK and HDF5 viewers need */
+    PetscCall(PetscSectionSetNumFields(s, 1));
+    PetscCall(PetscSectionSetFieldComponents(s, 0, bs));
     PetscCall(PetscSectionSetChart(s, pStart, pEnd));
-    for (PetscInt v = vStart; v < vEnd; v++) PetscCall(PetscSectionSetDof(s, v, bs));
+    for (PetscInt v = vStart; v < vEnd; v++) {
+      PetscCall(PetscSectionSetDof(s, v, bs));
+      PetscCall(PetscSectionSetFieldDof(s, v, 0, bs));
+    }
     PetscCall(PetscSectionSetUp(s));
     PetscCall(DMClone(p1->dm, &p1->vdm[bs]));
     PetscCall(DMSetLocalSection(p1->vdm[bs], s));
@@ -655,7 +733,8 @@ PetscErrorCode SquallP1GlobalToLocal(SquallP1 p1, PetscInt bs, Vec g, Vec *l)
   PetscFunctionBegin;
   PetscCall(SquallP1GetLocalWork(p1, bs, NULL));
   PetscCall(VecGetLocalSize(g, &n));
-  PetscCheck(n == bs * p1->nowned, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Nodal vector has local size %" PetscInt_FMT ", expected %" PetscInt_FMT " (%" PetscInt_FMT " values for each of %" PetscInt_FMT " owned nodes)", n, bs * p1->nowned, bs, p1->nowned);
+  PetscCheck(n == bs * p1->nowned, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Nodal vector has local size %" PetscInt_FMT ", expected %" PetscInt_FMT " (%" PetscInt_FMT " values for each of %" PetscInt_FMT " owned nodes)", n, bs * p1->nowned, bs,
+             p1->nowned);
   if (!*l) PetscCall(VecDuplicate(p1->lwork[bs], l));
   PetscCall(VecScatterBegin(p1->g2l[bs], g, *l, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(p1->g2l[bs], g, *l, INSERT_VALUES, SCATTER_FORWARD));
@@ -705,8 +784,10 @@ PetscErrorCode SquallP1SetMassCoefficient(SquallP1 p1, Vec rho)
 {
   PetscFunctionBegin;
   PetscCheck(p1->setup, p1->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallP1SetUp() first");
-  if (!rho) PetscCall(VecDestroy(&p1->rho));
-  else PetscCall(SquallP1GlobalToLocal(p1, 1, rho, &p1->rho));
+  if (!rho)
+    PetscCall(VecDestroy(&p1->rho));
+  else
+    PetscCall(SquallP1GlobalToLocal(p1, 1, rho, &p1->rho));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -717,8 +798,10 @@ PetscErrorCode SquallP1SetVelocity(SquallP1 p1, Vec u)
 {
   PetscFunctionBegin;
   PetscCheck(p1->setup, p1->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallP1SetUp() first");
-  if (!u) PetscCall(VecDestroy(&p1->u));
-  else PetscCall(SquallP1GlobalToLocal(p1, 3, u, &p1->u));
+  if (!u)
+    PetscCall(VecDestroy(&p1->u));
+  else
+    PetscCall(SquallP1GlobalToLocal(p1, 3, u, &p1->u));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

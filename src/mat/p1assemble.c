@@ -162,7 +162,8 @@ PetscErrorCode SquallP1CheckLayout(SquallP1 p1, PetscInt bs, Mat A)
     for (PetscInt k = 0; k < p1->ngarray && ok; k++)
       for (PetscInt j = 0; j < bs; j++)
         if (garray[bs * k + j] != bs * p1->garray[k] + j) ok = PETSC_FALSE;
-  } else if (ok && p1->oI[p1->nowned]) ok = PETSC_FALSE;
+  } else if (ok && p1->oI[p1->nowned])
+    ok = PETSC_FALSE;
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, p1->comm));
   PetscCheck(ok, p1->comm, PETSC_ERR_PLIB, "The AIJ layout of the matrix differs from squall's sparsity graph (was its pattern changed?); the atomic assembly cannot write it");
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -228,10 +229,10 @@ static PetscErrorCode P1AssembleHostDirect(SquallP1 p1, PetscInt bs, const Squal
   }
   D.ia = p1->dI;
   D.ja = p1->dJ;
-  D.a = da;
+  D.a  = da;
   O.ia = p1->oI;
   O.ja = p1->oJ;
-  O.a = oa;
+  O.a  = oa;
   PetscCall(P1GetElementsHost(p1, &E));
   for (PetscInt e = 0; e < p1->ne; e++) {
     PetscInt  v[4];
@@ -282,8 +283,10 @@ static PetscErrorCode P1AssembleSetValues(SquallP1 p1, PetscInt bs, const Squall
       cols[a] = p1->gidx[v[a]];
     }
     P1ElementValues(bs, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol, vals);
-    if (bs == 1) PetscCall(MatSetValues(A, 4, rows, 4, cols, vals, ADD_VALUES));
-    else PetscCall(MatSetValuesBlocked(A, 4, rows, 4, cols, vals, ADD_VALUES));
+    if (bs == 1)
+      PetscCall(MatSetValues(A, 4, rows, 4, cols, vals, ADD_VALUES));
+    else
+      PetscCall(MatSetValuesBlocked(A, 4, rows, 4, cols, vals, ADD_VALUES));
   }
   PetscCall(P1RestoreElementsHost(p1, &E));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
@@ -356,8 +359,10 @@ static PetscErrorCode P1AssembleCOO(SquallP1 p1, PetscInt bs, const SquallP1Coef
     info->verified = 0;
   }
   PetscCall(PetscLogEventBegin(SQUALL_P1AssembleCOO, A, 0, 0, 0));
-  if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1CUDAElementValuesCOO(p1, bs, coef->c));
-  else PetscCall(P1ElementValuesCOOHost(p1, bs, coef));
+  if (p1->backend == SQUALL_P1_CUDA)
+    PetscCall(SquallP1CUDAElementValuesCOO(p1, bs, coef->c));
+  else
+    PetscCall(P1ElementValuesCOOHost(p1, bs, coef));
   /* INSERT_VALUES: the matrix becomes the sum of the COO values, no zeroing needed */
   PetscCall(MatSetValuesCOO(A, p1->coov[bs], INSERT_VALUES));
   PetscCall(PetscLogEventEnd(SQUALL_P1AssembleCOO, A, 0, 0, 0));
@@ -382,21 +387,19 @@ PetscErrorCode SquallP1AssembleOperator(SquallP1 p1, const PetscReal coef[], Mat
   PetscCheck(info && info->p1id == p1->id, p1->comm, PETSC_ERR_ARG_WRONG, "The matrix was not created by this SquallP1's SquallP1CreateMatrix()");
   PetscCall(P1CheckCoef(p1, info->bs, coef, &c));
   switch (p1->assembly) {
-  case SQUALL_P1_ASSEMBLY_ATOMIC:
-    PetscCall(MatGetNonzeroState(A, &st));
-    if (info->verified != st + 1) {
-      PetscCall(SquallP1CheckLayout(p1, info->bs, A));
-      info->verified = st + 1;
-    }
-    if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1CUDAAssembleOperator(p1, info->bs, c.c, A));
-    else PetscCall(P1AssembleHostDirect(p1, info->bs, &c, A));
-    break;
-  case SQUALL_P1_ASSEMBLY_COO:
-    PetscCall(P1AssembleCOO(p1, info->bs, &c, A, info));
-    break;
-  case SQUALL_P1_ASSEMBLY_SETVALUES:
-    PetscCall(P1AssembleSetValues(p1, info->bs, &c, A));
-    break;
+    case SQUALL_P1_ASSEMBLY_ATOMIC:
+      PetscCall(MatGetNonzeroState(A, &st));
+      if (info->verified != st + 1) {
+        PetscCall(SquallP1CheckLayout(p1, info->bs, A));
+        info->verified = st + 1;
+      }
+      if (p1->backend == SQUALL_P1_CUDA)
+        PetscCall(SquallP1CUDAAssembleOperator(p1, info->bs, c.c, A));
+      else
+        PetscCall(P1AssembleHostDirect(p1, info->bs, &c, A));
+      break;
+    case SQUALL_P1_ASSEMBLY_COO: PetscCall(P1AssembleCOO(p1, info->bs, &c, A, info)); break;
+    case SQUALL_P1_ASSEMBLY_SETVALUES: PetscCall(P1AssembleSetValues(p1, info->bs, &c, A)); break;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -430,7 +433,7 @@ PetscErrorCode SquallP1AssembleDiffusion(SquallP1 p1, Mat A)
 
 /* ---- right-hand sides */
 
-static PetscErrorCode P1ElementRHSHost(SquallP1 p1, PetscInt bs, const SquallP1Coef *coef, Vec fl, PetscInt e, const SquallP1Elements *E, const PetscScalar *f, PetscInt v[4], PetscReal r[12])
+static PetscErrorCode P1ElementRHSHost(PetscInt bs, const SquallP1Coef *coef, PetscInt e, const SquallP1Elements *E, const PetscScalar *f, PetscInt v[4], PetscReal r[12])
 {
   PetscReal g[4][3], vol, S[4][4], fe[12];
 
@@ -465,97 +468,102 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
   PetscCall(SquallP1GetLocalWork(p1, bs, &fl));
   PetscCall(SquallP1GlobalToLocal(p1, bs, f, &fl));
   switch (p1->assembly) {
-  case SQUALL_P1_ASSEMBLY_ATOMIC:
-    if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1CUDAAssembleRHS(p1, bs, c.c, fl, b, PETSC_FALSE));
-    else {
-      const PetscScalar *fa;
-      PetscScalar       *ba;
+    case SQUALL_P1_ASSEMBLY_ATOMIC:
+      if (p1->backend == SQUALL_P1_CUDA)
+        PetscCall(SquallP1CUDAAssembleRHS(p1, bs, c.c, fl, b, PETSC_FALSE));
+      else {
+        const PetscScalar *fa;
+        PetscScalar       *ba;
 
+        PetscCall(PetscLogEventBegin(SQUALL_P1RHS, b, 0, 0, 0));
+        PetscCall(VecZeroEntries(b));
+        PetscCall(VecGetArray(b, &ba));
+        PetscCall(VecGetArrayRead(fl, &fa));
+        PetscCall(P1GetElementsHost(p1, &E));
+        for (PetscInt e = 0; e < p1->ne; e++) {
+          PetscInt  v[4];
+          PetscReal r[12];
+
+          PetscCall(P1ElementRHSHost(bs, &c, e, &E, fa, v, r));
+          for (PetscInt a = 0; a < 4; a++)
+            if (p1->row[v[a]] >= 0)
+              for (PetscInt i = 0; i < bs; i++) ba[bs * p1->row[v[a]] + i] += r[bs * a + i];
+        }
+        PetscCall(P1RestoreElementsHost(p1, &E));
+        PetscCall(VecRestoreArrayRead(fl, &fa));
+        PetscCall(VecRestoreArray(b, &ba));
+        PetscCall(PetscLogFlops((SquallP1ElementFlops(c.c, bs) + 32.0 * bs * bs) * p1->ne));
+        PetscCall(PetscLogEventEnd(SQUALL_P1RHS, b, 0, 0, 0));
+      }
+      break;
+    case SQUALL_P1_ASSEMBLY_COO:
+      PetscCall(SquallP1GetInfo((PetscObject)b, &info));
+      if (!info || info->p1id != p1->id || info->bs != bs || !info->coo) {
+        PetscInt *idx;
+
+        PetscCall(PetscMalloc1(4 * bs * PetscMax(p1->ne, 1), &idx));
+        for (PetscInt e = 0; e < p1->ne; e++)
+          for (PetscInt a = 0; a < 4; a++)
+            for (PetscInt i = 0; i < bs; i++) {
+              const PetscInt v             = p1->tet[4 * e + a];
+              idx[4 * bs * e + bs * a + i] = p1->row[v] >= 0 ? bs * p1->gidx[v] + i : -1;
+            }
+        /* rows of nodes owned elsewhere are -1: computed there, never sent */
+        PetscCall(VecSetOption(b, VEC_IGNORE_NEGATIVE_INDICES, PETSC_TRUE));
+        PetscCall(VecSetPreallocationCOO(b, 4 * bs * p1->ne, idx));
+        PetscCall(PetscFree(idx));
+        PetscCall(P1SetInfo(p1, (PetscObject)b, bs, &info));
+        info->coo = PETSC_TRUE;
+      }
       PetscCall(PetscLogEventBegin(SQUALL_P1RHS, b, 0, 0, 0));
+      if (p1->backend == SQUALL_P1_CUDA)
+        PetscCall(SquallP1CUDAAssembleRHS(p1, bs, c.c, fl, b, PETSC_TRUE));
+      else {
+        const PetscScalar *fa;
+
+        if (!p1->coor[bs]) PetscCall(PetscMalloc1(4 * bs * PetscMax(p1->ne, 1), &p1->coor[bs]));
+        PetscCall(VecGetArrayRead(fl, &fa));
+        PetscCall(P1GetElementsHost(p1, &E));
+        for (PetscInt e = 0; e < p1->ne; e++) {
+          PetscInt  v[4];
+          PetscReal r[12];
+
+          PetscCall(P1ElementRHSHost(bs, &c, e, &E, fa, v, r));
+          for (PetscInt k = 0; k < 4 * bs; k++) p1->coor[bs][4 * bs * e + k] = r[k];
+        }
+        PetscCall(P1RestoreElementsHost(p1, &E));
+        PetscCall(VecRestoreArrayRead(fl, &fa));
+      }
+      PetscCall(VecSetValuesCOO(b, p1->coor[bs], INSERT_VALUES));
+      PetscCall(PetscLogEventEnd(SQUALL_P1RHS, b, 0, 0, 0));
+      break;
+    case SQUALL_P1_ASSEMBLY_SETVALUES: {
+      const PetscScalar *fa;
+
+      PetscCall(PetscLogEventBegin(SQUALL_P1SetValues, b, 0, 0, 0));
+      PetscCall(VecSetOption(b, VEC_IGNORE_NEGATIVE_INDICES, PETSC_TRUE));
       PetscCall(VecZeroEntries(b));
-      PetscCall(VecGetArray(b, &ba));
       PetscCall(VecGetArrayRead(fl, &fa));
       PetscCall(P1GetElementsHost(p1, &E));
       for (PetscInt e = 0; e < p1->ne; e++) {
-        PetscInt  v[4];
-        PetscReal r[12];
+        PetscInt    v[4], idx[12];
+        PetscReal   r[12];
+        PetscScalar rs[12];
 
-        PetscCall(P1ElementRHSHost(p1, bs, &c, fl, e, &E, fa, v, r));
-        for (PetscInt a = 0; a < 4; a++)
-          if (p1->row[v[a]] >= 0)
-            for (PetscInt i = 0; i < bs; i++) ba[bs * p1->row[v[a]] + i] += r[bs * a + i];
-      }
-      PetscCall(P1RestoreElementsHost(p1, &E));
-      PetscCall(VecRestoreArrayRead(fl, &fa));
-      PetscCall(VecRestoreArray(b, &ba));
-      PetscCall(PetscLogFlops((SquallP1ElementFlops(c.c, bs) + 32.0 * bs * bs) * p1->ne));
-      PetscCall(PetscLogEventEnd(SQUALL_P1RHS, b, 0, 0, 0));
-    }
-    break;
-  case SQUALL_P1_ASSEMBLY_COO:
-    PetscCall(SquallP1GetInfo((PetscObject)b, &info));
-    if (!info || info->p1id != p1->id || info->bs != bs || !info->coo) {
-      PetscInt *idx;
-
-      PetscCall(PetscMalloc1(4 * bs * PetscMax(p1->ne, 1), &idx));
-      for (PetscInt e = 0; e < p1->ne; e++)
+        PetscCall(P1ElementRHSHost(bs, &c, e, &E, fa, v, r));
         for (PetscInt a = 0; a < 4; a++)
           for (PetscInt i = 0; i < bs; i++) {
-            const PetscInt v = p1->tet[4 * e + a];
-            idx[4 * bs * e + bs * a + i] = p1->row[v] >= 0 ? bs * p1->gidx[v] + i : -1;
+            idx[bs * a + i] = p1->row[v[a]] >= 0 ? bs * p1->gidx[v[a]] + i : -1;
+            rs[bs * a + i]  = r[bs * a + i];
           }
-      PetscCall(VecSetPreallocationCOO(b, 4 * bs * p1->ne, idx));
-      PetscCall(PetscFree(idx));
-      PetscCall(P1SetInfo(p1, (PetscObject)b, bs, &info));
-      info->coo = PETSC_TRUE;
-    }
-    PetscCall(PetscLogEventBegin(SQUALL_P1RHS, b, 0, 0, 0));
-    if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1CUDAAssembleRHS(p1, bs, c.c, fl, b, PETSC_TRUE));
-    else {
-      const PetscScalar *fa;
-
-      if (!p1->coor[bs]) PetscCall(PetscMalloc1(4 * bs * PetscMax(p1->ne, 1), &p1->coor[bs]));
-      PetscCall(VecGetArrayRead(fl, &fa));
-      PetscCall(P1GetElementsHost(p1, &E));
-      for (PetscInt e = 0; e < p1->ne; e++) {
-        PetscInt  v[4];
-        PetscReal r[12];
-
-        PetscCall(P1ElementRHSHost(p1, bs, &c, fl, e, &E, fa, v, r));
-        for (PetscInt k = 0; k < 4 * bs; k++) p1->coor[bs][4 * bs * e + k] = r[k];
+        PetscCall(VecSetValues(b, 4 * bs, idx, rs, ADD_VALUES));
       }
       PetscCall(P1RestoreElementsHost(p1, &E));
       PetscCall(VecRestoreArrayRead(fl, &fa));
-    }
-    PetscCall(VecSetValuesCOO(b, p1->coor[bs], INSERT_VALUES));
-    PetscCall(PetscLogEventEnd(SQUALL_P1RHS, b, 0, 0, 0));
-    break;
-  case SQUALL_P1_ASSEMBLY_SETVALUES: {
-    const PetscScalar *fa;
-
-    PetscCall(PetscLogEventBegin(SQUALL_P1SetValues, b, 0, 0, 0));
-    PetscCall(VecZeroEntries(b));
-    PetscCall(VecGetArrayRead(fl, &fa));
-    PetscCall(P1GetElementsHost(p1, &E));
-    for (PetscInt e = 0; e < p1->ne; e++) {
-      PetscInt    v[4], idx[12];
-      PetscReal   r[12];
-      PetscScalar rs[12];
-
-      PetscCall(P1ElementRHSHost(p1, bs, &c, fl, e, &E, fa, v, r));
-      for (PetscInt a = 0; a < 4; a++)
-        for (PetscInt i = 0; i < bs; i++) {
-          idx[bs * a + i] = p1->row[v[a]] >= 0 ? bs * p1->gidx[v[a]] + i : -1;
-          rs[bs * a + i]  = r[bs * a + i];
-        }
-      PetscCall(VecSetValues(b, 4 * bs, idx, rs, ADD_VALUES));
-    }
-    PetscCall(P1RestoreElementsHost(p1, &E));
-    PetscCall(VecRestoreArrayRead(fl, &fa));
-    PetscCall(VecAssemblyBegin(b));
-    PetscCall(VecAssemblyEnd(b));
-    PetscCall(PetscLogEventEnd(SQUALL_P1SetValues, b, 0, 0, 0));
-  } break;
+      PetscCall(VecAssemblyBegin(b));
+      PetscCall(VecAssemblyEnd(b));
+      PetscCall(PetscLogEventEnd(SQUALL_P1SetValues, b, 0, 0, 0));
+    } break;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -563,10 +571,10 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
 /* ---- comparisons (tests, benchmarks) */
 
 typedef struct {
-  Mat             Ad, Ao;
-  const PetscInt *garray, *di, *dj, *oi, *oj;
+  Mat                Ad, Ao;
+  const PetscInt    *garray, *di, *dj, *oi, *oj;
   const PetscScalar *da, *oa;
-  PetscInt        cstart, n;
+  PetscInt           cstart, n;
 } P1Rows;
 
 static PetscErrorCode P1RowsGet(Mat A, P1Rows *R)

@@ -2,7 +2,7 @@
 #include "cuda/p1cuda.h"
 
 #if !defined(SQUALL_HAVE_CUDA)
-  #define P1_NO_CUDA SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "squall was built without CUDA (reconfigure with a CUDA-enabled PETSc), so -p1_backend cuda is not available")
+#  define P1_NO_CUDA SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "squall was built without CUDA (reconfigure with a CUDA-enabled PETSc), so -p1_backend cuda is not available")
 
 PetscErrorCode SquallP1CUDASetUp(SquallP1 p1)
 {

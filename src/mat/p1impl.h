@@ -19,6 +19,8 @@ struct _n_SquallP1 {
   SquallP1AssemblyType assembly;
   PetscReal            degtol; /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
   PetscBool            view;
+  SquallP1ElementOrder order;
+  PetscInt             ncolors; /* with SQUALL_P1_ORDER_COLORED */
 
   /* vertices */
   PetscInt   nv, nowned, N, rstart; /* local, owned, global; first owned global index */

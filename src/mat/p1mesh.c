@@ -21,7 +21,8 @@ PetscErrorCode SquallP1DistributeMesh(DM *dm)
   /* FEM adjacency: the overlap then holds every cell that shares a vertex with an owned cell */
   PetscCall(DMSetBasicAdjacency(*dm, PETSC_FALSE, PETSC_TRUE));
   PetscCall(DMPlexIsDistributed(*dm, &dist));
-  if (!dist) PetscCall(DMPlexDistribute(*dm, 1, NULL, &ndm));
+  if (!dist)
+    PetscCall(DMPlexDistribute(*dm, 1, NULL, &ndm));
   else {
     PetscCall(DMPlexGetOverlap(*dm, &ov));
     if (ov < 1) PetscCall(DMPlexDistributeOverlap(*dm, 1, NULL, &ndm));
@@ -42,24 +43,18 @@ typedef PetscErrorCode (*P1LatticeMap)(PetscInt i, PetscInt j, PetscInt k, Petsc
    Built on rank 0 (uninterpolated: P1 needs only cells and vertices), then distributed. */
 static PetscErrorCode P1CreateLatticeMesh(MPI_Comm comm, const PetscInt n[3], P1LatticeMap map, void *ctx, DM *dm)
 {
-  static const PetscInt perm[6][3] = {
-    {0, 1, 2},
-    {1, 2, 0},
-    {2, 0, 1},
-    {0, 2, 1},
-    {2, 1, 0},
-    {1, 0, 2}
-  }; /* even permutations first */
-  PetscMPIInt rank;
-  PetscInt    nv = 0, nc = 0, *cells = NULL;
-  PetscReal  *coords = NULL;
-  PetscInt64  nv64, nc64;
+  static const PetscInt perm[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}}; /* even permutations first */
+  PetscMPIInt           rank;
+  PetscInt              nv = 0, nc = 0, *cells = NULL;
+  PetscReal            *coords = NULL;
+  PetscInt64            nv64, nc64;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   nv64 = (PetscInt64)(n[0] + 1) * (n[1] + 1) * (n[2] + 1);
   nc64 = (PetscInt64)6 * n[0] * n[1] * n[2];
-  PetscCheck(4 * nc64 < PETSC_INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE, "A lattice of %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " hexahedra has %" PetscInt64_FMT " tetrahedra: too many for 32-bit PetscInt (configure PETSc with --with-64-bit-indices)", n[0], n[1], n[2], nc64);
+  PetscCheck(4 * nc64 < PETSC_INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "A lattice of %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " hexahedra has %" PetscInt64_FMT " tetrahedra: too many for 32-bit PetscInt (configure PETSc with --with-64-bit-indices)", n[0], n[1], n[2], nc64);
   if (rank == 0) {
     nv = (PetscInt)nv64;
     nc = (PetscInt)nc64;
@@ -166,7 +161,7 @@ PetscErrorCode SquallP1MountainSetFromOptions(MPI_Comm comm, SquallP1Mountain *m
   m->L[0] = ext[0];
   m->L[1] = ext[1];
   m->H    = ext[2];
-  for (PetscInt d = 0; d < 3; d++) PetscCheck(m->cells[d] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-mountain_cells: %c has %" PetscInt_FMT " cells; each entry must be >= 1", "xyz"[d], m->cells[d]);
+  for (PetscInt d = 0; d < 3; d++) PetscCheck(m->cells[d] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-mountain_cells: %c has %" PetscInt_FMT " cells; each entry must be >= 1", "xyz"[d], m -> cells[d]);
   PetscCheck(m->stretch >= 0 && m->stretch <= 10, comm, PETSC_ERR_ARG_OUTOFRANGE, "-mountain_stretch %g is out of range: valid values are 0 (uniform) to 10", (double)m->stretch);
   PetscCheck(m->L[0] > 0 && m->L[1] > 0 && m->H > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-mountain_extent %g,%g,%g: the extents must be positive", (double)m->L[0], (double)m->L[1], (double)m->H);
   PetscCheck(m->h0 >= 0 && m->h0 < m->H, comm, PETSC_ERR_ARG_OUTOFRANGE, "-mountain_h0 %g is out of range: valid heights are 0 to below the model top %g", (double)m->h0, (double)m->H);
@@ -239,8 +234,8 @@ PetscErrorCode SquallP1CreateMountainMesh(MPI_Comm comm, DM *dm)
 PetscErrorCode SquallP1CreateMeshFromFile(MPI_Comm comm, const char filename[], DM *dm)
 {
   PetscMPIInt    rank;
-  int            status = 0; /* 0 ok, 1 cannot open, 2 not a Gmsh file */
-  char           head[64]  = "";
+  int            status   = 0; /* 0 ok, 1 cannot open, 2 not a Gmsh file */
+  char           head[64] = "";
   PetscBool      gmsh;
   PetscErrorCode ierr;
   PetscInt       dim, cStart, cEnd, depth;
@@ -252,7 +247,8 @@ PetscErrorCode SquallP1CreateMeshFromFile(MPI_Comm comm, const char filename[], 
   if (rank == 0) {
     FILE *fp = fopen(filename, "r");
 
-    if (!fp) status = 1;
+    if (!fp)
+      status = 1;
     else {
       if (gmsh) {
         if (!fgets(head, sizeof(head), fp)) head[0] = 0;
@@ -272,7 +268,7 @@ PetscErrorCode SquallP1CreateMeshFromFile(MPI_Comm comm, const char filename[], 
   ierr = DMPlexCreateFromFile(comm, filename, "p1", PETSC_FALSE, dm);
   PetscCall(PetscPopErrorHandler());
   if (ierr) {
-    const char *text = NULL;
+    const char *text     = NULL;
     char       *specific = NULL;
 
     (void)PetscErrorMessage(ierr, &text, &specific);
@@ -322,21 +318,17 @@ PetscErrorCode SquallP1CreateMeshFromOptions(MPI_Comm comm, DM *dm)
   PetscCheck(!flg || n == 3, comm, PETSC_ERR_ARG_SIZ, "-p1_box_upper needs 3 values; got %" PetscInt_FMT, n);
   PetscOptionsEnd();
   switch (type) {
-  case 0:
-    PetscCall(SquallP1CreateMountainMesh(comm, dm));
-    break;
-  case 1:
-    PetscCall(SquallP1CreateBoxMesh(comm, faces, lo, hi, dm));
-    break;
-  case 2:
-    PetscCheck(file[0], comm, PETSC_ERR_ARG_WRONG, "-p1_mesh file needs -p1_mesh_file <name.msh>");
-    PetscCall(SquallP1CreateMeshFromFile(comm, file, dm));
-    break;
-  default:
-    PetscCall(DMCreate(comm, dm));
-    PetscCall(DMSetType(*dm, DMPLEX));
-    PetscCall(DMSetFromOptions(*dm));
-    PetscCall(SquallP1DistributeMesh(dm));
+    case 0: PetscCall(SquallP1CreateMountainMesh(comm, dm)); break;
+    case 1: PetscCall(SquallP1CreateBoxMesh(comm, faces, lo, hi, dm)); break;
+    case 2:
+      PetscCheck(file[0], comm, PETSC_ERR_ARG_WRONG, "-p1_mesh file needs -p1_mesh_file <name.msh>");
+      PetscCall(SquallP1CreateMeshFromFile(comm, file, dm));
+      break;
+    default:
+      PetscCall(DMCreate(comm, dm));
+      PetscCall(DMSetType(*dm, DMPLEX));
+      PetscCall(DMSetFromOptions(*dm));
+      PetscCall(SquallP1DistributeMesh(dm));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -12,12 +12,22 @@
 
 #include "physics/hostdevice.h"
 
+/* full unrolling of the small fixed loops on the device keeps the element arrays in registers (the
+   device compilation pass only: the host compiler does not know the pragma) */
+#if defined(__CUDA_ARCH__)
+#  define SQUALL_P1_UNROLL _Pragma("unroll")
+#  define SQUALL_P1_NOUNROLL _Pragma("unroll 1")
+#else
+#  define SQUALL_P1_UNROLL
+#  define SQUALL_P1_NOUNROLL
+#endif
+
 /* the operator terms, in the order of the coefficient array coef[SQUALL_P1_NUM_TERMS] */
-#define SQUALL_P1_TERM_MASS      0 /* int c phi_a phi_b                (c nodal, or 1) */
+#define SQUALL_P1_TERM_MASS 0      /* int c phi_a phi_b                (c nodal, or 1) */
 #define SQUALL_P1_TERM_ADVECTION 1 /* int phi_a (u . grad phi_b)       (u nodal) */
 #define SQUALL_P1_TERM_DIFFUSION 2 /* int grad phi_a . K grad phi_b    (K nodal or per element, or I) */
-#define SQUALL_P1_TERM_GRADDIV   3 /* int (div v)(div w), 3-component operators only */
-#define SQUALL_P1_NTERMS         4
+#define SQUALL_P1_TERM_GRADDIV 3   /* int (div v)(div w), 3-component operators only */
+#define SQUALL_P1_NTERMS 4
 
 /* 10 geometric factors per element: the 9 entries of J^{-1} (row-major) and the volume */
 #define SQUALL_P1_NGEOM 10
@@ -33,28 +43,20 @@
    for degree 3; the weights are positive and sum to 4/60 + 6/15 + 8/15 = 1. tests/test_p1_element.c
    checks all 20 monomials x^i y^j z^k, i+j+k <= 3, on the reference tetrahedron. */
 #define SQUALL_P1_NQUAD 11
-#define SQUALL_P1_WV    ((PetscReal)1 / (PetscReal)60)
-#define SQUALL_P1_WE    ((PetscReal)1 / (PetscReal)15)
-#define SQUALL_P1_WC    ((PetscReal)8 / (PetscReal)15)
+#define SQUALL_P1_WV ((PetscReal)1 / (PetscReal)60)
+#define SQUALL_P1_WE ((PetscReal)1 / (PetscReal)15)
+#define SQUALL_P1_WC ((PetscReal)8 / (PetscReal)15)
 
 /* barycentric coordinates l[4] and weight (fraction of |K|) of quadrature point q: vertices 0-3,
-   edge midpoints 4-9 (edges 01 02 03 12 13 23), centroid 10 */
+   edge midpoints 4-9 (edges 01 02 03 12 13 23), centroid 10. Arithmetic rather than tables, so that
+   a loop over q need not be unrolled on the device (which would cost registers). */
 SQUALL_HOST_DEVICE static inline void SquallP1QuadPoint(int q, PetscReal l[4], PetscReal *w)
 {
-  const int ea[6] = {0, 0, 0, 1, 1, 2}, eb[6] = {1, 2, 3, 2, 3, 3};
+  const int k = q - 4, ea = k < 3 ? 0 : (k < 5 ? 1 : 2), eb = k < 3 ? k + 1 : (k < 5 ? k - 1 : 3);
 
-  for (int a = 0; a < 4; a++) l[a] = 0;
-  if (q < 4) {
-    l[q] = 1;
-    *w   = SQUALL_P1_WV;
-  } else if (q < 10) {
-    l[ea[q - 4]] = (PetscReal)0.5;
-    l[eb[q - 4]] = (PetscReal)0.5;
-    *w           = SQUALL_P1_WE;
-  } else {
-    for (int a = 0; a < 4; a++) l[a] = (PetscReal)0.25;
-    *w = SQUALL_P1_WC;
-  }
+  SQUALL_P1_UNROLL
+  for (int a = 0; a < 4; a++) l[a] = q < 4 ? (PetscReal)(a == q) : (q < 10 ? (PetscReal)0.5 * ((a == ea) + (a == eb)) : (PetscReal)0.25);
+  *w = q < 4 ? SQUALL_P1_WV : (q < 10 ? SQUALL_P1_WE : SQUALL_P1_WC);
 }
 
 SQUALL_HOST_DEVICE static inline PetscReal SquallP1Det3(const PetscReal J[9])
@@ -99,40 +101,57 @@ SQUALL_HOST_DEVICE static inline void SquallP1Gradients(const PetscReal invJ[9],
 
 /* The scalar element operator
      S_ab = coef[MASS] int c phi_a phi_b + coef[ADVECTION] int phi_a (u . grad phi_b) + coef[DIFFUSION] int grad phi_a . K grad phi_b
-   c (4 nodal values) and u (4 x 3 nodal values) are optional (NULL: c = 1, u = 0); K is the mean
-   of the element's diffusivity tensor (row-major; NULL: identity). The mass and advection integrands
-   have degree 3 and 2 and are integrated exactly by the 11-point rule; the gradients are constant, so
-   the diffusion term needs only the mean of K, which is exact for a nodal (linear) K. */
-SQUALL_HOST_DEVICE static inline void SquallP1ElementOperator(const PetscReal g[4][3], PetscReal vol, const PetscReal *c, const PetscReal (*u)[3], const PetscReal *K, const PetscReal coef[SQUALL_P1_NTERMS], PetscReal S[4][4])
+   with c (4 nodal values), u (4 x 3 nodal values) and K (the mean of the element's diffusivity tensor,
+   row-major) used where hasc, hasu, hasK are set (else c = 1, u = 0, K = I). The mass and advection
+   integrands have degree 3 and 2 and are integrated exactly by the 11-point rule; the gradients are
+   constant, so the diffusion term needs only the mean of K, which is exact for a nodal (linear) K.
+   Flags rather than NULL pointers: on the device the arrays then stay in registers. */
+SQUALL_HOST_DEVICE static inline void SquallP1ElementOperatorFields(const PetscReal g[4][3], PetscReal vol, int hasc, const PetscReal c[4], int hasu, const PetscReal u[4][3], int hasK, const PetscReal K[9], const PetscReal coef[SQUALL_P1_NTERMS],
+                                                                    PetscReal S[4][4])
 {
-  const PetscReal cm = coef[SQUALL_P1_TERM_MASS], ca = u ? coef[SQUALL_P1_TERM_ADVECTION] : 0, cd = coef[SQUALL_P1_TERM_DIFFUSION];
+  const PetscReal cm = coef[SQUALL_P1_TERM_MASS], ca = hasu ? coef[SQUALL_P1_TERM_ADVECTION] : 0, cd = coef[SQUALL_P1_TERM_DIFFUSION];
 
-  for (int a = 0; a < 4; a++)
-    for (int b = 0; b < 4; b++) S[a][b] = 0;
+  SQUALL_P1_UNROLL
+  for (int a = 0; a < 4; a++) SQUALL_P1_UNROLL
+  for (int b = 0; b < 4; b++) S[a][b] = 0;
   if (cm != 0 || ca != 0) {
+    SQUALL_P1_NOUNROLL
     for (int q = 0; q < SQUALL_P1_NQUAD; q++) {
       PetscReal l[4], w, cq = 1, uq[3] = {0, 0, 0}, ug[4];
 
       SquallP1QuadPoint(q, l, &w);
       w *= vol;
-      if (c) cq = l[0] * c[0] + l[1] * c[1] + l[2] * c[2] + l[3] * c[3];
+      if (hasc) cq = l[0] * c[0] + l[1] * c[1] + l[2] * c[2] + l[3] * c[3];
       if (ca != 0)
         for (int d = 0; d < 3; d++) uq[d] = l[0] * u[0][d] + l[1] * u[1][d] + l[2] * u[2][d] + l[3] * u[3][d];
+      SQUALL_P1_UNROLL
       for (int b = 0; b < 4; b++) ug[b] = uq[0] * g[b][0] + uq[1] * g[b][1] + uq[2] * g[b][2];
+      SQUALL_P1_UNROLL
       for (int a = 0; a < 4; a++) {
         const PetscReal wa = w * l[a];
+        SQUALL_P1_UNROLL
         for (int b = 0; b < 4; b++) S[a][b] += wa * (cm * cq * l[b] + ca * ug[b]);
       }
     }
   }
   if (cd != 0) {
+    SQUALL_P1_UNROLL
     for (int b = 0; b < 4; b++) {
       PetscReal Kg[3];
 
-      for (int d = 0; d < 3; d++) Kg[d] = K ? K[3 * d] * g[b][0] + K[3 * d + 1] * g[b][1] + K[3 * d + 2] * g[b][2] : g[b][d];
+      for (int d = 0; d < 3; d++) Kg[d] = hasK ? K[3 * d] * g[b][0] + K[3 * d + 1] * g[b][1] + K[3 * d + 2] * g[b][2] : g[b][d];
+      SQUALL_P1_UNROLL
       for (int a = 0; a < 4; a++) S[a][b] += cd * vol * (g[a][0] * Kg[0] + g[a][1] * Kg[1] + g[a][2] * Kg[2]);
     }
   }
+}
+
+/* the same with optional fields given as NULL pointers (host code and tests) */
+SQUALL_HOST_DEVICE static inline void SquallP1ElementOperator(const PetscReal g[4][3], PetscReal vol, const PetscReal *c, const PetscReal (*u)[3], const PetscReal *K, const PetscReal coef[SQUALL_P1_NTERMS], PetscReal S[4][4])
+{
+  const PetscReal one[4] = {1, 1, 1, 1}, zero[4][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+
+  SquallP1ElementOperatorFields(g, vol, c != NULL, c ? c : one, u != NULL, u ? u : zero, K != NULL, K ? K : eye, coef, S);
 }
 
 /* Entry (a, comp. i; b, comp. j) of the 3-component element operator: the scalar operator on each
@@ -149,7 +168,7 @@ typedef struct {
   PetscInt           ne;
   const PetscInt    *tet; /* vertex a of element e: tet[a*ts + e*es] */
   PetscInt           ts, es;
-  const PetscReal   *geom;               /* J^{-1} and volume: geom[k*ne + e], k < SQUALL_P1_NGEOM */
+  const PetscReal   *geom;             /* J^{-1} and volume: geom[k*ne + e], k < SQUALL_P1_NGEOM */
   const PetscScalar *rho, *u, *K, *Ke; /* nodal (1, 3, 9 per vertex) or per element (Ke, 9); NULL: absent */
 } SquallP1Elements;
 
@@ -160,8 +179,7 @@ typedef struct {
 /* vertices, gradients, volume and scalar operator S of element e */
 SQUALL_HOST_DEVICE static inline void SquallP1ElementLoad(const SquallP1Elements *E, PetscInt e, const SquallP1Coef *coef, PetscInt v[4], PetscReal g[4][3], PetscReal *vol, PetscReal S[4][4])
 {
-  PetscReal invJ[9], c[4], u[4][3], K[9];
-  const int hasK = E->K || E->Ke;
+  PetscReal invJ[9], c[4] = {1, 1, 1, 1}, u[4][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, K[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 
   for (int a = 0; a < 4; a++) v[a] = E->tet[a * E->ts + e * E->es];
   for (int k = 0; k < 9; k++) invJ[k] = E->geom[k * E->ne + e];
@@ -178,7 +196,7 @@ SQUALL_HOST_DEVICE static inline void SquallP1ElementLoad(const SquallP1Elements
     else if (E->Ke)
       for (int k = 0; k < 9; k++) K[k] = PetscRealPart(E->Ke[9 * e + k]);
   }
-  SquallP1ElementOperator(g, *vol, E->rho ? c : NULL, E->u ? (const PetscReal (*)[3])u : NULL, hasK ? K : NULL, coef->c, S);
+  SquallP1ElementOperatorFields((const PetscReal(*)[3])g, *vol, E->rho != NULL, c, E->u != NULL, (const PetscReal(*)[3])u, E->K || E->Ke, K, coef->c, S);
 }
 
 /* ---- small dense solvers */
@@ -346,9 +364,9 @@ typedef struct {
 } SquallP1CSR;
 
 #if defined(__CUDA_ARCH__)
-  #define SQUALL_P1_ADD(p, v) atomicAdd((p), (v))
+#  define SQUALL_P1_ADD(p, v) atomicAdd((p), (v))
 #else
-  #define SQUALL_P1_ADD(p, v) (*(p) += (v))
+#  define SQUALL_P1_ADD(p, v) (*(p) += (v))
 #endif
 
 /* position of column c in the sorted J[lo, hi), or -1 */
@@ -356,8 +374,10 @@ SQUALL_HOST_DEVICE static inline PetscInt SquallP1Find(const PetscInt *J, PetscI
 {
   while (lo < hi) {
     const PetscInt mid = lo + (hi - lo) / 2;
-    if (J[mid] < c) lo = mid + 1;
-    else hi = mid;
+    if (J[mid] < c)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return (lo < 0 || J[lo] != c) ? -1 : lo;
 }
@@ -375,26 +395,30 @@ SQUALL_HOST_DEVICE static inline int SquallP1ScatterElement(int bs, const PetscI
     cdb[b] = cd[v[b]];
     cob[b] = co[v[b]];
   }
+  SQUALL_P1_UNROLL
   for (int a = 0; a < 4; a++) {
     const PetscInt r = row[v[a]];
     if (r < 0) continue;
+    SQUALL_P1_UNROLL
     for (int b = 0; b < 4; b++) {
       const SquallP1CSR B  = cdb[b] >= 0 ? D : O;
       const PetscInt    lo = B.ia[r], hi = B.ia[r + 1];
-      const PetscInt    p  = SquallP1Find(B.ja, lo, hi, cdb[b] >= 0 ? cdb[b] : cob[b]);
+      const PetscInt    p = SquallP1Find(B.ja, lo, hi, cdb[b] >= 0 ? cdb[b] : cob[b]);
 
       if (p < 0) {
         nmiss++;
         continue;
       }
-      if (bs == 1) SQUALL_P1_ADD(&B.a[p], (PetscScalar)S[a][b]);
+      if (bs == 1)
+        SQUALL_P1_ADD(&B.a[p], (PetscScalar)S[a][b]);
       else {
         const PetscInt base = 9 * lo + 3 * (p - lo), stride = 3 * (hi - lo);
-        for (int i = 0; i < 3; i++)
-          for (int j = 0; j < 3; j++) {
-            const PetscReal val = SquallP1BlockEntry(S, g, cgvol, a, i, b, j);
-            if (val != 0) SQUALL_P1_ADD(&B.a[base + i * stride + j], (PetscScalar)val);
-          }
+        SQUALL_P1_UNROLL
+        for (int i = 0; i < 3; i++) SQUALL_P1_UNROLL
+        for (int j = 0; j < 3; j++) {
+          const PetscReal val = SquallP1BlockEntry(S, g, cgvol, a, i, b, j);
+          if (val != 0) SQUALL_P1_ADD(&B.a[base + i * stride + j], (PetscScalar)val);
+        }
       }
     }
   }
@@ -405,9 +429,11 @@ SQUALL_HOST_DEVICE static inline int SquallP1ScatterElement(int bs, const PetscI
    component-interleaved per vertex). With coef = {1,0,0,0} this is the load vector int phi_a f. */
 SQUALL_HOST_DEVICE static inline void SquallP1ElementApply(int bs, const PetscReal S[4][4], const PetscReal g[4][3], PetscReal cgvol, const PetscReal *f, PetscReal *r)
 {
+  SQUALL_P1_UNROLL
   for (int a = 0; a < 4; a++)
     for (int i = 0; i < bs; i++) {
       PetscReal s = 0;
+      SQUALL_P1_UNROLL
       for (int b = 0; b < 4; b++)
         for (int j = 0; j < bs; j++) s += (bs == 1 ? S[a][b] : SquallP1BlockEntry(S, g, cgvol, a, i, b, j)) * f[bs * b + j];
       r[bs * a + i] = s;

@@ -43,27 +43,28 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallSEMGeometricFactors(const Petsc
   /* C[b][a] = cofactor of J[a][b], so J^{-1}[b][a] = dr_b/dx_a = C[b][a] / det */
   const PetscReal C[9] = {J[4] * J[8] - J[5] * J[7], J[5] * J[6] - J[3] * J[8], J[3] * J[7] - J[4] * J[6], J[2] * J[7] - J[1] * J[8], J[0] * J[8] - J[2] * J[6],
                           J[1] * J[6] - J[0] * J[7], J[1] * J[5] - J[2] * J[4], J[2] * J[3] - J[0] * J[5], J[0] * J[4] - J[1] * J[3]};
-  const PetscReal det = J[0] * C[0] + J[1] * C[1] + J[2] * C[2];
+  const PetscReal det  = J[0] * C[0] + J[1] * C[1] + J[2] * C[2];
   /* (J^{-1})_{b a} = C[a*3+b] / det; G_bc = w det sum_a J^{-1}_{b a} J^{-1}_{c a} = w/det sum_a C[a][b] C[a][c] */
   const PetscReal s = w / det;
-  G[0] = s * (C[0] * C[0] + C[3] * C[3] + C[6] * C[6]);
-  G[1] = s * (C[0] * C[1] + C[3] * C[4] + C[6] * C[7]);
-  G[2] = s * (C[0] * C[2] + C[3] * C[5] + C[6] * C[8]);
-  G[3] = s * (C[1] * C[1] + C[4] * C[4] + C[7] * C[7]);
-  G[4] = s * (C[1] * C[2] + C[4] * C[5] + C[7] * C[8]);
-  G[5] = s * (C[2] * C[2] + C[5] * C[5] + C[8] * C[8]);
+  G[0]              = s * (C[0] * C[0] + C[3] * C[3] + C[6] * C[6]);
+  G[1]              = s * (C[0] * C[1] + C[3] * C[4] + C[6] * C[7]);
+  G[2]              = s * (C[0] * C[2] + C[3] * C[5] + C[6] * C[8]);
+  G[3]              = s * (C[1] * C[1] + C[4] * C[4] + C[7] * C[7]);
+  G[4]              = s * (C[1] * C[2] + C[4] * C[5] + C[7] * C[8]);
+  G[5]              = s * (C[2] * C[2] + C[5] * C[5] + C[8] * C[8]);
   return w * det;
 }
 
-/* the three reference derivatives of q at node (i,j,k) */
-SQUALL_HOST_DEVICE static inline void SquallSEMGradient(PetscInt Nq, const PetscReal *D, const PetscScalar *q, PetscInt i, PetscInt j, PetscInt k, PetscReal *qr, PetscReal *qs, PetscReal *qt)
+/* the three reference derivatives of q at node (i,j,k); D[i * ldd + m] (ldd >= Nq: the CUDA kernels
+   pad the rows of D in shared memory so that threads reading different rows use different banks) */
+SQUALL_HOST_DEVICE static inline void SquallSEMGradient(PetscInt Nq, PetscInt ldd, const PetscReal *D, const PetscScalar *q, PetscInt i, PetscInt j, PetscInt k, PetscReal *qr, PetscReal *qs, PetscReal *qt)
 {
   PetscReal r = 0, s = 0, t = 0;
 
   for (PetscInt m = 0; m < Nq; m++) {
-    r += D[i * Nq + m] * q[m + Nq * (j + Nq * k)];
-    s += D[j * Nq + m] * q[i + Nq * (m + Nq * k)];
-    t += D[k * Nq + m] * q[i + Nq * (j + Nq * m)];
+    r += D[i * ldd + m] * q[m + Nq * (j + Nq * k)];
+    s += D[j * ldd + m] * q[i + Nq * (m + Nq * k)];
+    t += D[k * ldd + m] * q[i + Nq * (j + Nq * m)];
   }
   *qr = r;
   *qs = s;
@@ -71,11 +72,11 @@ SQUALL_HOST_DEVICE static inline void SquallSEMGradient(PetscInt Nq, const Petsc
 }
 
 /* the transposed contraction sum_m D[m][i] gr(m,j,k) + D[m][j] gs(i,m,k) + D[m][k] gt(i,j,m) */
-SQUALL_HOST_DEVICE static inline PetscReal SquallSEMDivergence(PetscInt Nq, const PetscReal *D, const PetscReal *gr, const PetscReal *gs, const PetscReal *gt, PetscInt i, PetscInt j, PetscInt k)
+SQUALL_HOST_DEVICE static inline PetscReal SquallSEMDivergence(PetscInt Nq, PetscInt ldd, const PetscReal *D, const PetscReal *gr, const PetscReal *gs, const PetscReal *gt, PetscInt i, PetscInt j, PetscInt k)
 {
   PetscReal a = 0;
 
-  for (PetscInt m = 0; m < Nq; m++) a += D[m * Nq + i] * gr[m + Nq * (j + Nq * k)] + D[m * Nq + j] * gs[i + Nq * (m + Nq * k)] + D[m * Nq + k] * gt[i + Nq * (j + Nq * m)];
+  for (PetscInt m = 0; m < Nq; m++) a += D[m * ldd + i] * gr[m + Nq * (j + Nq * k)] + D[m * ldd + j] * gs[i + Nq * (m + Nq * k)] + D[m * ldd + k] * gt[i + Nq * (j + Nq * m)];
   return a;
 }
 
@@ -89,7 +90,7 @@ SQUALL_HOST_DEVICE static inline void SquallSEMElementApply(PetscInt Nq, const P
         const PetscInt n = i + Nq * (j + Nq * k);
         PetscReal      qr, qs, qt;
 
-        SquallSEMGradient(Nq, D, q, i, j, k, &qr, &qs, &qt);
+        SquallSEMGradient(Nq, Nq, D, q, i, j, k, &qr, &qs, &qt);
         SquallSEMGeoApply(Ge + SQUALL_SEM_NGEO * n, qr, qs, qt, &gr[n], &gs[n], &gt[n]);
       }
     }
@@ -99,7 +100,7 @@ SQUALL_HOST_DEVICE static inline void SquallSEMElementApply(PetscInt Nq, const P
       for (PetscInt i = 0; i < Nq; i++) {
         const PetscInt n = i + Nq * (j + Nq * k);
 
-        Aq[n] = lambda * We[n] * q[n] + SquallSEMDivergence(Nq, D, gr, gs, gt, i, j, k);
+        Aq[n] = lambda * We[n] * q[n] + SquallSEMDivergence(Nq, Nq, D, gr, gs, gt, i, j, k);
       }
     }
   }
@@ -109,9 +110,9 @@ SQUALL_HOST_DEVICE static inline void SquallSEMElementApply(PetscInt Nq, const P
    three lines through the node, plus the cross terms, which only the node itself contributes */
 SQUALL_HOST_DEVICE static inline PetscReal SquallSEMNodeDiagonal(PetscInt Nq, const PetscReal *D, const PetscReal *Ge, const PetscReal *We, PetscReal lambda, PetscInt i, PetscInt j, PetscInt k)
 {
-  const PetscInt  n = i + Nq * (j + Nq * k);
+  const PetscInt   n = i + Nq * (j + Nq * k);
   const PetscReal *G = Ge + SQUALL_SEM_NGEO * n, di = D[i * Nq + i], dj = D[j * Nq + j], dk = D[k * Nq + k];
-  PetscReal       d = 2 * (di * dj * G[1] + di * dk * G[2] + dj * dk * G[4]) + lambda * We[n];
+  PetscReal        d = 2 * (di * dj * G[1] + di * dk * G[2] + dj * dk * G[4]) + lambda * We[n];
 
   for (PetscInt m = 0; m < Nq; m++) {
     const PetscReal a = D[m * Nq + i], b = D[m * Nq + j], c = D[m * Nq + k];

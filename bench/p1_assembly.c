@@ -1,0 +1,348 @@
+static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-following mountain mesh, for a sweep of sizes.\n"
+                     "Times (median of repeats; CUDA events for device work, wall clock for the host) the element kernel,\n"
+                     "matrix assembly (scalar CSR: mass + advection + nodal full-tensor diffusion; 3x3 blocks: mass +\n"
+                     "diffusion + grad-div) and right-hand sides, for squall's atomic kernel on the GPU, PETSc's\n"
+                     "MatSetValuesCOO with device values, and host MatSetValues on one core (plus squall's CPU reference);\n"
+                     "the atomic kernel also with the elements coloured (-p1_element_order colored).\n"
+                     "Prints one JSON line per measurement: tets, nodes, nnz, time, bytes counted and effective bandwidth.\n"
+                     "  -bench_cells nx,ny,nz,nx,ny,nz,...  hexahedra of each mesh of the sweep (x6 tetrahedra)\n"
+                     "                        default 46,46,44 (0.56 M tets) 73,73,70 (2.2 M) 97,97,93 (5.2 M) 122,122,117 (10.4 M) 154,154,148 (21.1 M)\n"
+                     "  -bench_max_mtets <m>  stop the sweep after the first mesh with at least m million tetrahedra (default 20)\n"
+                     "  -bench_repeats <n>    timed repeats on the device (default 20; host: -bench_host_repeats, default 3)\n"
+                     "  -bench_host_max_mtets, -bench_coo_max_mtets, -bench_coo3_max_mtets  largest meshes (million tets) for host\n"
+                     "                        MatSetValues (0.6), scalar COO (11) and block COO (2.5): their set-up is slow or memory-hungry\n";
+
+#include <squall.h>
+#include "cuda/p1cuda.h"
+#include "cuda/squallcuda.h"
+
+typedef struct {
+  PetscInt   nt, nv, nnz, nown;
+  PetscInt64 tets;
+  PetscBool  gpu;
+  PetscInt   repeats, hrepeats;
+} Bench;
+
+static int CmpDouble(const void *a, const void *b)
+{
+  const PetscLogDouble x = *(const PetscLogDouble *)a, y = *(const PetscLogDouble *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef PetscErrorCode (*BenchFn)(void *);
+
+/* median and min of n timed calls (ms), after one untimed warm-up call */
+static PetscErrorCode Time(PetscBool device, PetscInt n, BenchFn fn, void *ctx, PetscLogDouble *med, PetscLogDouble *tmin)
+{
+  PetscLogDouble *t;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(n, &t));
+  PetscCall(fn(ctx));
+  if (device) {
+    SquallP1CUDATimer timer;
+
+    PetscCall(SquallP1CUDASynchronize());
+    PetscCall(SquallP1CUDATimerCreate(&timer));
+    for (PetscInt k = 0; k < n; k++) {
+      PetscCall(SquallP1CUDATimerStart(timer));
+      PetscCall(fn(ctx));
+      PetscCall(SquallP1CUDATimerStop(timer, &t[k]));
+    }
+    PetscCall(SquallP1CUDATimerDestroy(&timer));
+  } else {
+    for (PetscInt k = 0; k < n; k++) {
+      PetscLogDouble t0, t1;
+
+      PetscCall(PetscTime(&t0));
+      PetscCall(fn(ctx));
+      PetscCall(PetscTime(&t1));
+      t[k] = 1e3 * (t1 - t0);
+    }
+  }
+  qsort(t, (size_t)n, sizeof(PetscLogDouble), CmpDouble);
+  *med  = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  *tmin = t[0];
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Report(const Bench *b, const char *method, const char *op, PetscInt bs, PetscInt n, PetscLogDouble med, PetscLogDouble tmin, PetscLogDouble bytes, PetscReal check)
+{
+  char extra[64] = "";
+
+  PetscFunctionBegin;
+  if (check >= 0) PetscCall(PetscSNPrintf(extra, sizeof(extra), ", \"maxreldiff_vs_gpu_atomic\": %.3e", (double)check));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "{\"bench\": \"p1_assembly\", \"method\": \"%s\", \"op\": \"%s\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"nodes\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT ", \"repeats\": %" PetscInt_FMT
+                        ", \"time_ms\": %.6f, \"time_ms_min\": %.6f, \"bytes\": %.0f, \"GBps\": %.2f%s}\n",
+                        method, op, bs, b->tets, b->nv, (PetscInt64)bs * bs * b->nnz, n, med, tmin, bytes, bytes / (med * 1e-3) / 1e9, extra));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+typedef struct {
+  SquallP1         p1;
+  Mat              A;
+  Vec              f, b;
+  const PetscReal *coef;
+} Call;
+
+static PetscErrorCode CallGeometry(void *ctx)
+{
+  return SquallP1ComputeGeometry(((Call *)ctx)->p1);
+}
+
+static PetscErrorCode CallAssemble(void *ctx)
+{
+  Call *c = (Call *)ctx;
+  return SquallP1AssembleOperator(c->p1, c->coef, c->A);
+}
+
+static PetscErrorCode CallRHS(void *ctx)
+{
+  Call *c = (Call *)ctx;
+  return SquallP1AssembleRHS(c->p1, c->coef, c->f, c->b);
+}
+
+static PetscErrorCode TensorFn(const PetscReal x[3], PetscScalar K[], void *ctx)
+{
+  for (PetscInt i = 0; i < 3; i++)
+    for (PetscInt j = 0; j < 3; j++) K[3 * i + j] = (i == j ? 100.0 : 10.0 / (1 + i + j)) + 1e-3 * x[2];
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode WindFn(const PetscReal x[3], PetscScalar u[], void *ctx)
+{
+  u[0] = 10 + 1e-4 * x[2];
+  u[1] = -2;
+  u[2] = 0.1 * PetscSinReal(1e-4 * x[0]);
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode FieldFn(const PetscReal x[3], PetscScalar f[], void *ctx)
+{
+  const PetscInt bs = *(PetscInt *)ctx;
+  for (PetscInt i = 0; i < bs; i++) f[i] = 300 + 3e-3 * x[2] + i;
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode SetFields(SquallP1 p1)
+{
+  Vec u, K;
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1CreateVector(p1, 3, &u));
+  PetscCall(SquallP1CreateVector(p1, 9, &K));
+  PetscCall(SquallP1Interpolate(p1, 3, WindFn, NULL, u));
+  PetscCall(SquallP1Interpolate(p1, 9, TensorFn, NULL, K));
+  PetscCall(SquallP1SetVelocity(p1, u));
+  PetscCall(SquallP1SetDiffusivity(p1, SQUALL_P1_NODE, K));
+  PetscCall(VecDestroy(&u));
+  PetscCall(VecDestroy(&K));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Bytes counted: the compulsory traffic of one pass, i.e. per element its connectivity and geometry
+   (J^{-1}, volume), the nodal fields read once, the CSR structure read once and the values written
+   once (scalar graph for bs 3: squall reads it, not the 9x larger AIJ structure); for the element
+   kernel connectivity, coordinates and geometry. Atomic read-modify-writes, the zeroing pass and
+   cache misses are not counted: the figure is an effective bandwidth. */
+static PetscLogDouble BytesGeometry(const Bench *b)
+{
+  return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + 3.0 * b->nv * sizeof(PetscReal);
+}
+
+static PetscLogDouble BytesMatrix(const Bench *b, PetscInt bs, PetscInt nodal)
+{
+  return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + (PetscLogDouble)nodal * b->nv * sizeof(PetscScalar) + (b->nown + 1.0 + b->nnz) * sizeof(PetscInt) +
+         (PetscLogDouble)bs * bs * b->nnz * sizeof(PetscScalar);
+}
+
+static PetscLogDouble BytesRHS(const Bench *b, PetscInt bs, PetscInt nodal)
+{
+  return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + (PetscLogDouble)(nodal + bs) * b->nv * sizeof(PetscScalar) + (PetscLogDouble)bs * b->nown * sizeof(PetscScalar);
+}
+
+static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostmax, PetscReal coomax, PetscReal coo3max)
+{
+  const PetscReal  c1[SQUALL_P1_NUM_TERMS] = {1, 60, 60, 0}, c3[SQUALL_P1_NUM_TERMS] = {1, 0, 600, 600}, cr[SQUALL_P1_NUM_TERMS] = {1, -30, -30, 0};
+  SquallP1Mountain m;
+  DM               dm;
+  SquallP1         pg = NULL, ph = NULL;
+  PetscLogDouble   t0, t1, t2, med, tmin, tatomic[2] = {0, 0};
+  Call             c;
+  PetscInt         bsf;
+  PetscInt64       nnz;
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1MountainSetFromOptions(PETSC_COMM_WORLD, &m));
+  for (PetscInt d = 0; d < 3; d++) m.cells[d] = cells[d];
+  PetscCall(PetscTime(&t0));
+  PetscCall(SquallP1MountainCreateMesh(PETSC_COMM_WORLD, &m, &dm));
+  PetscCall(PetscTime(&t1));
+  PetscCall(SquallP1Create(dm, &pg));
+  PetscCall(SquallP1SetBackend(pg, B->gpu ? SQUALL_P1_CUDA : SQUALL_P1_HOST));
+  PetscCall(SquallP1SetUp(pg));
+  PetscCall(PetscTime(&t2));
+  PetscCall(SquallP1GetSizes(pg, &B->nown, &B->nv, &B->nt, NULL));
+  PetscCall(SquallP1GetNonzeros(pg, &B->nnz, &nnz));
+  B->tets = B->nt;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "{\"bench\": \"p1_assembly\", \"method\": \"setup\", \"cells\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "], \"tets\": %" PetscInt64_FMT ", \"nodes\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT
+                        ", \"backend\": \"%s\", \"mesh_s\": %.2f, \"setup_s\": %.2f}\n",
+                        cells[0], cells[1], cells[2], B->tets, B->nv, nnz, B->gpu ? "cuda" : "host", t1 - t0, t2 - t1));
+  PetscCall(SetFields(pg));
+  c.p1 = pg;
+
+  /* element kernel */
+  PetscCall(Time(B->gpu, B->repeats, CallGeometry, &c, &med, &tmin));
+  PetscCall(Report(B, B->gpu ? "gpu_atomic" : "cpu_reference", "element_kernel", 1, B->repeats, med, tmin, BytesGeometry(B), -1));
+
+  for (PetscInt bs = 1; bs <= 3; bs += 2) {
+    Mat       Aa, Ac = NULL;
+    PetscReal diff;
+
+    c.coef = bs == 1 ? c1 : c3;
+    /* squall's atomic kernel (on the host: the CPU reference, one core) */
+    PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_ATOMIC));
+    PetscCall(SquallP1CreateMatrix(pg, bs, &Aa));
+    c.A = Aa;
+    PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
+    tatomic[bs == 3] = med;
+    PetscCall(Report(B, B->gpu ? "gpu_atomic" : "cpu_reference", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), -1));
+    /* PETSc's COO assembly with the element values computed in the backend's memory */
+    if (B->tets <= (bs == 1 ? coomax : coo3max) * 1e6) {
+      PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_COO));
+      PetscCall(SquallP1CreateMatrix(pg, bs, &Ac));
+      c.A = Ac;
+      PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
+      PetscCall(SquallP1MatCompare(Aa, Ac, &diff));
+      PetscCall(Report(B, B->gpu ? "gpu_coo" : "cpu_coo", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), diff));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"atomic_over_coo\": %.2f}\n", bs, B->tets, med / tatomic[bs == 3]));
+      PetscCall(MatDestroy(&Ac));
+    }
+    /* right-hand sides (element-wise operator applied to a nodal field) */
+    bsf = bs;
+    PetscCall(SquallP1CreateVector(pg, bs, &c.f));
+    PetscCall(SquallP1Interpolate(pg, bs, FieldFn, &bsf, c.f));
+    PetscCall(VecDuplicate(c.f, &c.b));
+    c.coef = bs == 1 ? cr : c3;
+    PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_ATOMIC));
+    PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallRHS, &c, &med, &tmin));
+    PetscCall(Report(B, B->gpu ? "gpu_atomic" : "cpu_reference", "rhs", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesRHS(B, bs, bs == 1 ? 12 : 9), -1));
+    if (B->tets <= coomax * 1e6) {
+      Vec b2;
+
+      PetscCall(VecDuplicate(c.b, &b2));
+      PetscCall(VecCopy(c.b, b2));
+      PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_COO));
+      PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallRHS, &c, &med, &tmin));
+      PetscCall(SquallP1VecCompare(b2, c.b, &diff));
+      PetscCall(Report(B, B->gpu ? "gpu_coo" : "cpu_coo", "rhs", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesRHS(B, bs, bs == 1 ? 12 : 9), diff));
+      PetscCall(VecDestroy(&b2));
+    }
+    PetscCall(VecDestroy(&c.f));
+    PetscCall(VecDestroy(&c.b));
+    PetscCall(MatDestroy(&Aa));
+  }
+
+  /* the atomic kernel with the elements coloured (no two threads of a warp add into one entry) */
+  {
+    SquallP1 pc;
+
+    PetscCall(SquallP1Create(dm, &pc));
+    PetscCall(SquallP1SetBackend(pc, B->gpu ? SQUALL_P1_CUDA : SQUALL_P1_HOST));
+    PetscCall(SquallP1SetElementOrder(pc, SQUALL_P1_ORDER_COLORED));
+    PetscCall(SquallP1SetUp(pc));
+    PetscCall(SetFields(pc));
+    c.p1 = pc;
+    for (PetscInt bs = 1; bs <= 3; bs += 2) {
+      c.coef = bs == 1 ? c1 : c3;
+      PetscCall(SquallP1CreateMatrix(pc, bs, &c.A));
+      PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
+      PetscCall(Report(B, B->gpu ? "gpu_atomic_colored" : "cpu_reference_colored", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), -1));
+      PetscCall(MatDestroy(&c.A));
+      bsf = bs;
+      PetscCall(SquallP1CreateVector(pc, bs, &c.f));
+      PetscCall(SquallP1Interpolate(pc, bs, FieldFn, &bsf, c.f));
+      PetscCall(VecDuplicate(c.f, &c.b));
+      c.coef = bs == 1 ? cr : c3;
+      PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallRHS, &c, &med, &tmin));
+      PetscCall(Report(B, B->gpu ? "gpu_atomic_colored" : "cpu_reference_colored", "rhs", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesRHS(B, bs, bs == 1 ? 12 : 9), -1));
+      PetscCall(VecDestroy(&c.f));
+      PetscCall(VecDestroy(&c.b));
+    }
+    PetscCall(SquallP1Destroy(&pc));
+  }
+
+  /* host MatSetValues, element by element on one core */
+  if (B->tets <= hostmax * 1e6) {
+    PetscCall(SquallP1Create(dm, &ph));
+    PetscCall(SquallP1SetBackend(ph, SQUALL_P1_HOST));
+    PetscCall(SquallP1SetUp(ph));
+    PetscCall(SetFields(ph));
+    PetscCall(SquallP1SetAssemblyType(ph, SQUALL_P1_ASSEMBLY_SETVALUES));
+    c.p1 = ph;
+    for (PetscInt bs = 1; bs <= 3; bs += 2) {
+      c.coef = bs == 1 ? c1 : c3;
+      PetscCall(SquallP1CreateMatrix(ph, bs, &c.A));
+      PetscCall(Time(PETSC_FALSE, B->hrepeats, CallAssemble, &c, &med, &tmin));
+      PetscCall(Report(B, "host_setvalues", "matrix", bs, B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), -1));
+      if (B->gpu)
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"atomic_over_host_setvalues\": %.1f}\n", bs, B->tets,
+                              med / tatomic[bs == 3]));
+      PetscCall(MatDestroy(&c.A));
+      bsf = bs;
+      PetscCall(SquallP1CreateVector(ph, bs, &c.f));
+      PetscCall(SquallP1Interpolate(ph, bs, FieldFn, &bsf, c.f));
+      PetscCall(VecDuplicate(c.f, &c.b));
+      c.coef = bs == 1 ? cr : c3;
+      PetscCall(Time(PETSC_FALSE, B->hrepeats, CallRHS, &c, &med, &tmin));
+      PetscCall(Report(B, "host_setvalues", "rhs", bs, B->hrepeats, med, tmin, BytesRHS(B, bs, bs == 1 ? 12 : 9), -1));
+      PetscCall(VecDestroy(&c.f));
+      PetscCall(VecDestroy(&c.b));
+    }
+    PetscCall(SquallP1Destroy(&ph));
+  }
+  PetscCall(SquallP1Destroy(&pg));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt    cells[30] = {46, 46, 44, 73, 73, 70, 97, 97, 93, 122, 122, 117, 154, 154, 148}, n = 30;
+  PetscReal   maxm = 20, hostmax = 0.6, coomax = 11, coo3max = 2.5;
+  PetscInt    ndev = 0;
+  PetscMPIInt size;
+  PetscBool   flg;
+  Bench       B;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "The benchmark runs on one rank (one GPU, or one core for the host paths)");
+  PetscCall(PetscMemzero(&B, sizeof(B)));
+  B.repeats  = 20;
+  B.hrepeats = 3;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "P1 assembly benchmark", NULL);
+  PetscCall(PetscOptionsIntArray("-bench_cells", "Hexahedra nx,ny,nz of each mesh of the sweep", NULL, cells, &n, &flg));
+  PetscCall(PetscOptionsReal("-bench_max_mtets", "Stop after the first mesh with at least this many million tetrahedra", NULL, maxm, &maxm, NULL));
+  PetscCall(PetscOptionsInt("-bench_repeats", "Timed repeats on the device", NULL, B.repeats, &B.repeats, NULL));
+  PetscCall(PetscOptionsInt("-bench_host_repeats", "Timed repeats on the host", NULL, B.hrepeats, &B.hrepeats, NULL));
+  PetscCall(PetscOptionsReal("-bench_host_max_mtets", "Largest mesh (million tets) for host MatSetValues", NULL, hostmax, &hostmax, NULL));
+  PetscCall(PetscOptionsReal("-bench_coo_max_mtets", "Largest mesh (million tets) for the scalar COO path", NULL, coomax, &coomax, NULL));
+  PetscCall(PetscOptionsReal("-bench_coo3_max_mtets", "Largest mesh (million tets) for the block COO path", NULL, coo3max, &coo3max, NULL));
+  PetscOptionsEnd();
+  if (!flg) n = 15;
+  PetscCheck(n % 3 == 0 && n > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-bench_cells needs triples nx,ny,nz; got %" PetscInt_FMT " values", n);
+  PetscCheck(B.repeats >= 1 && B.hrepeats >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_repeats and -bench_host_repeats must be >= 1");
+  if (SquallHaveCUDA()) PetscCall(SquallCUDADeviceCount(&ndev));
+  B.gpu = ndev > 0 ? PETSC_TRUE : PETSC_FALSE;
+  if (!B.gpu) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# no GPU: squall's CPU reference and PETSc's COO on the host instead of the GPU paths\n"));
+  for (PetscInt k = 0; k < n / 3; k++) {
+    PetscCall(RunSize(&B, &cells[3 * k], hostmax, coomax, coo3max));
+    if (B.tets >= maxm * 1e6) break;
+  }
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -1,0 +1,494 @@
+/* P1 tetrahedral CG operators on the GPU: one thread per element for the element (geometry) kernel,
+   the element matrices and right-hand sides. The atomic assembly adds each element entry into the
+   device value array of the (MPI)AIJCUSPARSE matrix (found by binary search of its column in the
+   row, p1tet.h), and right-hand sides into the device array of the Vec: no host round trip. The
+   COO path computes the same element values into a device array for MatSetValuesCOO.
+
+   MPI: a MATMPIAIJCUSPARSE keeps a diagonal and an off-diagonal SEQAIJCUSPARSE block; squall's graph is
+   split the same way (the off-diagonal columns numbered by position in the sorted garray, which is
+   PETSc's compressed numbering), so the kernel writes both blocks directly; SquallP1CheckLayout()
+   verifies the layouts on the host once per nonzero state. */
+#include <petscdevice_cuda.h>
+#include "cuda/p1cuda.h"
+
+#if defined(PETSC_USE_COMPLEX)
+#  error "squall's CUDA kernels need a real PetscScalar"
+#endif
+
+#define P1_BLOCK 256
+/* The element kernels gather ~60 values per element and hold a 4x4 element matrix; unbounded, nvcc
+   gives them ~140 registers, i.e. one block of 256 threads per SM. Two blocks (128 registers, a few
+   spills to L1) hide the latency of the gathers and atomics better. Tune with -DP1_MIN_BLOCKS=n. */
+#if !defined(P1_MIN_BLOCKS)
+#  define P1_MIN_BLOCKS 2
+#endif
+
+struct P1CUDA {
+  PetscInt  *tet;               /* [4][ne], structure of arrays */
+  PetscReal *x;                 /* [3*nv] */
+  PetscReal *geom;              /* [SQUALL_P1_NGEOM][ne] */
+  PetscInt  *row, *cd, *co;     /* [nv] */
+  PetscInt  *dI, *dJ, *oI, *oJ; /* the graph of the owned rows */
+  int       *nbad;              /* one counter */
+};
+
+static PetscErrorCode P1GetStream(cudaStream_t *stream)
+{
+  PetscDeviceContext dctx;
+  PetscDeviceType    dtype;
+  cudaStream_t      *handle = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetDeviceType(dctx, &dtype));
+  PetscCheck(dtype == PETSC_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "The current PetscDeviceContext is of type %s, not CUDA (see -device_context_device_type)", PetscDeviceTypes[dtype]);
+  /* PETSc hands back a pointer to its cudaStream_t, not the stream itself */
+  PetscCall(PetscDeviceContextGetStreamHandle(dctx, (void **)&handle));
+  *stream = *handle;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline unsigned int P1Blocks(PetscInt n)
+{
+  return (unsigned int)PetscMax(1, (n + P1_BLOCK - 1) / P1_BLOCK);
+}
+
+/* PETSc's own kernels (MatSetValuesCOO, MatMult, ...) may run on another stream than the current
+   device context's; by default that context uses the NULL stream, which orders everything. With any
+   other stream, finish before handing device data to PETSc. */
+static PetscErrorCode P1SyncForPETSc(cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  if (stream) PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <typename T> static PetscErrorCode P1Upload(T **d, const T *h, PetscInt n)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMalloc((void **)d, (size_t)PetscMax(n, 1) * sizeof(T)));
+  if (n) PetscCallCUDA(cudaMemcpy(*d, h, (size_t)n * sizeof(T), cudaMemcpyHostToDevice));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(T)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- kernels */
+
+/* the element kernel: Jacobian, determinant and inverse once per affine tetrahedron */
+__global__ static void P1GeometryKernel(PetscInt ne, const PetscInt *__restrict__ tet, const PetscReal *__restrict__ x, PetscReal *__restrict__ geom)
+{
+  const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  PetscReal      X[4][3], invJ[9], vol;
+
+  if (e >= ne) return;
+  for (int a = 0; a < 4; a++) {
+    const PetscInt v = tet[a * ne + e];
+    for (int d = 0; d < 3; d++) X[a][d] = x[3 * v + d];
+  }
+  (void)SquallP1Geometry((const PetscReal(*)[3])X, invJ, &vol);
+  for (int k = 0; k < 9; k++) geom[k * ne + e] = invJ[k];
+  geom[9 * ne + e] = vol;
+}
+
+template <int BS>
+__global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS)
+  P1AssembleKernel(SquallP1Elements E, SquallP1Coef coef, const PetscInt *__restrict__ row, const PetscInt *__restrict__ cd, const PetscInt *__restrict__ co, SquallP1CSR D, SquallP1CSR O)
+{
+  const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  PetscInt       v[4];
+  PetscReal      g[4][3], vol, S[4][4];
+
+  if (e >= E.ne) return;
+  SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
+  (void)SquallP1ScatterElement(BS, v, row, cd, co, D, O, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
+}
+
+/* element matrices for MatSetValuesCOO, row-major per element (the layout of SquallP1COOIndices) */
+template <int BS> __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS) P1ElementValuesKernel(SquallP1Elements E, SquallP1Coef coef, PetscScalar *__restrict__ out)
+{
+  const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  const int      m = 4 * BS;
+  PetscInt       v[4];
+  PetscReal      g[4][3], vol, S[4][4];
+
+  if (e >= E.ne) return;
+  SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
+  PetscScalar *o = out + (size_t)m * m * e;
+  for (int a = 0; a < 4; a++)
+    for (int i = 0; i < BS; i++)
+      for (int b = 0; b < 4; b++)
+        for (int j = 0; j < BS; j++) o[m * (BS * a + i) + BS * b + j] = BS == 1 ? S[a][b] : SquallP1BlockEntry((const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol, a, i, b, j);
+}
+
+/* element right-hand sides: atomicAdd into the owned rows of b, or (out != NULL) the COO values */
+template <int BS>
+__global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS) P1RHSKernel(SquallP1Elements E, SquallP1Coef coef, const PetscScalar *__restrict__ f, const PetscInt *__restrict__ row, PetscScalar *__restrict__ b, PetscScalar *__restrict__ out)
+{
+  const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  PetscInt       v[4];
+  PetscReal      g[4][3], vol, S[4][4], fe[4 * BS], r[4 * BS];
+
+  if (e >= E.ne) return;
+  SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
+  for (int a = 0; a < 4; a++)
+    for (int i = 0; i < BS; i++) fe[BS * a + i] = f[BS * v[a] + i];
+  SquallP1ElementApply(BS, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol, fe, r);
+  if (out) {
+    for (int k = 0; k < 4 * BS; k++) out[(size_t)4 * BS * e + k] = r[k];
+  } else {
+    for (int a = 0; a < 4; a++) {
+      const PetscInt rr = row[v[a]];
+      if (rr >= 0)
+        for (int i = 0; i < BS; i++) atomicAdd(&b[BS * rr + i], (PetscScalar)r[BS * a + i]);
+    }
+  }
+}
+
+__global__ static void P1MetricKernel(PetscInt ne, const PetscInt *__restrict__ tet, const PetscReal *__restrict__ x, PetscReal scale, PetscScalar *__restrict__ L, PetscScalar *__restrict__ h, int *nbad)
+{
+  const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  PetscReal      X[4][3], M[9], Le[9], he[3];
+
+  if (e >= ne) return;
+  for (int a = 0; a < 4; a++) {
+    const PetscInt v = tet[a * ne + e];
+    for (int d = 0; d < 3; d++) X[a][d] = x[3 * v + d];
+  }
+  if (SquallP1ElementMetric((const PetscReal(*)[3])X, M, Le, he)) {
+    atomicAdd(nbad, 1);
+    for (int k = 0; k < 9; k++) Le[k] = 0;
+    for (int k = 0; k < 3; k++) he[k] = 0;
+  }
+  for (int k = 0; k < 9; k++) L[9 * e + k] = scale * Le[k];
+  if (h)
+    for (int k = 0; k < 3; k++) h[3 * e + k] = he[k];
+}
+
+/* ---- host side */
+
+PetscErrorCode SquallP1CUDAComputeGeometry(SquallP1 p1)
+{
+  P1CUDA      *cu = (P1CUDA *)p1->cuda;
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(P1GetStream(&stream));
+  PetscCall(PetscLogEventBegin(SQUALL_P1Geometry, 0, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (p1->ne) P1GeometryKernel<<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(p1->ne, cu->tet, cu->x, cu->geom);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(60.0 * p1->ne));
+  PetscCall(PetscLogEventEnd(SQUALL_P1Geometry, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1CUDASetUp(SquallP1 p1)
+{
+  P1CUDA        *cu;
+  PetscInt      *soa;
+  const PetscInt n = p1->nowned, ne = p1->ne;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  PetscCall(PetscNew(&cu));
+  p1->cuda = cu;
+  /* connectivity as structure of arrays: consecutive threads read consecutive words */
+  PetscCall(PetscMalloc1(4 * PetscMax(ne, 1), &soa));
+  for (PetscInt e = 0; e < ne; e++)
+    for (PetscInt a = 0; a < 4; a++) soa[a * ne + e] = p1->tet[4 * e + a];
+  PetscCall(P1Upload(&cu->tet, soa, 4 * ne));
+  PetscCall(PetscFree(soa));
+  PetscCall(P1Upload(&cu->x, p1->x, 3 * p1->nv));
+  PetscCall(P1Upload(&cu->row, p1->row, p1->nv));
+  PetscCall(P1Upload(&cu->cd, p1->cd, p1->nv));
+  PetscCall(P1Upload(&cu->co, p1->co, p1->nv));
+  PetscCall(P1Upload(&cu->dI, p1->dI, n + 1));
+  PetscCall(P1Upload(&cu->dJ, p1->dJ, p1->dI[n]));
+  PetscCall(P1Upload(&cu->oI, p1->oI, n + 1));
+  PetscCall(P1Upload(&cu->oJ, p1->oJ, p1->oI[n]));
+  PetscCallCUDA(cudaMalloc((void **)&cu->geom, (size_t)SQUALL_P1_NGEOM * PetscMax(ne, 1) * sizeof(PetscReal)));
+  PetscCallCUDA(cudaMalloc((void **)&cu->nbad, sizeof(int)));
+  PetscCall(SquallP1CUDAComputeGeometry(p1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1CUDADestroy(SquallP1 p1)
+{
+  P1CUDA *cu = (P1CUDA *)p1->cuda;
+
+  PetscFunctionBegin;
+  if (!cu) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaFree(cu->tet));
+  PetscCallCUDA(cudaFree(cu->x));
+  PetscCallCUDA(cudaFree(cu->geom));
+  PetscCallCUDA(cudaFree(cu->row));
+  PetscCallCUDA(cudaFree(cu->cd));
+  PetscCallCUDA(cudaFree(cu->co));
+  PetscCallCUDA(cudaFree(cu->dI));
+  PetscCallCUDA(cudaFree(cu->dJ));
+  PetscCallCUDA(cudaFree(cu->oI));
+  PetscCallCUDA(cudaFree(cu->oJ));
+  PetscCallCUDA(cudaFree(cu->nbad));
+  for (PetscInt bs = 0; bs < 4; bs++) {
+    if (p1->coov[bs]) PetscCallCUDA(cudaFree(p1->coov[bs]));
+    if (p1->coor[bs]) PetscCallCUDA(cudaFree(p1->coor[bs]));
+    p1->coov[bs] = p1->coor[bs] = NULL;
+  }
+  PetscCall(PetscFree(cu));
+  p1->cuda = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1CUDAGetGeometry(SquallP1 p1, PetscReal *geom)
+{
+  P1CUDA *cu = (P1CUDA *)p1->cuda;
+
+  PetscFunctionBegin;
+  PetscCheck(cu, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The SquallP1 has no device data (backend %s)", SquallP1Backends[p1->backend]);
+  PetscCallCUDA(cudaMemcpy(geom, cu->geom, (size_t)SQUALL_P1_NGEOM * p1->ne * sizeof(PetscReal), cudaMemcpyDeviceToHost));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)SQUALL_P1_NGEOM * p1->ne * sizeof(PetscReal)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the coefficient fields live in VECSEQCUDA local vectors: their device arrays */
+static PetscErrorCode P1GetElementsDevice(SquallP1 p1, SquallP1Elements *E)
+{
+  P1CUDA *cu = (P1CUDA *)p1->cuda;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(E, sizeof(*E)));
+  E->ne   = p1->ne;
+  E->tet  = cu->tet;
+  E->ts   = p1->ne;
+  E->es   = 1;
+  E->geom = cu->geom;
+  if (p1->rho) PetscCall(VecCUDAGetArrayRead(p1->rho, &E->rho));
+  if (p1->u) PetscCall(VecCUDAGetArrayRead(p1->u, &E->u));
+  if (p1->hasK && p1->Kloc == SQUALL_P1_NODE) PetscCall(VecCUDAGetArrayRead(p1->K, &E->K));
+  if (p1->hasK && p1->Kloc == SQUALL_P1_ELEMENT) PetscCall(VecCUDAGetArrayRead(p1->Ke, &E->Ke));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1RestoreElementsDevice(SquallP1 p1, SquallP1Elements *E)
+{
+  PetscFunctionBegin;
+  if (E->rho) PetscCall(VecCUDARestoreArrayRead(p1->rho, &E->rho));
+  if (E->u) PetscCall(VecCUDARestoreArrayRead(p1->u, &E->u));
+  if (E->K) PetscCall(VecCUDARestoreArrayRead(p1->K, &E->K));
+  if (E->Ke) PetscCall(VecCUDARestoreArrayRead(p1->Ke, &E->Ke));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1CoefStruct(const PetscReal coef[], SquallP1Coef *c)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < SQUALL_P1_NTERMS; k++) c->c[k] = coef[k];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const PetscReal coef[], Mat A)
+{
+  P1CUDA          *cu = (P1CUDA *)p1->cuda;
+  const PetscInt   n  = p1->nowned;
+  Mat              Ad = A, Ao = NULL;
+  PetscBool        ismpi, iscu;
+  PetscScalar     *da = NULL, *oa = NULL;
+  SquallP1CSR      D, O;
+  SquallP1Elements E;
+  SquallP1Coef     c;
+  cudaStream_t     stream;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJCUSPARSE, &ismpi));
+  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJCUSPARSE, &iscu));
+  PetscCheck(iscu, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "The GPU atomic assembly needs a MATAIJCUSPARSE matrix, not %s (create it with SquallP1CreateMatrix() and -p1_backend cuda)", ((PetscObject)A)->type_name);
+  PetscCall(P1CoefStruct(coef, &c));
+  PetscCall(P1GetStream(&stream));
+  PetscCall(PetscLogEventBegin(SQUALL_P1Assemble, A, 0, 0, 0));
+  /* read-write access: the first call moves the (zero) pattern to the device, later ones nothing;
+     empty blocks (no owned rows, or no off-process columns) are left alone */
+  if (p1->dI[n]) PetscCall(MatSeqAIJCUSPARSEGetArray(Ad, &da));
+  if (Ao && p1->oI[n]) PetscCall(MatSeqAIJCUSPARSEGetArray(Ao, &oa));
+  PetscCall(P1GetElementsDevice(p1, &E));
+  D.ia = cu->dI;
+  D.ja = cu->dJ;
+  D.a  = da;
+  O.ia = cu->oI;
+  O.ja = cu->oJ;
+  O.a  = oa;
+  PetscCall(PetscLogGpuTimeBegin());
+  if (da) PetscCallCUDA(cudaMemsetAsync(da, 0, (size_t)bs * bs * p1->dI[n] * sizeof(PetscScalar), stream));
+  if (oa) PetscCallCUDA(cudaMemsetAsync(oa, 0, (size_t)bs * bs * p1->oI[n] * sizeof(PetscScalar), stream));
+  if (p1->ne) {
+    if (bs == 1)
+      P1AssembleKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->row, cu->cd, cu->co, D, O);
+    else
+      P1AssembleKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->row, cu->cd, cu->co, D, O);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(SquallP1ElementFlops(coef, bs) * p1->ne));
+  PetscCall(P1RestoreElementsDevice(p1, &E));
+  PetscCall(P1SyncForPETSc(stream));
+  if (oa) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ao, &oa));
+  if (da) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ad, &da));
+  /* the blocks changed behind the parallel matrix's back: let its users (PC, KSP) know */
+  if (ismpi) PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscCall(PetscLogEventEnd(SQUALL_P1Assemble, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1CUDAElementValuesCOO(SquallP1 p1, PetscInt bs, const PetscReal coef[])
+{
+  const PetscInt   m = 4 * bs;
+  SquallP1Elements E;
+  SquallP1Coef     c;
+  cudaStream_t     stream;
+
+  PetscFunctionBegin;
+  PetscCall(P1CoefStruct(coef, &c));
+  PetscCall(P1GetStream(&stream));
+  if (!p1->coov[bs]) PetscCallCUDA(cudaMalloc((void **)&p1->coov[bs], (size_t)m * m * PetscMax(p1->ne, 1) * sizeof(PetscScalar)));
+  PetscCall(P1GetElementsDevice(p1, &E));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (p1->ne) {
+    if (bs == 1)
+      P1ElementValuesKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, p1->coov[bs]);
+    else
+      P1ElementValuesKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, p1->coov[bs]);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(SquallP1ElementFlops(coef, bs) * p1->ne));
+  PetscCall(P1RestoreElementsDevice(p1, &E));
+  PetscCall(P1SyncForPETSc(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1CUDAAssembleRHS(SquallP1 p1, PetscInt bs, const PetscReal coef[], Vec floc, Vec b, PetscBool coo)
+{
+  P1CUDA            *cu = (P1CUDA *)p1->cuda;
+  const PetscScalar *fd;
+  PetscScalar       *bd = NULL, *out = NULL;
+  SquallP1Elements   E;
+  SquallP1Coef       c;
+  cudaStream_t       stream;
+
+  PetscFunctionBegin;
+  PetscCall(P1CoefStruct(coef, &c));
+  PetscCall(P1GetStream(&stream));
+  if (coo) {
+    if (!p1->coor[bs]) PetscCallCUDA(cudaMalloc((void **)&p1->coor[bs], (size_t)4 * bs * PetscMax(p1->ne, 1) * sizeof(PetscScalar)));
+    out = p1->coor[bs];
+  } else
+    PetscCall(PetscLogEventBegin(SQUALL_P1RHS, b, 0, 0, 0));
+  PetscCall(VecCUDAGetArrayRead(floc, &fd));
+  if (!coo) PetscCall(VecCUDAGetArrayWrite(b, &bd));
+  PetscCall(P1GetElementsDevice(p1, &E));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (!coo && p1->nowned) PetscCallCUDA(cudaMemsetAsync(bd, 0, (size_t)bs * p1->nowned * sizeof(PetscScalar), stream));
+  if (p1->ne) {
+    if (bs == 1)
+      P1RHSKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, fd, cu->row, bd, out);
+    else
+      P1RHSKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, fd, cu->row, bd, out);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((SquallP1ElementFlops(coef, bs) + 32.0 * bs * bs) * p1->ne));
+  PetscCall(P1RestoreElementsDevice(p1, &E));
+  PetscCall(P1SyncForPETSc(stream));
+  if (!coo) PetscCall(VecCUDARestoreArrayWrite(b, &bd));
+  PetscCall(VecCUDARestoreArrayRead(floc, &fd));
+  if (!coo) PetscCall(PetscLogEventEnd(SQUALL_P1RHS, b, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1CUDAComputeElementMetric(SquallP1 p1, PetscReal scale, Vec L, Vec h, PetscInt *nbad)
+{
+  P1CUDA      *cu = (P1CUDA *)p1->cuda;
+  PetscScalar *Ld, *hd = NULL;
+  cudaStream_t stream;
+  int          bad = 0;
+
+  PetscFunctionBegin;
+  PetscCall(P1GetStream(&stream));
+  PetscCall(PetscLogEventBegin(SQUALL_P1Metric, 0, 0, 0, 0));
+  PetscCall(VecCUDAGetArrayWrite(L, &Ld));
+  if (h) PetscCall(VecCUDAGetArrayWrite(h, &hd));
+  PetscCallCUDA(cudaMemsetAsync(cu->nbad, 0, sizeof(int), stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (p1->ne) P1MetricKernel<<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(p1->ne, cu->tet, cu->x, scale, Ld, hd, cu->nbad);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(700.0 * p1->ne));
+  PetscCallCUDA(cudaMemcpyAsync(&bad, cu->nbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(PetscLogGpuToCpu(sizeof(int)));
+  *nbad = bad;
+  if (h) PetscCall(VecCUDARestoreArrayWrite(h, &hd));
+  PetscCall(VecCUDARestoreArrayWrite(L, &Ld));
+  PetscCall(PetscLogEventEnd(SQUALL_P1Metric, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- device timers (benchmarks) */
+
+struct _n_SquallP1CUDATimer {
+  cudaEvent_t start, stop;
+};
+
+PetscErrorCode SquallP1CUDATimerCreate(SquallP1CUDATimer *t)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscNew(t));
+  PetscCallCUDA(cudaEventCreate(&(*t)->start));
+  PetscCallCUDA(cudaEventCreate(&(*t)->stop));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1CUDATimerStart(SquallP1CUDATimer t)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(P1GetStream(&stream));
+  PetscCallCUDA(cudaEventRecord(t->start, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1CUDATimerStop(SquallP1CUDATimer t, PetscLogDouble *ms)
+{
+  cudaStream_t stream;
+  float        f;
+
+  PetscFunctionBegin;
+  PetscCall(P1GetStream(&stream));
+  PetscCallCUDA(cudaEventRecord(t->stop, stream));
+  PetscCallCUDA(cudaEventSynchronize(t->stop));
+  PetscCallCUDA(cudaEventElapsedTime(&f, t->start, t->stop));
+  *ms = f;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1CUDATimerDestroy(SquallP1CUDATimer *t)
+{
+  PetscFunctionBegin;
+  if (!t || !*t) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaEventDestroy((*t)->start));
+  PetscCallCUDA(cudaEventDestroy((*t)->stop));
+  PetscCall(PetscFree(*t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1CUDASynchronize(void)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(P1GetStream(&stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,178 @@
+static char help[] = "GPU hipBone CG: the CUDA operator (both kernel variants, chosen by -hb_kernel_switch) equals the CPU\n"
+                     "reference for the orders -orders (default 1..15) to -tol (default 1e-13, relative), x.Ax from the fused\n"
+                     "gather equals the host one, and KSP hbcg on device vectors reproduces the host residual history (PC none\n"
+                     "and Jacobi) to -cg_tol (default 1e-11, relative to r0; -cg 0 skips it). Exits with 200 (skipped) without CUDA or without a device.\n";
+
+#include <squall.h>
+#include "cuda/squallcuda.h"
+
+#define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_SELF, PETSC_ERR_PLIB, __VA_ARGS__)
+#define MAXHIST 500
+
+static PetscErrorCode Source(const PetscReal x[3], PetscScalar *f, void *ctx)
+{
+  *f = PetscExpReal(x[0]) * PetscSinReal(3 * x[1] + 1) + x[2] * x[2];
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode CreateVec(Mat A, VecType type, Vec *v)
+{
+  PetscInt n;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)A), v));
+  PetscCall(VecSetSizes(*v, n, PETSC_DECIDE));
+  PetscCall(VecSetType(*v, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CopyValues(Vec from, Vec to)
+{
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(from, &n));
+  PetscCall(VecGetArrayRead(from, &a));
+  PetscCall(VecGetArrayWrite(to, &b));
+  PetscCall(PetscArraycpy(b, a, n));
+  PetscCall(VecRestoreArrayWrite(to, &b));
+  PetscCall(VecRestoreArrayRead(from, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* max |a - b| / max |a| over all ranks, read on the host */
+static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *d)
+{
+  const PetscScalar *x, *y;
+  PetscInt           n;
+  PetscReal          l[2] = {0, 0}, g[2];
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(a, &n));
+  PetscCall(VecGetArrayRead(a, &x));
+  PetscCall(VecGetArrayRead(b, &y));
+  for (PetscInt i = 0; i < n; i++) {
+    l[0] = PetscMax(l[0], PetscAbsScalar(x[i] - y[i]));
+    l[1] = PetscMax(l[1], PetscAbsScalar(x[i]));
+  }
+  PetscCall(VecRestoreArrayRead(b, &y));
+  PetscCall(VecRestoreArrayRead(a, &x));
+  PetscCallMPI(MPIU_Allreduce(l, g, 2, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)a)));
+  *d = g[0] / g[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode History(Mat A, Vec b, PCType pctype, PetscReal h[], PetscInt *n)
+{
+  KSP              ksp;
+  PC               pc;
+  Vec              x;
+  const PetscReal *r;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, SQUALL_KSPHBCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, pctype));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_CURRENT, PETSC_CURRENT, MAXHIST - 1));
+  PetscCall(KSPSetResidualHistory(ksp, NULL, MAXHIST, PETSC_TRUE));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetResidualHistory(ksp, &r, n));
+  for (PetscInt i = 0; i < *n; i++) h[i] = r[i];
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol, PetscReal cgtol, PetscBool cg)
+{
+  Mat          A;
+  Vec          xh, yh, xd, yd;
+  PetscRandom  rnd;
+  PetscReal    d, doth, dotd;
+  char         val[16];
+  SquallHBInfo info;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, N));
+  PetscCall(PetscOptionsSetValue(NULL, "-hb_order", val));
+  PetscCall(SquallHBCreateOperator(PETSC_COMM_WORLD, PETSC_DECIDE, NULL, &A));
+  PetscCall(SquallHBGetInfo(A, &info));
+  PetscCall(CreateVec(A, VECSTANDARD, &xh));
+  PetscCall(CreateVec(A, VECSTANDARD, &yh));
+  PetscCall(CreateVec(A, VECCUDA, &xd));
+  PetscCall(CreateVec(A, VECCUDA, &yd));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1, 1));
+  PetscCall(VecSetRandom(xh, rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(CopyValues(xh, xd));
+  PetscCall(SquallHBMultDot(A, xh, yh, &doth));
+  PetscCall(SquallHBMultDot(A, xd, yd, &dotd));
+  PetscCall(RelDiff(yh, yd, &d));
+  PetscCall(
+    PetscPrintf(PETSC_COMM_WORLD, "N=%2" PetscInt_FMT " (%s kernel) N_G=%7" PetscInt_FMT ": |A_gpu x - A_cpu x|/|A_cpu x| = %.2e, x.Ax %.2e", N, info.kernel, info.ndof_global, (double)d, (double)(PetscAbsReal(doth - dotd) / PetscAbsReal(doth))));
+  CHECK(d <= tol, "N=%" PetscInt_FMT ": the GPU operator differs from the CPU one by %g (relative)", N, (double)d);
+  CHECK(PetscAbsReal(doth - dotd) <= tol * PetscAbsReal(doth), "N=%" PetscInt_FMT ": x.Ax on the GPU %.16g, on the CPU %.16g", N, (double)dotd, (double)doth);
+  /* MatMult alone, into a vector holding garbage */
+  PetscCall(VecSet(yd, 1e30));
+  PetscCall(MatMult(A, xd, yd));
+  PetscCall(RelDiff(yh, yd, &d));
+  CHECK(d <= tol, "N=%" PetscInt_FMT ": MatMult on the GPU differs from the CPU by %g (relative)", N, (double)d);
+
+  if (cg) {
+    const PCType pcs[2] = {PCNONE, PCJACOBI};
+
+    for (PetscInt p = 0; p < 2; p++) {
+      PetscReal hh[MAXHIST], hd[MAXHIST], dmax = 0;
+      PetscInt  nh, nd;
+
+      PetscCall(SquallHBComputeRHS(A, Source, NULL, yh));
+      PetscCall(CopyValues(yh, yd));
+      PetscCall(History(A, yh, pcs[p], hh, &nh));
+      PetscCall(History(A, yd, pcs[p], hd, &nd));
+      CHECK(nh == nd, "N=%" PetscInt_FMT ", PC %s: hbcg took %" PetscInt_FMT " iterations on the host, %" PetscInt_FMT " on the device", N, pcs[p], nh - 1, nd - 1);
+      for (PetscInt i = 0; i < nh; i++) dmax = PetscMax(dmax, PetscAbsReal(hh[i] - hd[i]) / hh[0]);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", hbcg/%s %" PetscInt_FMT " its %.1e", pcs[p], nh - 1, (double)dmax));
+      CHECK(dmax <= cgtol, "N=%" PetscInt_FMT ", PC %s: device and host residual histories differ by %g (relative to r0)", N, pcs[p], (double)dmax);
+    }
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&yh));
+  PetscCall(VecDestroy(&xd));
+  PetscCall(VecDestroy(&yd));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt  ndev = 0, gndev, orders[16], norders = 16;
+  PetscReal tol = 1e-13, cgtol = 1e-11;
+  PetscBool flg, cg            = PETSC_TRUE;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  if (SquallHaveCUDA()) PetscCall(SquallCUDADeviceCount(&ndev));
+  PetscCallMPI(MPIU_Allreduce(&ndev, &gndev, 1, MPIU_INT, MPI_MIN, PETSC_COMM_WORLD));
+  if (!gndev) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped (%s)\n", SquallHaveCUDA() ? "no CUDA device visible" : "squall built without CUDA"));
+    PetscCall(PetscFinalize());
+    return 200;
+  }
+  for (PetscInt o = 0; o < 15; o++) orders[o] = o + 1;
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-orders", orders, &norders, &flg));
+  if (!flg) norders = 15;
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-cg_tol", &cgtol, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-cg", &cg, NULL));
+  for (PetscInt o = 0; o < norders; o++) PetscCall(CheckOrder(orders[o], tol, cgtol, cg));
+  PetscCall(PetscFinalize());
+  return 0;
+}

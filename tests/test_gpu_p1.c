@@ -1,0 +1,230 @@
+static char help[] = "P1 operators on the GPU against the CPU: the element (geometry) kernel, the atomic assembly into\n"
+                     "(MPI)AIJCUSPARSE and MatSetValuesCOO with device values against host MatSetValues, for scalar and\n"
+                     "3-component operators with all terms, the right-hand sides, the element metric kernel, and MatMult\n"
+                     "with the device-assembled matrices (PETSc must see the values written on the device).\n"
+                     "Exits with 200 (skipped) when squall has no CUDA or no device is visible.\n"
+                     "  -tol <1e-14>  largest row-relative entrywise difference allowed\n";
+
+#include <squall.h>
+#include "mat/p1impl.h"
+#include "cuda/p1cuda.h"
+#include "cuda/squallcuda.h"
+
+#define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_WORLD, PETSC_ERR_PLIB, __VA_ARGS__)
+
+static PetscErrorCode RhoFn(const PetscReal x[3], PetscScalar f[], void *ctx)
+{
+  f[0] = 1.2 + 0.3 * PetscSinReal(1.3e-3 * x[0] + 0.4) * PetscCosReal(0.7e-3 * x[1] - 0.9e-3 * x[2]);
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode VelocityFn(const PetscReal x[3], PetscScalar f[], void *ctx)
+{
+  f[0] = 10 + 1e-4 * x[1];
+  f[1] = -3 + 2e-4 * x[2];
+  f[2] = 0.4 * PetscSinReal(1e-3 * (x[0] + x[1]));
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode TensorFn(const PetscReal x[3], PetscScalar f[], void *ctx)
+{
+  for (PetscInt i = 0; i < 3; i++)
+    for (PetscInt j = 0; j < 3; j++) f[3 * i + j] = (i == j ? 50.0 : 3.0 * (i - j)) + PetscSinReal(1e-3 * x[0] + 2 * i + j);
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode FieldFn(const PetscReal x[3], PetscScalar f[], void *ctx)
+{
+  const PetscInt bs = *(PetscInt *)ctx;
+
+  for (PetscInt i = 0; i < bs; i++) f[i] = PetscCosReal(2.1e-4 * x[0] - 0.5 * i) + 1e-3 * x[2] + i;
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode SetFields(SquallP1 p1)
+{
+  Vec rho, u, K;
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1CreateVector(p1, 1, &rho));
+  PetscCall(SquallP1CreateVector(p1, 3, &u));
+  PetscCall(SquallP1CreateVector(p1, 9, &K));
+  PetscCall(SquallP1Interpolate(p1, 1, RhoFn, NULL, rho));
+  PetscCall(SquallP1Interpolate(p1, 3, VelocityFn, NULL, u));
+  PetscCall(SquallP1Interpolate(p1, 9, TensorFn, NULL, K));
+  PetscCall(SquallP1SetMassCoefficient(p1, rho));
+  PetscCall(SquallP1SetVelocity(p1, u));
+  PetscCall(SquallP1SetDiffusivity(p1, SQUALL_P1_NODE, K));
+  PetscCall(VecDestroy(&rho));
+  PetscCall(VecDestroy(&u));
+  PetscCall(VecDestroy(&K));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Assemble(SquallP1 p1, SquallP1AssemblyType type, PetscInt bs, const PetscReal coef[], Mat *A, Vec *b)
+{
+  Vec      f;
+  PetscInt bsf = bs;
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1SetAssemblyType(p1, type));
+  PetscCall(SquallP1CreateMatrix(p1, bs, A));
+  PetscCall(SquallP1AssembleOperator(p1, coef, *A));
+  PetscCall(SquallP1CreateVector(p1, bs, &f));
+  PetscCall(SquallP1Interpolate(p1, bs, FieldFn, &bsf, f));
+  PetscCall(VecDuplicate(f, b));
+  PetscCall(SquallP1AssembleRHS(p1, coef, f, *b));
+  PetscCall(VecDestroy(&f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = A x for a GPU and a host matrix with the same x: the device values must be the ones used */
+static PetscErrorCode CompareMult(SquallP1 pg, SquallP1 ph, PetscInt bs, Mat Ag, Mat Ah, PetscReal *d)
+{
+  Vec      xg, xh, yg, yh;
+  PetscInt bsf = bs;
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1CreateVector(pg, bs, &xg));
+  PetscCall(SquallP1CreateVector(ph, bs, &xh));
+  PetscCall(SquallP1Interpolate(pg, bs, FieldFn, &bsf, xg));
+  PetscCall(SquallP1Interpolate(ph, bs, FieldFn, &bsf, xh));
+  PetscCall(VecDuplicate(xg, &yg));
+  PetscCall(VecDuplicate(xh, &yh));
+  PetscCall(MatMult(Ag, xg, yg));
+  PetscCall(MatMult(Ah, xh, yh));
+  PetscCall(SquallP1VecCompare(yh, yg, d));
+  PetscCall(VecDestroy(&xg));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&yg));
+  PetscCall(VecDestroy(&yh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt    ndev = 0, gndev, ne;
+  PetscReal   tol = 1e-14, dg = 0, gmax = 0;
+  DM          dm;
+  SquallP1    pg, ph;
+  PetscReal  *geom;
+  PetscMPIInt rank;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  if (SquallHaveCUDA()) PetscCall(SquallCUDADeviceCount(&ndev));
+  PetscCallMPI(MPIU_Allreduce(&ndev, &gndev, 1, MPIU_INT, MPI_MIN, PETSC_COMM_WORLD));
+  if (!gndev) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped (%s)\n", SquallHaveCUDA() ? "no CUDA device visible" : "squall built without CUDA"));
+    PetscCall(PetscFinalize());
+    return 200;
+  }
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
+  PetscCall(SquallP1CreateMeshFromOptions(PETSC_COMM_WORLD, &dm));
+  PetscCall(SquallP1Create(dm, &pg));
+  PetscCall(SquallP1Create(dm, &ph));
+  PetscCall(SquallP1SetFromOptions(pg)); /* e.g. -p1_element_order colored; the backends are fixed below */
+  PetscCall(SquallP1SetFromOptions(ph));
+  PetscCall(SquallP1SetBackend(pg, SQUALL_P1_CUDA));
+  PetscCall(SquallP1SetBackend(ph, SQUALL_P1_HOST));
+  PetscCall(SquallP1SetUp(pg));
+  PetscCall(SquallP1SetUp(ph));
+  PetscCall(SquallP1View(pg, NULL));
+
+  /* the element kernel against the CPU reference */
+  PetscCall(SquallP1GetSizes(pg, NULL, NULL, &ne, NULL));
+  PetscCall(PetscMalloc1(SQUALL_P1_NGEOM * PetscMax(ne, 1), &geom));
+  PetscCall(SquallP1CUDAGetGeometry(pg, geom));
+  for (PetscInt k = 0; k < SQUALL_P1_NGEOM * ne; k++) gmax = PetscMax(gmax, PetscAbsReal(ph->geom[k]));
+  for (PetscInt e = 0; e < ne; e++) {
+    PetscReal rmax = 0;
+    for (PetscInt k = 0; k < 9; k++) rmax = PetscMax(rmax, PetscAbsReal(ph->geom[k * ne + e]));
+    for (PetscInt k = 0; k < 9; k++) dg = PetscMax(dg, PetscAbsReal(geom[k * ne + e] - ph->geom[k * ne + e]) / rmax);
+    dg = PetscMax(dg, PetscAbsReal(geom[9 * ne + e] - ph->geom[9 * ne + e]) / ph->geom[9 * ne + e]);
+  }
+  PetscCall(PetscFree(geom));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &dg, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "element kernel: J^{-1} and volume match the CPU to %.1e\n", (double)dg));
+  CHECK(dg <= 1e-13, "GPU element geometry differs from the CPU by %g", (double)dg);
+
+  PetscCall(SetFields(pg));
+  PetscCall(SetFields(ph));
+  for (PetscInt bs = 1; bs <= 3; bs += 2) {
+    const PetscReal coef[4] = {1.3, 0.7, 0.9, bs == 3 ? 0.4 : 0}, coef2[4] = {0.5, 0, 2.0, 0};
+    Mat             Ag, Ac, Ah, Ar;
+    Vec             bg, bc, bh, br;
+    PetscReal       d[3], dv[3], dm1, dm2;
+
+    PetscCall(Assemble(pg, SQUALL_P1_ASSEMBLY_ATOMIC, bs, coef, &Ag, &bg));
+    PetscCall(Assemble(pg, SQUALL_P1_ASSEMBLY_COO, bs, coef, &Ac, &bc));
+    PetscCall(Assemble(ph, SQUALL_P1_ASSEMBLY_SETVALUES, bs, coef, &Ah, &bh));
+    PetscCall(Assemble(ph, SQUALL_P1_ASSEMBLY_ATOMIC, bs, coef, &Ar, &br));
+    PetscCall(CompareMult(pg, ph, bs, Ag, Ah, &dm1));
+    PetscCall(SquallP1MatCompare(Ah, Ag, &d[0]));
+    PetscCall(SquallP1MatCompare(Ac, Ag, &d[1]));
+    PetscCall(SquallP1MatCompare(Ar, Ag, &d[2]));
+    PetscCall(SquallP1VecCompare(bh, bg, &dv[0]));
+    PetscCall(SquallP1VecCompare(bc, bg, &dv[1]));
+    PetscCall(SquallP1VecCompare(br, bg, &dv[2]));
+    /* reassemble on the device after the host has read the matrix: the new values must be used */
+    PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_ATOMIC));
+    PetscCall(SquallP1AssembleOperator(pg, coef2, Ag));
+    PetscCall(SquallP1SetAssemblyType(ph, SQUALL_P1_ASSEMBLY_SETVALUES));
+    PetscCall(SquallP1AssembleOperator(ph, coef2, Ah));
+    PetscCall(CompareMult(pg, ph, bs, Ag, Ah, &dm2));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU atomic vs host MatSetValues %.1e, vs GPU COO %.1e, vs CPU reference %.1e; rhs %.1e, %.1e, %.1e; MatMult %.1e, after reassembly %.1e\n", bs, (double)d[0], (double)d[1],
+                          (double)d[2], (double)dv[0], (double)dv[1], (double)dv[2], (double)dm1, (double)dm2));
+    CHECK(d[0] <= tol && d[1] <= tol && d[2] <= tol, "bs %" PetscInt_FMT ": GPU matrices differ beyond %g", bs, (double)tol);
+    CHECK(dv[0] <= tol && dv[1] <= tol && dv[2] <= tol, "bs %" PetscInt_FMT ": GPU right-hand sides differ beyond %g", bs, (double)tol);
+    CHECK(dm1 <= 1e-13 && dm2 <= 1e-13, "bs %" PetscInt_FMT ": MatMult with the device-assembled matrix differs (%g, %g)", bs, (double)dm1, (double)dm2);
+    PetscCall(MatDestroy(&Ag));
+    PetscCall(MatDestroy(&Ac));
+    PetscCall(MatDestroy(&Ah));
+    PetscCall(MatDestroy(&Ar));
+    PetscCall(VecDestroy(&bg));
+    PetscCall(VecDestroy(&bc));
+    PetscCall(VecDestroy(&bh));
+    PetscCall(VecDestroy(&br));
+  }
+
+  /* the metric kernel (6x6 solves and 3x3 eigenpairs on the device) and per-element diffusivity */
+  {
+    const PetscReal cd[4] = {0, 0, 1, 0};
+    Vec             Lg, Lh, hg, hh;
+    Mat             Ag, Ah;
+    PetscReal       dl, dh, da;
+
+    PetscCall(SquallP1CreateElementVector(pg, 9, &Lg));
+    PetscCall(SquallP1CreateElementVector(ph, 9, &Lh));
+    PetscCall(SquallP1CreateElementVector(pg, 3, &hg));
+    PetscCall(SquallP1CreateElementVector(ph, 3, &hh));
+    PetscCall(SquallP1ComputeElementMetric(pg, 0.1, Lg, hg));
+    PetscCall(SquallP1ComputeElementMetric(ph, 0.1, Lh, hh));
+    PetscCall(SquallP1VecCompare(Lh, Lg, &dl));
+    PetscCall(SquallP1VecCompare(hh, hg, &dh));
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &dl, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &dh, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+    PetscCall(SquallP1SetDiffusivity(pg, SQUALL_P1_ELEMENT, Lg));
+    PetscCall(SquallP1SetDiffusivity(ph, SQUALL_P1_ELEMENT, Lh));
+    PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_ATOMIC));
+    PetscCall(SquallP1SetAssemblyType(ph, SQUALL_P1_ASSEMBLY_SETVALUES));
+    PetscCall(SquallP1CreateMatrix(pg, 1, &Ag));
+    PetscCall(SquallP1CreateMatrix(ph, 1, &Ah));
+    PetscCall(SquallP1AssembleOperator(pg, cd, Ag));
+    PetscCall(SquallP1AssembleOperator(ph, cd, Ah));
+    PetscCall(SquallP1MatCompare(Ah, Ag, &da));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "metric kernel: length-scale tensors match the CPU to %.1e, lengths to %.1e; metric diffusion GPU vs host %.1e\n", (double)dl, (double)dh, (double)da));
+    CHECK(dl <= 1e-12 && dh <= 1e-12 && da <= 1e-12, "GPU metric differs from the CPU (%g %g %g)", (double)dl, (double)dh, (double)da);
+    PetscCall(MatDestroy(&Ag));
+    PetscCall(MatDestroy(&Ah));
+    PetscCall(VecDestroy(&Lg));
+    PetscCall(VecDestroy(&Lh));
+    PetscCall(VecDestroy(&hg));
+    PetscCall(VecDestroy(&hh));
+  }
+  PetscCall(SquallP1Destroy(&pg));
+  PetscCall(SquallP1Destroy(&ph));
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscFinalize());
+  return 0;
+}
