@@ -22,8 +22,8 @@ static PetscErrorCode CreateSolver(const char *vectype, const char *casename, Sq
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* max over entries of |a - b| / max |b|, per field */
-static PetscErrorCode CompareFields(SquallESDG s, Vec A, Vec B, PetscReal rel[5])
+/* max over entries of |a - b| per field, relative to scale[f] (or to max |b| where scale is NULL) */
+static PetscErrorCode CompareFields(SquallESDG s, Vec A, Vec B, const PetscReal *scale, PetscReal rel[5])
 {
   SquallDGMesh       m = s->mesh;
   const PetscScalar *aa, *ba;
@@ -42,7 +42,37 @@ static PetscErrorCode CompareFields(SquallESDG s, Vec A, Vec B, PetscReal rel[5]
   PetscCall(VecRestoreArrayRead(A, &aa));
   PetscCall(VecRestoreArrayRead(B, &ba));
   PetscCallMPI(MPIU_Allreduce(loc, glob, 10, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
-  for (PetscInt f = 0; f < 5; f++) rel[f] = glob[f] / PetscMax(glob[5 + f], PETSC_SMALL);
+  for (PetscInt f = 0; f < 5; f++) rel[f] = glob[f] / PetscMax(scale ? PetscMax(scale[f], glob[5 + f]) : glob[5 + f], PETSC_SMALL);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The size of the terms an RHS entry is summed from: the flux differences lambda |q_f| and, for the
+   momentum, lambda rho c (the pressure gradient), with lambda the largest wave rate of the mesh. Near
+   hydrostatic balance these terms cancel to a small residual, so the round-off of two correct
+   implementations differs relative to the terms, not to the residual. */
+static PetscErrorCode RHSScale(SquallESDG s, Vec Q, PetscReal scale[5])
+{
+  SquallDGMesh       m = s->mesh;
+  const PetscScalar *qa;
+  PetscReal          dt, lambda, loc[6] = {0}, glob[6];
+
+  PetscFunctionBegin;
+  PetscCall(SquallESDGComputeTimeStep(s, Q, 1, &dt));
+  lambda = (m->r[1] - m->r[0]) / dt;
+  PetscCall(VecGetArrayRead(Q, &qa));
+  for (PetscInt e = 0; e < m->nOwned; e++)
+    for (PetscInt n = 0; n < m->Np; n++) {
+      PetscReal q[5], a[SQUALL_NAUX];
+      for (PetscInt f = 0; f < 5; f++) {
+        q[f]   = PetscRealPart(qa[(m->gslot[e] * 5 + f) * m->Np + n]);
+        loc[f] = PetscMax(loc[f], PetscAbsReal(q[f]));
+      }
+      (void)SquallEulerAux(&s->gas, q, s->Phi[e * m->Np + n], a);
+      loc[5] = PetscMax(loc[5], PetscSqrtReal(s->gas.gamma * a[SQ_P] * a[SQ_RHO]));
+    }
+  PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCallMPI(MPIU_Allreduce(loc, glob, 6, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+  for (PetscInt f = 0; f < 5; f++) scale[f] = lambda * (f >= 1 && f <= 3 ? PetscMax(glob[f], glob[5]) : glob[f]);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -94,10 +124,14 @@ int main(int argc, char **argv)
   /* one RHS evaluation */
   PetscCall(SquallESDGComputeRHS(sc, 0, Qc, Fc));
   PetscCall(SquallESDGComputeRHS(sg, 0, Qg, Fg));
-  PetscCall(CompareFields(sc, Fg, Fc, rel));
+  {
+    PetscReal scale[5];
+    PetscCall(RHSScale(sc, Qc, scale));
+    PetscCall(CompareFields(sc, Fg, Fc, scale, rel));
+  }
   for (PetscInt f = 0; f < 5; f++) relmax = PetscMax(relmax, rel[f]);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "N=%" PetscInt_FMT " %s %s: RHS GPU vs CPU, max relative difference per field %.2e %.2e %.2e %.2e %.2e\n", sc->mesh->N, SquallSurfaceFluxTypes[sc->surface], sc->mesh->cartesian ? "Cartesian" : "curvilinear",
-                        (double)rel[0], (double)rel[1], (double)rel[2], (double)rel[3], (double)rel[4]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "N=%" PetscInt_FMT " %s %s: RHS GPU vs CPU, max difference per field relative to its flux terms %.2e %.2e %.2e %.2e %.2e\n", sc->mesh->N, SquallSurfaceFluxTypes[sc->surface],
+                        sc->mesh->cartesian ? "Cartesian" : "curvilinear", (double)rel[0], (double)rel[1], (double)rel[2], (double)rel[3], (double)rel[4]));
   PetscCheck(relmax < tol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "GPU RHS differs from the CPU reference by %g relative (tolerance %g)", (double)relmax, (double)tol);
   {
     /* the GPU RHS conserves entropy (EC) and mass to round-off, through the same diagnostics */
@@ -116,7 +150,7 @@ int main(int argc, char **argv)
   }
   PetscCall(Advance(sc, Qc, steps, dt));
   PetscCall(Advance(sg, Qg, steps, dt));
-  PetscCall(CompareFields(sc, Qg, Qc, rel));
+  PetscCall(CompareFields(sc, Qg, Qc, NULL, rel));
   relmax = 0;
   for (PetscInt f = 0; f < 5; f++) relmax = PetscMax(relmax, rel[f]);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "after %" PetscInt_FMT " LSRK steps: state GPU vs CPU max relative difference %.2e\n", steps, (double)relmax));
