@@ -93,13 +93,13 @@ PETSC_EXTERN PetscErrorCode SquallESDGComputeExactError(SquallESDG, const char *
 #define SQUALL_KSPHBCG "hbcg"
 typedef struct {
   PetscInt    order, Nq, Np;
-  PetscInt    elements[3];              /* the brick */
+  PetscInt    elements[3]; /* the brick */
   PetscInt    nelem_global, nelem_local;
-  PetscInt    ndof_global, ndof_local;  /* N_G: assembled unknowns (owned by this rank: local) */
-  PetscInt    nlocal_global;            /* N_L = E Np over all ranks */
+  PetscInt    ndof_global, ndof_local; /* N_G: assembled unknowns (owned by this rank: local) */
+  PetscInt    nlocal_global;           /* N_L = E Np over all ranks */
   PetscReal   lambda;
   PetscBool   dirichlet;
-  const char *kernel;                   /* CUDA operator kernel for this order: "3d" or "2d" */
+  const char *kernel; /* CUDA operator kernel for this order: "3d" or "2d" */
 } SquallHBInfo;
 typedef struct {
   PetscReal      t_kernel, t_gather, t_mult; /* seconds per application: fused element kernel (all local elements), Z^T gather, whole MatMult */
