@@ -4,10 +4,12 @@ static char help[] = "hipBone benchmark sweep; one JSON object per line.\n"
                      "  -reps k              back-to-back applications per timing (default 50)\n"
                      "  -cg_iterations k     fixed CG iterations for the figure of merit (default 50; 0: skip CG)\n"
                      "  -solvers list        hbcg (KSP hbcg + MATSHELL), cg (PETSc cg + the same MATSHELL), cg_assembled\n"
-                     "                       (PETSc cg + the operator assembled as MATAIJCUSPARSE / MATAIJ) (default all three)\n"
+                     "                       (PETSc cg + the operator assembled as MATAIJCUSPARSE / MATAIJ) (default hbcg,cg: the\n"
+                     "                       assembled matrix is built only when cg_assembled is listed)\n"
                      "  -assembled_dofs n    size for cg_assembled, which needs E Np (3 Nq)^2 matrix entries (default 1e6)\n"
                      "  -hb_vec_type cuda    run on the GPU (kernels timed with CUDA events); else on the host\n"
                      "  -tag name            copied into every record (to label variants such as -hb_kernel_switch runs)\n"
+                     "  -hb_log_setup 0      no timestamped setup phases on stderr (default on)\n"
                      "Records: \"hb_operator\" (element kernel GFLOP/s against the measured 8-read:1-write streaming roofline, the\n"
                      "Z^T gather, the whole MatMult), \"hb_cg\" (time per iteration, NekBone FOM, DOF x iterations / s).\n";
 
@@ -47,6 +49,24 @@ static PetscErrorCode Source(const PetscReal x[3], PetscScalar *f, void *ctx)
 }
 
 static char Tag[64] = "";
+
+/* a timestamped progress line on stderr (seconds since the start), so a run killed by a time limit
+   shows where it was */
+static PetscErrorCode Stamp(MPI_Comm comm, PetscLogDouble t0, const char fmt[], ...)
+{
+  PetscLogDouble t;
+  char           msg[256];
+  size_t         len;
+  va_list        ap;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t));
+  va_start(ap, fmt);
+  PetscCall(PetscVSNPrintf(msg, sizeof(msg), fmt, &len, ap));
+  va_end(ap);
+  PetscCall(PetscFPrintf(comm, PETSC_STDERR, "[hb_bench %8.3f s] %s\n", (double)(t - t0), msg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode BenchOperator(Mat A, PetscInt reps, PetscMPIInt size)
 {
@@ -130,16 +150,20 @@ static PetscErrorCode BenchCG(Mat A, Mat P, const char solver[], KSPType type, P
 
 int main(int argc, char **argv)
 {
-  MPI_Comm    comm;
-  PetscInt    orders[16], norders = 16, reps = 50, iterations = 50, nsolvers = 3;
-  PetscReal   dofs = 2e6, adofs = 1e6;
-  char       *solvers[3] = {NULL, NULL, NULL};
-  PetscBool   flg, run[3] = {PETSC_TRUE, PETSC_TRUE, PETSC_TRUE};
-  PetscMPIInt size;
-  const char *names[3] = {"hbcg", "cg", "cg_assembled"};
+  MPI_Comm       comm;
+  PetscInt       orders[16], norders = 16, reps = 50, iterations = 50, nsolvers = 3;
+  PetscReal      dofs = 2e6, adofs = 1e6;
+  char          *solvers[3] = {NULL, NULL, NULL};
+  PetscBool      flg, run[3] = {PETSC_TRUE, PETSC_TRUE, PETSC_FALSE};
+  PetscLogDouble t0;
+  PetscMPIInt    size;
+  const char    *names[3] = {"hbcg", "cg", "cg_assembled"};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   comm = PETSC_COMM_WORLD;
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-hb_log_setup", &flg));
+  if (!flg) PetscCall(PetscOptionsSetValue(NULL, "-hb_log_setup", "1"));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   for (PetscInt o = 0; o < 15; o++) orders[o] = o + 1;
   PetscOptionsBegin(comm, NULL, "hipBone benchmark sweep", NULL);
@@ -174,11 +198,19 @@ int main(int argc, char **argv)
 
     PetscCheck(N >= 1 && N <= SQUALL_LGL_MAX_ORDER, comm, PETSC_ERR_ARG_OUTOFRANGE, "-orders: %" PetscInt_FMT " is out of range: valid orders are 1 to %d", N, SQUALL_LGL_MAX_ORDER);
     BrickForDofs(N, dofs, E);
+    PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator setup (%" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements)", N, E[0], E[1], E[2]));
     PetscCall(SquallHBCreateOperator(comm, N, E, &A));
     PetscCall(SquallHBGetInfo(A, &info));
+    PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator benchmark", N));
     PetscCall(BenchOperator(A, reps, size));
-    if (iterations && run[0]) PetscCall(BenchCG(A, A, names[0], SQUALL_KSPHBCG, iterations, &info, size));
-    if (iterations && run[1]) PetscCall(BenchCG(A, A, names[1], KSPCG, iterations, &info, size));
+    if (iterations && run[0]) {
+      PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": hbcg", N));
+      PetscCall(BenchCG(A, A, names[0], SQUALL_KSPHBCG, iterations, &info, size));
+    }
+    if (iterations && run[1]) {
+      PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": cg", N));
+      PetscCall(BenchCG(A, A, names[1], KSPCG, iterations, &info, size));
+    }
     PetscCall(MatDestroy(&A));
     if (iterations && run[2]) {
       Mat          B;
@@ -189,6 +221,7 @@ int main(int argc, char **argv)
 
       /* the assembled comparison at its own, smaller size (memory: E Np (3 Nq)^2 entries to assemble) */
       BrickForDofs(N, adofs, E);
+      PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": small operator for cg_assembled", N));
       PetscCall(SquallHBCreateOperator(comm, N, E, &A));
       PetscCall(SquallHBGetInfo(A, &ainfo));
       PetscCall(MatCreateVecs(A, &v, NULL));
@@ -196,7 +229,9 @@ int main(int argc, char **argv)
       PetscCall(PetscStrbeginswith(vtype, "seqcuda", &dev));
       if (!dev) PetscCall(PetscStrbeginswith(vtype, "mpicuda", &dev));
       PetscCall(VecDestroy(&v));
+      PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": assembly", N));
       PetscCall(SquallHBAssemble(A, dev ? MATAIJCUSPARSE : MATAIJ, &B));
+      PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": hbcg_small, cg_assembled", N));
       PetscCall(BenchCG(A, A, "hbcg_small", SQUALL_KSPHBCG, iterations, &ainfo, size));
       PetscCall(BenchCG(B, A, names[2], KSPCG, iterations, &ainfo, size));
       PetscCall(MatDestroy(&B));

@@ -10,17 +10,31 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "  -bench_max_mtets <m>  stop the sweep after the first mesh with at least m million tetrahedra (default 20)\n"
                      "  -bench_repeats <n>    timed repeats on the device (default 20; host: -bench_host_repeats, default 3)\n"
                      "  -bench_host_max_mtets, -bench_coo_max_mtets, -bench_coo3_max_mtets  largest meshes (million tets) for host\n"
-                     "                        MatSetValues (0.6), scalar COO (11) and block COO (2.5): their set-up is slow or memory-hungry\n";
+                     "                        MatSetValues (0.6), scalar COO (11) and block COO (2.5): their set-up is slow or memory-hungry\n"
+                     "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n";
 
 #include <squall.h>
 #include "cuda/p1cuda.h"
 #include "cuda/squallcuda.h"
+
+/* one row of the closing summary: matrix assembly of one mesh and block size (times in ms, < 0: not run) */
+typedef struct {
+  PetscInt64     tets;
+  PetscInt       bs;
+  PetscLogDouble atomic, coo, host, GBps;
+} Row;
+
+#define P1_MAX_ROWS 64
+#define P1_PEAK_GBPS 4350.0 /* H200 HBM3e */
 
 typedef struct {
   PetscInt   nt, nv, nnz, nown;
   PetscInt64 tets;
   PetscBool  gpu;
   PetscInt   repeats, hrepeats;
+  FILE      *json; /* the JSON lines (rank 0's stream) */
+  Row        rows[P1_MAX_ROWS];
+  PetscInt   nrows;
 } Bench;
 
 static int CmpDouble(const void *a, const void *b)
@@ -73,10 +87,10 @@ static PetscErrorCode Report(const Bench *b, const char *method, const char *op,
 
   PetscFunctionBegin;
   if (check >= 0) PetscCall(PetscSNPrintf(extra, sizeof(extra), ", \"maxreldiff_vs_gpu_atomic\": %.3e", (double)check));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "{\"bench\": \"p1_assembly\", \"method\": \"%s\", \"op\": \"%s\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"nodes\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT ", \"repeats\": %" PetscInt_FMT
-                        ", \"time_ms\": %.6f, \"time_ms_min\": %.6f, \"bytes\": %.0f, \"GBps\": %.2f%s}\n",
-                        method, op, bs, b->tets, b->nv, (PetscInt64)bs * bs * b->nnz, n, med, tmin, bytes, bytes / (med * 1e-3) / 1e9, extra));
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, b->json,
+                         "{\"bench\": \"p1_assembly\", \"method\": \"%s\", \"op\": \"%s\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"nodes\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT ", \"repeats\": %" PetscInt_FMT
+                         ", \"time_ms\": %.6f, \"time_ms_min\": %.6f, \"bytes\": %.0f, \"GBps\": %.2f%s}\n",
+                         method, op, bs, b->tets, b->nv, (PetscInt64)bs * bs * b->nnz, n, med, tmin, bytes, bytes / (med * 1e-3) / 1e9, extra));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -173,6 +187,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
   Call             c;
   PetscInt         bsf;
   PetscInt64       nnz;
+  Row             *row[2] = {NULL, NULL};
 
   PetscFunctionBegin;
   PetscCall(SquallP1MountainSetFromOptions(PETSC_COMM_WORLD, &m));
@@ -187,10 +202,10 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
   PetscCall(SquallP1GetSizes(pg, &B->nown, &B->nv, &B->nt, NULL));
   PetscCall(SquallP1GetNonzeros(pg, &B->nnz, &nnz));
   B->tets = B->nt;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "{\"bench\": \"p1_assembly\", \"method\": \"setup\", \"cells\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "], \"tets\": %" PetscInt64_FMT ", \"nodes\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT
-                        ", \"backend\": \"%s\", \"mesh_s\": %.2f, \"setup_s\": %.2f}\n",
-                        cells[0], cells[1], cells[2], B->tets, B->nv, nnz, B->gpu ? "cuda" : "host", t1 - t0, t2 - t1));
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
+                         "{\"bench\": \"p1_assembly\", \"method\": \"setup\", \"cells\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "], \"tets\": %" PetscInt64_FMT ", \"nodes\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT
+                         ", \"backend\": \"%s\", \"mesh_s\": %.2f, \"setup_s\": %.2f}\n",
+                         cells[0], cells[1], cells[2], B->tets, B->nv, nnz, B->gpu ? "cuda" : "host", t1 - t0, t2 - t1));
   PetscCall(SetFields(pg));
   c.p1 = pg;
 
@@ -209,6 +224,14 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
     c.A = Aa;
     PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
     tatomic[bs == 3] = med;
+    if (B->nrows < P1_MAX_ROWS) {
+      row[bs == 3]         = &B->rows[B->nrows++];
+      row[bs == 3]->tets   = B->tets;
+      row[bs == 3]->bs     = bs;
+      row[bs == 3]->atomic = med;
+      row[bs == 3]->GBps   = BytesMatrix(B, bs, bs == 1 ? 12 : 9) / (med * 1e-3) / 1e9;
+      row[bs == 3]->coo = row[bs == 3]->host = -1;
+    }
     PetscCall(Report(B, B->gpu ? "gpu_atomic" : "cpu_reference", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), -1));
     /* PETSc's COO assembly with the element values computed in the backend's memory */
     if (B->tets <= (bs == 1 ? coomax : coo3max) * 1e6) {
@@ -217,8 +240,10 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
       c.A = Ac;
       PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
       PetscCall(SquallP1MatCompare(Aa, Ac, &diff));
+      if (row[bs == 3]) row[bs == 3]->coo = med;
       PetscCall(Report(B, B->gpu ? "gpu_coo" : "cpu_coo", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), diff));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"atomic_over_coo\": %.2f}\n", bs, B->tets, med / tatomic[bs == 3]));
+      PetscCall(
+        PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"atomic_over_coo\": %.2f}\n", bs, B->tets, med / tatomic[bs == 3]));
       PetscCall(MatDestroy(&Ac));
     }
     /* right-hand sides (element-wise operator applied to a nodal field) */
@@ -288,9 +313,10 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
       PetscCall(SquallP1CreateMatrix(ph, bs, &c.A));
       PetscCall(Time(PETSC_FALSE, B->hrepeats, CallAssemble, &c, &med, &tmin));
       PetscCall(Report(B, "host_setvalues", "matrix", bs, B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), -1));
+      if (row[bs == 3]) row[bs == 3]->host = med;
       if (B->gpu)
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"atomic_over_host_setvalues\": %.1f}\n", bs, B->tets,
-                              med / tatomic[bs == 3]));
+        PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"atomic_over_host_setvalues\": %.1f}\n", bs, B->tets,
+                               med / tatomic[bs == 3]));
       PetscCall(MatDestroy(&c.A));
       bsf = bs;
       PetscCall(SquallP1CreateVector(ph, bs, &c.f));
@@ -309,14 +335,36 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the closing table on stdout, so that a run's tail shows the key numbers */
+static PetscErrorCode Summary(const Bench *B)
+{
+  char col[3][16];
+
+  PetscFunctionBegin;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nP1 matrix assembly (%s; median ms; GB/s: effective bandwidth of the %s path, %% of %.2f TB/s)\n", B->gpu ? "GPU" : "no GPU: CPU reference", B->gpu ? "atomic" : "CPU reference", P1_PEAK_GBPS / 1e3));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12s %3s %12s %12s %12s %10s %10s %8s %7s\n", "tets", "bs", "atomic_ms", "coo_ms", "host_ms", "vs_coo", "vs_host", "GB/s", "%peak"));
+  for (PetscInt k = 0; k < B->nrows; k++) {
+    const Row *r = &B->rows[k];
+
+    PetscCall(PetscSNPrintf(col[0], sizeof(col[0]), r->coo >= 0 ? "%.3f" : "-", r->coo));
+    PetscCall(PetscSNPrintf(col[1], sizeof(col[1]), r->host >= 0 ? "%.1f" : "-", r->host));
+    PetscCall(PetscSNPrintf(col[2], sizeof(col[2]), r->coo >= 0 ? "%.2fx" : "-", r->coo / r->atomic));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12" PetscInt64_FMT " %3" PetscInt_FMT " %12.3f %12s %12s %10s", r->tets, r->bs, r->atomic, col[0], col[1], col[2]));
+    PetscCall(PetscSNPrintf(col[2], sizeof(col[2]), r->host >= 0 ? "%.0fx" : "-", r->host / r->atomic));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %10s %8.1f %6.1f%%\n", col[2], r->GBps, 100 * r->GBps / P1_PEAK_GBPS));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt    cells[30] = {46, 46, 44, 73, 73, 70, 97, 97, 93, 122, 122, 117, 154, 154, 148}, n = 30;
   PetscReal   maxm = 20, hostmax = 0.6, coomax = 11, coo3max = 2.5;
   PetscInt    ndev = 0;
   PetscMPIInt size;
-  PetscBool   flg;
+  PetscBool   flg, hasjson;
   Bench       B;
+  char        json[PETSC_MAX_PATH_LEN] = "";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
@@ -332,17 +380,22 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_host_max_mtets", "Largest mesh (million tets) for host MatSetValues", NULL, hostmax, &hostmax, NULL));
   PetscCall(PetscOptionsReal("-bench_coo_max_mtets", "Largest mesh (million tets) for the scalar COO path", NULL, coomax, &coomax, NULL));
   PetscCall(PetscOptionsReal("-bench_coo3_max_mtets", "Largest mesh (million tets) for the block COO path", NULL, coo3max, &coo3max, NULL));
+  PetscCall(PetscOptionsString("-bench_json", "File for the JSON lines (default: stdout)", NULL, json, json, sizeof(json), &hasjson));
   PetscOptionsEnd();
+  B.json = PETSC_STDOUT;
+  if (hasjson && json[0]) PetscCall(PetscFOpen(PETSC_COMM_WORLD, json, "w", &B.json));
   if (!flg) n = 15;
   PetscCheck(n % 3 == 0 && n > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-bench_cells needs triples nx,ny,nz; got %" PetscInt_FMT " values", n);
   PetscCheck(B.repeats >= 1 && B.hrepeats >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_repeats and -bench_host_repeats must be >= 1");
   if (SquallHaveCUDA()) PetscCall(SquallCUDADeviceCount(&ndev));
   B.gpu = ndev > 0 ? PETSC_TRUE : PETSC_FALSE;
-  if (!B.gpu) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# no GPU: squall's CPU reference and PETSc's COO on the host instead of the GPU paths\n"));
+  if (!B.gpu) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, "# no GPU: squall's CPU reference and PETSc's COO on the host instead of the GPU paths\n"));
   for (PetscInt k = 0; k < n / 3; k++) {
     PetscCall(RunSize(&B, &cells[3 * k], hostmax, coomax, coo3max));
     if (B.tets >= maxm * 1e6) break;
   }
+  if (B.json != PETSC_STDOUT) PetscCall(PetscFClose(PETSC_COMM_WORLD, B.json));
+  PetscCall(Summary(&B));
   PetscCall(PetscFinalize());
   return 0;
 }

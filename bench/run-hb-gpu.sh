@@ -74,7 +74,10 @@ bench() { # name, then hb_bench arguments
 }
 if [ "${HB_SKIP_BENCH:-0}" != 1 ]; then
   for N in $orders; do
-    bench "N$N" -orders "$N" -cg_iterations "$iters" -assembled_dofs "$adofs" -tag default
+    # the assembled comparison (E Np (3 Nq)^2 COO entries to assemble on the host) up to a modest order
+    solvers=hbcg,cg
+    [ "$N" -le "${HB_ASSEMBLED_MAX_ORDER:-7}" ] && solvers=hbcg,cg,cg_assembled
+    bench "N$N" -orders "$N" -cg_iterations "$iters" -solvers "$solvers" -assembled_dofs "$adofs" -tag default
   done
   for N in $variants; do
     # the default is 3D below N = 9 and 2D from it (-hb_kernel_switch 9): time the other variant

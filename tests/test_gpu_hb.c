@@ -1,7 +1,8 @@
 static char help[] = "GPU hipBone CG: the CUDA operator (both kernel variants, chosen by -hb_kernel_switch) equals the CPU\n"
                      "reference for the orders -orders (default 1..15) to -tol (default 1e-13, relative), x.Ax from the fused\n"
                      "gather equals the host one, and KSP hbcg on device vectors reproduces the host residual history (PC none\n"
-                     "and Jacobi) to -cg_tol (default 1e-11, relative to r0; -cg 0 skips it). Exits with 200 (skipped) without CUDA or without a device.\n";
+                     "and Jacobi) to -cg_tol (default 1e-11, relative to r0) plus 100 times the spread that round-off alone gives between\n"
+                     "equivalent host variants at each iteration (-cg 0 skips it). Exits with 200 (skipped) without CUDA or without a device.\n";
 
 #include <squall.h>
 #include "cuda/squallcuda.h"
@@ -65,28 +66,32 @@ static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode History(Mat A, Vec b, PCType pctype, PetscReal h[], PetscInt *n)
+/* residual history and solution of KSP type (hbcg: fused or plain Vec operations) from x = 0 */
+static PetscErrorCode History(Mat A, Vec b, KSPType type, PetscBool fused, PCType pctype, PetscReal h[], PetscInt *n, Vec x)
 {
-  KSP              ksp;
-  PC               pc;
-  Vec              x;
-  const PetscReal *r;
+  KSP                ksp;
+  PC                 pc;
+  const PetscReal   *r;
+  KSPConvergedReason reason;
 
   PetscFunctionBegin;
-  PetscCall(VecDuplicate(b, &x));
+  PetscCall(VecZeroEntries(x));
+  PetscCall(PetscOptionsSetValue(NULL, "-ksp_hbcg_fused", fused ? "1" : "0"));
   PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, SQUALL_KSPHBCG));
+  PetscCall(KSPSetType(ksp, type));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, pctype));
   PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_CURRENT, PETSC_CURRENT, MAXHIST - 1));
   PetscCall(KSPSetResidualHistory(ksp, NULL, MAXHIST, PETSC_TRUE));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(PetscOptionsClearValue(NULL, "-ksp_hbcg_fused"));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  CHECK(reason > 0, "%s (%s) did not converge: %s", type, pctype, KSPConvergedReasons[reason]);
   PetscCall(KSPGetResidualHistory(ksp, &r, n));
   for (PetscInt i = 0; i < *n; i++) h[i] = r[i];
   PetscCall(KSPDestroy(&ksp));
-  PetscCall(VecDestroy(&x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -128,20 +133,58 @@ static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol, PetscReal cgtol, Pet
 
   if (cg) {
     const PCType pcs[2] = {PCNONE, PCJACOBI};
+    Vec          xref, xalt, xdev;
 
+    PetscCall(CreateVec(A, VECSTANDARD, &xref));
+    PetscCall(CreateVec(A, VECSTANDARD, &xalt));
+    PetscCall(CreateVec(A, VECCUDA, &xdev));
     for (PetscInt p = 0; p < 2; p++) {
-      PetscReal hh[MAXHIST], hd[MAXHIST], dmax = 0;
-      PetscInt  nh, nd;
+      PetscReal hh[MAXHIST], hd[MAXHIST], ha[MAXHIST], s[MAXHIST], spread = 0, xspread = 0, dmax = 0, dx;
+      PetscInt  nh, nd, na, nspread = 0, ntight = -1;
 
+      /* CG in floating point amplifies round-off: once the iteration has found the extreme
+         eigenvalues, loss of orthogonality makes the residual norm of an ill-conditioned problem
+         (Dirichlet, lambda 0, high order: ~100+ iterations) depend on the summation order of the
+         dot products and of the operator at the 1e-10 .. 1e-5 level (relative to r0), in bursts,
+         while the first iterations agree to ~1e-15. The device sums in yet another order (block
+         trees), so its history is held against what round-off alone produces on the host at every
+         iteration: the reference (fused hbcg) against two equivalent host variants (hbcg with
+         plain Vec operations; PETSc cg). s_i = max over the variants and over iterations <= i of
+         |h_ref - h_var| / r0 (a non-decreasing envelope, as a perturbation never heals in CG's
+         recurrences); the device must satisfy |h_ref - h_dev|_i / r0 <= cg_tol + 100 s_i. Where the
+         host variants agree to round-off (the "tight" iterations, s_i <= cg_tol / 100) this is the
+         fixed -cg_tol, which any real error of the device path (halo exchange, masking, owned-only
+         dots, ordering of the queued AXPY) exceeds by orders of magnitude from its first iteration
+         on. The iteration counts and the solutions are held against the host spread in the same way. */
       PetscCall(SquallHBComputeRHS(A, Source, NULL, yh));
       PetscCall(CopyValues(yh, yd));
-      PetscCall(History(A, yh, pcs[p], hh, &nh));
-      PetscCall(History(A, yd, pcs[p], hd, &nd));
-      CHECK(nh == nd, "N=%" PetscInt_FMT ", PC %s: hbcg took %" PetscInt_FMT " iterations on the host, %" PetscInt_FMT " on the device", N, pcs[p], nh - 1, nd - 1);
-      for (PetscInt i = 0; i < nh; i++) dmax = PetscMax(dmax, PetscAbsReal(hh[i] - hd[i]) / hh[0]);
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", hbcg/%s %" PetscInt_FMT " its %.1e", pcs[p], nh - 1, (double)dmax));
-      CHECK(dmax <= cgtol, "N=%" PetscInt_FMT ", PC %s: device and host residual histories differ by %g (relative to r0)", N, pcs[p], (double)dmax);
+      PetscCall(History(A, yh, SQUALL_KSPHBCG, PETSC_TRUE, pcs[p], hh, &nh, xref));
+      for (PetscInt i = 0; i < nh; i++) s[i] = 0;
+      for (PetscInt v = 0; v < 2; v++) {
+        PetscCall(History(A, yh, v ? KSPCG : SQUALL_KSPHBCG, PETSC_FALSE, pcs[p], ha, &na, xalt));
+        nspread = PetscMax(nspread, PetscAbsInt(na - nh));
+        for (PetscInt i = 0; i < PetscMin(na, nh); i++) s[i] = PetscMax(s[i], PetscAbsReal(hh[i] - ha[i]) / hh[0]);
+        PetscCall(RelDiff(xref, xalt, &dx));
+        xspread = PetscMax(xspread, dx);
+      }
+      PetscCall(History(A, yd, SQUALL_KSPHBCG, PETSC_TRUE, pcs[p], hd, &nd, xdev));
+      CHECK(PetscAbsInt(nh - nd) <= nspread + 1, "N=%" PetscInt_FMT ", PC %s: hbcg took %" PetscInt_FMT " iterations on the host, %" PetscInt_FMT " on the device (host variants: +-%" PetscInt_FMT ")", N, pcs[p], nh - 1, nd - 1, nspread);
+      for (PetscInt i = 0; i < PetscMin(nh, nd); i++) {
+        const PetscReal d = PetscAbsReal(hh[i] - hd[i]) / hh[0];
+
+        spread = PetscMax(spread, s[i]);
+        if (ntight < 0 && spread > cgtol / 100) ntight = i;
+        dmax = PetscMax(dmax, d);
+        CHECK(d <= cgtol + 100 * spread, "N=%" PetscInt_FMT ", PC %s, iteration %" PetscInt_FMT ": device and host residual norms differ by %g (relative to r0), more than round-off allows (%g: the host variants differ by up to %g so far)", N, pcs[p],
+              i, (double)d, (double)(cgtol + 100 * spread), (double)spread);
+      }
+      PetscCall(RelDiff(xref, xdev, &dx));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", hbcg/%s %" PetscInt_FMT " its %.1e (host spread %.1e, tight to it %" PetscInt_FMT ", x %.1e)", pcs[p], nh - 1, (double)dmax, (double)spread, ntight < 0 ? nh - 1 : ntight, (double)dx));
+      CHECK(dx <= cgtol + 100 * xspread, "N=%" PetscInt_FMT ", PC %s: device and host solutions differ by %g (relative), the host variants by %g", N, pcs[p], (double)dx, (double)xspread);
     }
+    PetscCall(VecDestroy(&xref));
+    PetscCall(VecDestroy(&xalt));
+    PetscCall(VecDestroy(&xdev));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
   PetscCall(VecDestroy(&xh));

@@ -92,7 +92,7 @@ __global__ static void P1GeometryKernel(PetscInt ne, const PetscInt *__restrict_
 
 template <int BS>
 __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS)
-  P1AssembleKernel(SquallP1Elements E, SquallP1Coef coef, const PetscInt *__restrict__ row, const PetscInt *__restrict__ cd, const PetscInt *__restrict__ co, SquallP1CSR D, SquallP1CSR O)
+  P1AssembleKernel(SquallP1Elements E, SquallP1Coef coef, const PetscInt *__restrict__ row, const PetscInt *__restrict__ cd, const PetscInt *__restrict__ co, SquallP1CSR D, SquallP1CSR O, int *nmiss)
 {
   const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   PetscInt       v[4];
@@ -100,7 +100,9 @@ __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS)
 
   if (e >= E.ne) return;
   SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
-  (void)SquallP1ScatterElement(BS, v, row, cd, co, D, O, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
+  /* entries outside the graph (or into a block without device values) are counted, never written */
+  const int miss = SquallP1ScatterElement(BS, v, row, cd, co, D, O, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
+  if (miss) atomicAdd(nmiss, miss);
 }
 
 /* element matrices for MatSetValuesCOO, row-major per element (the layout of SquallP1COOIndices) */
@@ -292,25 +294,52 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   P1CUDA          *cu = (P1CUDA *)p1->cuda;
   const PetscInt   n  = p1->nowned;
   Mat              Ad = A, Ao = NULL;
-  PetscBool        ismpi, iscu;
+  PetscBool        ismpi, iscu, iscuo = PETSC_TRUE;
   PetscScalar     *da = NULL, *oa = NULL;
   SquallP1CSR      D, O;
   SquallP1Elements E;
   SquallP1Coef     c;
   cudaStream_t     stream;
+  PetscInt         m, nc;
+  int              nmiss = 0;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJCUSPARSE, &ismpi));
-  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCheck(cu, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The SquallP1 has no device data (backend %s)", SquallP1Backends[p1->backend]);
+  /* the parallel matrix itself has no value array: write its diagonal (A) and off-diagonal (B) blocks,
+     both SEQAIJCUSPARSE; B's columns are PETSc's compressed numbering, checked against squall's garray
+     by SquallP1CheckLayout() */
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
+  if (ismpi) {
+    PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+    PetscCheck(Ad && Ao, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The %s matrix has no diagonal or off-diagonal block (not preallocated?)", ((PetscObject)A)->type_name);
+    PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQAIJCUSPARSE, &iscuo));
+  }
   PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJCUSPARSE, &iscu));
-  PetscCheck(iscu, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "The GPU atomic assembly needs a MATAIJCUSPARSE matrix, not %s (create it with SquallP1CreateMatrix() and -p1_backend cuda)", ((PetscObject)A)->type_name);
+  PetscCheck(iscu && iscuo, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The GPU atomic assembly needs a MATAIJCUSPARSE matrix with SEQAIJCUSPARSE blocks, not %s (blocks %s, %s); create it with SquallP1CreateMatrix() and -p1_backend cuda",
+             ((PetscObject)A)->type_name, ((PetscObject)Ad)->type_name, Ao ? ((PetscObject)Ao)->type_name : "none");
+  /* the sizes the kernel relies on: bs*nowned rows in both blocks, bs*ngarray columns in B */
+  PetscCall(MatGetLocalSize(Ad, &m, NULL));
+  PetscCheck(m == bs * n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The diagonal block has %" PetscInt_FMT " rows, expected %" PetscInt_FMT, m, bs * n);
+  if (Ao) {
+    PetscCall(MatGetLocalSize(Ao, &m, &nc));
+    PetscCheck(m == bs * n && nc == bs * p1->ngarray, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The off-diagonal block is %" PetscInt_FMT " x %" PetscInt_FMT ", expected %" PetscInt_FMT " x %" PetscInt_FMT " (compressed columns)", m, nc, bs * n,
+               bs * p1->ngarray);
+  } else
+    PetscCheck(!p1->oI[n], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The graph has off-process columns but the matrix (%s) has no off-diagonal block", ((PetscObject)A)->type_name);
   PetscCall(P1CoefStruct(coef, &c));
   PetscCall(P1GetStream(&stream));
   PetscCall(PetscLogEventBegin(SQUALL_P1Assemble, A, 0, 0, 0));
   /* read-write access: the first call moves the (zero) pattern to the device, later ones nothing;
-     empty blocks (no owned rows, or no off-process columns) are left alone */
-  if (p1->dI[n]) PetscCall(MatSeqAIJCUSPARSEGetArray(Ad, &da));
-  if (Ao && p1->oI[n]) PetscCall(MatSeqAIJCUSPARSEGetArray(Ao, &oa));
+     empty blocks (no owned rows, or no off-process columns) are left alone: their device structure
+     may not exist, and the kernel never writes them (SquallP1ScatterElement skips a NULL block) */
+  if (p1->dI[n]) {
+    PetscCall(MatSeqAIJCUSPARSEGetArray(Ad, &da));
+    PetscCheck(da, PETSC_COMM_SELF, PETSC_ERR_GPU, "The diagonal block has no device values");
+  }
+  if (Ao && p1->oI[n]) {
+    PetscCall(MatSeqAIJCUSPARSEGetArray(Ao, &oa));
+    PetscCheck(oa, PETSC_COMM_SELF, PETSC_ERR_GPU, "The off-diagonal block has no device values");
+  }
   PetscCall(P1GetElementsDevice(p1, &E));
   D.ia = cu->dI;
   D.ja = cu->dJ;
@@ -318,25 +347,29 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   O.ia = cu->oI;
   O.ja = cu->oJ;
   O.a  = oa;
+  PetscCallCUDA(cudaMemsetAsync(cu->nbad, 0, sizeof(int), stream));
   PetscCall(PetscLogGpuTimeBegin());
   if (da) PetscCallCUDA(cudaMemsetAsync(da, 0, (size_t)bs * bs * p1->dI[n] * sizeof(PetscScalar), stream));
   if (oa) PetscCallCUDA(cudaMemsetAsync(oa, 0, (size_t)bs * bs * p1->oI[n] * sizeof(PetscScalar), stream));
   if (p1->ne) {
     if (bs == 1)
-      P1AssembleKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->row, cu->cd, cu->co, D, O);
+      P1AssembleKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->row, cu->cd, cu->co, D, O, cu->nbad);
     else
-      P1AssembleKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->row, cu->cd, cu->co, D, O);
+      P1AssembleKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->row, cu->cd, cu->co, D, O, cu->nbad);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(SquallP1ElementFlops(coef, bs) * p1->ne));
   PetscCall(P1RestoreElementsDevice(p1, &E));
-  PetscCall(P1SyncForPETSc(stream));
+  /* one int back (this also finishes the kernel before PETSc sees the values) */
+  PetscCallCUDA(cudaMemcpyAsync(&nmiss, cu->nbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
   if (oa) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ao, &oa));
   if (da) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ad, &da));
   /* the blocks changed behind the parallel matrix's back: let its users (PC, KSP) know */
   if (ismpi) PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscCall(PetscLogEventEnd(SQUALL_P1Assemble, A, 0, 0, 0));
+  PetscCheck(!nmiss, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d element entries fell outside the sparsity graph on the device", nmiss);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -375,8 +408,18 @@ PetscErrorCode SquallP1CUDAAssembleRHS(SquallP1 p1, PetscInt bs, const PetscReal
   SquallP1Elements   E;
   SquallP1Coef       c;
   cudaStream_t       stream;
+  PetscInt           nl, nb;
 
   PetscFunctionBegin;
+  PetscCheck(cu, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The SquallP1 has no device data (backend %s)", SquallP1Backends[p1->backend]);
+  /* floc: bs values per local vertex (owned and overlap); b: the owned rows only (an MPI VECCUDA's
+     device array is its local part, no ghosts) */
+  PetscCall(VecGetLocalSize(floc, &nl));
+  PetscCheck(nl == bs * p1->nv, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The local field has size %" PetscInt_FMT ", expected %" PetscInt_FMT, nl, bs * p1->nv);
+  if (!coo) {
+    PetscCall(VecGetLocalSize(b, &nb));
+    PetscCheck(nb == bs * p1->nowned, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The right-hand side has local size %" PetscInt_FMT ", expected %" PetscInt_FMT, nb, bs * p1->nowned);
+  }
   PetscCall(P1CoefStruct(coef, &c));
   PetscCall(P1GetStream(&stream));
   if (coo) {
@@ -385,7 +428,11 @@ PetscErrorCode SquallP1CUDAAssembleRHS(SquallP1 p1, PetscInt bs, const PetscReal
   } else
     PetscCall(PetscLogEventBegin(SQUALL_P1RHS, b, 0, 0, 0));
   PetscCall(VecCUDAGetArrayRead(floc, &fd));
-  if (!coo) PetscCall(VecCUDAGetArrayWrite(b, &bd));
+  PetscCheck(fd || !nl, PETSC_COMM_SELF, PETSC_ERR_GPU, "The local field has no device array");
+  if (!coo) {
+    PetscCall(VecCUDAGetArrayWrite(b, &bd));
+    PetscCheck(bd || !p1->nowned, PETSC_COMM_SELF, PETSC_ERR_GPU, "The right-hand side has no device array");
+  }
   PetscCall(P1GetElementsDevice(p1, &E));
   PetscCall(PetscLogGpuTimeBegin());
   if (!coo && p1->nowned) PetscCallCUDA(cudaMemsetAsync(bd, 0, (size_t)bs * p1->nowned * sizeof(PetscScalar), stream));

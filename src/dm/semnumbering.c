@@ -5,15 +5,19 @@
    copies and ghost -> shared owned rows) are all the operator needs to communicate. */
 #include "ksp/hbimpl.h"
 
-/* keys shared by d ranks go to one of them picked by a hash of the key: every rank gets about 1/d of
-   each interface it takes part in, independently of the order in which the copies arrive */
-static PetscMPIInt PickOwner(PetscInt key, PetscInt d, const PetscMPIInt sharers[])
+/* rendezvous ("highest random weight") hashing: each rank holding a key bids a hash of (key, rank),
+   the highest bid owns the key. Every rank gets about 1/d of each interface it shares with d-1
+   others, independently of the order in which the bids arrive, and the directory finds the winner
+   with a single MPI_MAX reduction instead of gathering the list of sharers. The bid carries the
+   rank in its low 32 bits. */
+static PetscInt64 OwnerBid(PetscInt key, PetscMPIInt rank)
 {
-  PetscInt64 h = (PetscInt64)key;
+  uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull ^ ((uint64_t)rank + 1) * 0xC2B2AE3D27D4EB4Full;
 
-  h = (h ^ (h >> 17)) * 0x2545F491;
-  h = (h ^ (h >> 13)) & 0x7fffffff;
-  return sharers[h % d];
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 29;
+  return (PetscInt64)(((h >> 33) << 32) | (uint64_t)rank);
 }
 
 /* the distinct keys of the rank, in order of first appearance (so that nodes an element touches
@@ -115,62 +119,77 @@ static PetscErrorCode UniqueKeys(PetscInt nkeys, const PetscInt keys[], PetscInt
 
   Collective.
 */
-PetscErrorCode SquallSEMNumberingCreate(MPI_Comm comm, PetscInt nkeys, const PetscInt keys[], SquallSEMNumbering *num)
+PetscErrorCode SquallSEMNumberingCreate(MPI_Comm comm, PetscInt nkeys, const PetscInt keys[], PetscLogDouble *tlog, SquallSEMNumbering *num)
 {
-  PetscMPIInt     rank, size;
-  PetscInt        nu, *ukey, *ucount, *uid, kmax = -1, gkmax, nroots, dstart, ndeg = 0, *newidx;
-  PetscInt       *leafinfo, *rootinfo, *leafnum, *rootnum, nown = 0, nshared = 0, nghost = 0, sstart = 0;
-  PetscMPIInt    *leafrank, *multirank;
-  const PetscInt *deg;
-  PetscLayout     dir;
-  PetscSF         sfdir;
-  MPI_Datatype    int3, int2;
+  PetscMPIInt  rank, size;
+  PetscInt     nu, *ukey, *ucount, *uid, kmax = -1, gkmax, nroots = 0, *newidx;
+  PetscInt    *leafinfo, *rootinfo, *leafnum, *rootnum, nown = 0, nshared = 0, nghost = 0, sstart = 0;
+  PetscLayout  dir   = NULL;
+  PetscSF      sfdir = NULL;
+  MPI_Datatype int3, int2;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(num, sizeof(*num)));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(UniqueKeys(nkeys, keys, &nu, &ukey, &ucount, &uid));
+  PetscCall(SquallHBLogPhase(comm, tlog, "numbering: distinct keys"));
 
   /* the directory: the key range split evenly over the ranks */
   for (PetscInt u = 0; u < nu; u++) kmax = PetscMax(kmax, ukey[u]);
   PetscCallMPI(MPIU_Allreduce(&kmax, &gkmax, 1, MPIU_INT, MPI_MAX, comm));
-  PetscCall(PetscLayoutCreateFromSizes(comm, PETSC_DECIDE, gkmax + 1, 1, &dir));
-  PetscCall(PetscLayoutGetLocalSize(dir, &nroots));
-  PetscCall(PetscLayoutGetRange(dir, &dstart, NULL));
-  PetscCall(PetscSFCreate(comm, &sfdir));
-  PetscCall(PetscSFSetGraphLayout(sfdir, dir, nu, NULL, PETSC_COPY_VALUES, ukey));
-  PetscCall(PetscSFComputeDegreeBegin(sfdir, &deg));
-  PetscCall(PetscSFComputeDegreeEnd(sfdir, &deg));
-  for (PetscInt k = 0; k < nroots; k++) ndeg += deg[k];
-
-  /* which ranks hold each key, and how many element copies there are in all */
-  PetscCall(PetscMalloc2(nu, &leafrank, ndeg, &multirank));
-  for (PetscInt u = 0; u < nu; u++) leafrank[u] = rank;
-  PetscCall(PetscSFGatherBegin(sfdir, MPI_INT, leafrank, multirank));
-  PetscCall(PetscSFGatherEnd(sfdir, MPI_INT, leafrank, multirank));
-  PetscCall(PetscMalloc2(3 * nu, &leafinfo, 3 * nroots, &rootinfo));
-  PetscCall(PetscArrayzero(rootinfo, 3 * nroots));
-  {
-    PetscInt *rootcount;
-
-    PetscCall(PetscCalloc1(nroots, &rootcount));
-    PetscCall(PetscSFReduceBegin(sfdir, MPIU_INT, ucount, rootcount, MPI_SUM));
-    PetscCall(PetscSFReduceEnd(sfdir, MPIU_INT, ucount, rootcount, MPI_SUM));
-    for (PetscInt k = 0, off = 0; k < nroots; off += deg[k], k++) {
-      if (!deg[k]) continue;
-      PetscCall(PetscSortMPIInt(deg[k], multirank + off));
-      rootinfo[3 * k + 0] = PickOwner(dstart + k, deg[k], multirank + off);
-      rootinfo[3 * k + 1] = rootcount[k];
-      rootinfo[3 * k + 2] = deg[k];
+  if (size == 1) {
+    /* one rank: it owns every key, and there is nothing to meet at a directory */
+    PetscCall(PetscMalloc2(3 * nu, &leafinfo, 1, &rootinfo));
+    for (PetscInt u = 0; u < nu; u++) {
+      leafinfo[3 * u + 0] = 0;
+      leafinfo[3 * u + 1] = ucount[u];
+      leafinfo[3 * u + 2] = 1;
     }
-    PetscCall(PetscFree(rootcount));
+  } else {
+    PetscCall(PetscLayoutCreateFromSizes(comm, PETSC_DECIDE, gkmax + 1, 1, &dir));
+    PetscCall(PetscLayoutGetLocalSize(dir, &nroots));
+    PetscCall(PetscSFCreate(comm, &sfdir));
+    PetscCall(PetscSFSetGraphLayout(sfdir, dir, nu, NULL, PETSC_COPY_VALUES, ukey));
+    PetscCall(PetscSFSetUp(sfdir));
+    PetscCall(SquallHBLogPhase(comm, tlog, "numbering: directory SF"));
+
+    /* per key: the owner (highest bid), the element copies over all ranks and the number of ranks
+     holding it, by two reductions (PetscSF reduces contiguous integer types entry by entry) */
+    PetscCall(PetscMalloc2(3 * nu, &leafinfo, 3 * nroots, &rootinfo));
+    {
+      PetscInt   *leafcnt, *rootcnt;
+      PetscInt64 *leafbid, *rootbid;
+
+      PetscCall(PetscMalloc4(2 * nu, &leafcnt, 2 * nroots, &rootcnt, nu, &leafbid, nroots, &rootbid));
+      for (PetscInt u = 0; u < nu; u++) {
+        leafcnt[2 * u]     = ucount[u];
+        leafcnt[2 * u + 1] = 1;
+        leafbid[u]         = OwnerBid(ukey[u], rank);
+      }
+      PetscCall(PetscArrayzero(rootcnt, 2 * nroots));
+      for (PetscInt k = 0; k < nroots; k++) rootbid[k] = -1;
+      PetscCallMPI(MPI_Type_contiguous(2, MPIU_INT, &int2));
+      PetscCallMPI(MPI_Type_commit(&int2));
+      PetscCall(PetscSFReduceBegin(sfdir, int2, leafcnt, rootcnt, MPI_SUM));
+      PetscCall(PetscSFReduceBegin(sfdir, MPIU_INT64, leafbid, rootbid, MPI_MAX));
+      PetscCall(PetscSFReduceEnd(sfdir, int2, leafcnt, rootcnt, MPI_SUM));
+      PetscCall(PetscSFReduceEnd(sfdir, MPIU_INT64, leafbid, rootbid, MPI_MAX));
+      PetscCallMPI(MPI_Type_free(&int2));
+      for (PetscInt k = 0; k < nroots; k++) {
+        rootinfo[3 * k + 0] = rootbid[k] < 0 ? -1 : (PetscInt)(rootbid[k] & 0xffffffff);
+        rootinfo[3 * k + 1] = rootcnt[2 * k];
+        rootinfo[3 * k + 2] = rootcnt[2 * k + 1];
+      }
+      PetscCall(PetscFree4(leafcnt, rootcnt, leafbid, rootbid));
+    }
+    PetscCallMPI(MPI_Type_contiguous(3, MPIU_INT, &int3));
+    PetscCallMPI(MPI_Type_commit(&int3));
+    PetscCall(PetscSFBcastBegin(sfdir, int3, rootinfo, leafinfo, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(sfdir, int3, rootinfo, leafinfo, MPI_REPLACE));
+    PetscCallMPI(MPI_Type_free(&int3));
   }
-  PetscCallMPI(MPI_Type_contiguous(3, MPIU_INT, &int3));
-  PetscCallMPI(MPI_Type_commit(&int3));
-  PetscCall(PetscSFBcastBegin(sfdir, int3, rootinfo, leafinfo, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(sfdir, int3, rootinfo, leafinfo, MPI_REPLACE));
-  PetscCallMPI(MPI_Type_free(&int3));
+  PetscCall(SquallHBLogPhase(comm, tlog, "numbering: owners, multiplicities"));
 
   /* local order: owned keys no other rank holds, owned keys others hold as ghosts, then ghosts */
   PetscCall(PetscMalloc1(nu, &newidx));
@@ -192,25 +211,28 @@ PetscErrorCode SquallSEMNumberingCreate(MPI_Comm comm, PetscInt nkeys, const Pet
   PetscCallMPI(MPIU_Allreduce(&nown, &num->nglobal, 1, MPIU_INT, MPI_SUM, comm));
 
   /* owners publish (global index, index among all shared rows) through the directory */
-  PetscCall(PetscMalloc2(2 * nu, &leafnum, 2 * nroots, &rootnum));
+  PetscCall(PetscMalloc2(2 * nu, &leafnum, size > 1 ? 2 * nroots : 1, &rootnum));
   for (PetscInt u = 0; u < nu; u++) {
     const PetscBool own = (PetscBool)(leafinfo[3 * u] == rank);
 
     leafnum[2 * u]     = own ? num->rstart + newidx[u] : -1;
     leafnum[2 * u + 1] = own && leafinfo[3 * u + 2] > 1 ? sstart + newidx[u] - (nown - nshared) : -1;
   }
-  for (PetscInt k = 0; k < 2 * nroots; k++) rootnum[k] = -1;
-  PetscCallMPI(MPI_Type_contiguous(2, MPIU_INT, &int2));
-  PetscCallMPI(MPI_Type_commit(&int2));
-  /* one owner per key: the max over the copies picks its pair out of the -1 of the others (PetscSF
+  if (size > 1) {
+    for (PetscInt k = 0; k < 2 * nroots; k++) rootnum[k] = -1;
+    PetscCallMPI(MPI_Type_contiguous(2, MPIU_INT, &int2));
+    PetscCallMPI(MPI_Type_commit(&int2));
+    /* one owner per key: the max over the copies picks its pair out of the -1 of the others (PetscSF
      reduces contiguous integer types entry by entry) */
-  PetscCall(PetscSFReduceBegin(sfdir, int2, leafnum, rootnum, MPI_MAX));
-  PetscCall(PetscSFReduceEnd(sfdir, int2, leafnum, rootnum, MPI_MAX));
-  PetscCall(PetscSFBcastBegin(sfdir, int2, rootnum, leafnum, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(sfdir, int2, rootnum, leafnum, MPI_REPLACE));
-  PetscCallMPI(MPI_Type_free(&int2));
-  PetscCall(PetscSFDestroy(&sfdir));
-  PetscCall(PetscLayoutDestroy(&dir));
+    PetscCall(PetscSFReduceBegin(sfdir, int2, leafnum, rootnum, MPI_MAX));
+    PetscCall(PetscSFReduceEnd(sfdir, int2, leafnum, rootnum, MPI_MAX));
+    PetscCall(PetscSFBcastBegin(sfdir, int2, rootnum, leafnum, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(sfdir, int2, rootnum, leafnum, MPI_REPLACE));
+    PetscCallMPI(MPI_Type_free(&int2));
+    PetscCall(PetscSFDestroy(&sfdir));
+    PetscCall(PetscLayoutDestroy(&dir));
+  }
+  PetscCall(SquallHBLogPhase(comm, tlog, "numbering: global numbers"));
 
   /* per local node: multiplicity; per ghost: global index; the two halo SFs */
   {
@@ -242,13 +264,13 @@ PetscErrorCode SquallSEMNumberingCreate(MPI_Comm comm, PetscInt nkeys, const Pet
     PetscCall(PetscLayoutDestroy(&lshared));
     PetscCall(PetscFree(gshared));
   }
+  PetscCall(SquallHBLogPhase(comm, tlog, "numbering: halo SFs"));
   PetscCall(PetscMalloc1(nkeys, &num->lidx));
   for (PetscInt p = 0; p < nkeys; p++) num->lidx[p] = uid[p] < 0 ? -1 : newidx[uid[p]];
 
   PetscCall(PetscFree(newidx));
   PetscCall(PetscFree2(leafnum, rootnum));
   PetscCall(PetscFree2(leafinfo, rootinfo));
-  PetscCall(PetscFree2(leafrank, multirank));
   PetscCall(PetscFree(uid));
   PetscCall(PetscFree2(ukey, ucount));
   PetscFunctionReturn(PETSC_SUCCESS);

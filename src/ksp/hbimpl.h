@@ -23,7 +23,20 @@ typedef struct {
   PetscSF   sfy;                   /* roots: the nshared shared rows; leaves: ghosts */
 } SquallSEMNumbering;
 
-PETSC_INTERN PetscErrorCode SquallSEMNumberingCreate(MPI_Comm, PetscInt nkeys, const PetscInt keys[], SquallSEMNumbering *);
+PETSC_INTERN PetscErrorCode SquallSEMNumberingCreate(MPI_Comm, PetscInt nkeys, const PetscInt keys[], PetscLogDouble *tlog, SquallSEMNumbering *);
+
+/* with tlog (the time setup started, PetscTime()), rank 0 prints the time since then and what just
+   finished to stderr (-hb_log_setup): where the setup of a large operator spends its time */
+static inline PetscErrorCode SquallHBLogPhase(MPI_Comm comm, const PetscLogDouble *tlog, const char what[])
+{
+  PetscLogDouble t;
+
+  PetscFunctionBegin;
+  if (!tlog) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscTime(&t));
+  PetscCall(PetscFPrintf(comm, PETSC_STDERR, "[hb setup %8.3f s] %s\n", (double)(t - *tlog), what));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 PETSC_INTERN PetscErrorCode SquallSEMNumberingDestroy(SquallSEMNumbering *);
 
 typedef struct _n_SquallHBCUDA *SquallHBCUDA;
@@ -38,6 +51,7 @@ typedef struct {
   PetscBool dirichlet; /* homogeneous Dirichlet on the brick boundary: those nodes are not unknowns */
   PetscInt  kswitch;   /* the CUDA kernel is layer-by-layer (2D blocks) from this order on */
   PetscBool capregs;   /* CUDA, 2D kernel, Nq >= 14: cap registers for two blocks per SM (some spill) */
+  PetscBool logsetup;  /* -hb_log_setup: timestamped setup phases on stderr */
   char      vectype[64];
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */

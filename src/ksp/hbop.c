@@ -65,6 +65,7 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCall(PetscOptionsInt("-hb_kernel_switch", "CUDA operator: 3D thread blocks for orders below this, layer-by-layer 2D blocks from it on", "SquallHBCreateOperator", hb->kswitch, &hb->kswitch, NULL));
   PetscCheck(hb->kswitch >= 1 && hb->kswitch <= 10, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_switch %" PetscInt_FMT " is out of range: valid values are 1 (always 2D) to 10 (3D up to order 9)", hb->kswitch);
   PetscCall(PetscOptionsBool("-hb_kernel_cap_registers", "CUDA, layer-by-layer kernel, orders >= 13: cap registers at 128 for two blocks per SM (spills a little)", "SquallHBCreateOperator", hb->capregs, &hb->capregs, NULL));
+  PetscCall(PetscOptionsBool("-hb_log_setup", "Print the time of each setup phase to stderr", "SquallHBCreateOperator", hb->logsetup, &hb->logsetup, NULL));
   PetscCall(PetscOptionsString("-hb_vec_type", "Vectors of MatCreateVecs(): standard (host) or cuda (device); default -vec_type", "SquallHBCreateOperator", hb->vectype, hb->vectype, sizeof(hb->vectype), NULL));
   PetscOptionsEnd();
   {
@@ -135,9 +136,11 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
   PetscInt64     Eg, e0, e1, nkeys64;
   PetscInt      *keys, *order, nint = 0, nloc;
   PetscReal     *xyz;
+  PetscLogDouble t0, *tlog = hb->logsetup ? &t0 : NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(SQUALL_HBSetUp, 0, 0, 0, 0));
+  PetscCall(PetscTime(&t0));
   PetscCallMPI(MPI_Comm_rank(hb->comm, &rank));
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
   hb->Nq = Nq;
@@ -173,7 +176,8 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
       }
     }
   }
-  PetscCall(SquallSEMNumberingCreate(hb->comm, nloc, keys, &hb->num));
+  PetscCall(SquallHBLogPhase(hb->comm, tlog, "lattice keys"));
+  PetscCall(SquallSEMNumberingCreate(hb->comm, nloc, keys, tlog, &hb->num));
   PetscCall(PetscFree(keys));
   hb->nown    = hb->num.nown;
   hb->nshared = hb->num.nshared;
@@ -195,6 +199,7 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
     for (PetscInt n = 0; n < Np && !halo; n++) halo = (PetscBool)(hb->num.lidx[e * Np + n] >= hb->nown);
     if (halo) order[h++] = e;
   }
+  PetscCall(SquallHBLogPhase(hb->comm, tlog, "interior/halo element order"));
   PetscCall(PetscMalloc4(hb->nelem, &hb->elem, nloc, &hb->gidx, (size_t)SQUALL_SEM_NGEO * nloc, &hb->G, nloc, &hb->W));
   PetscCall(PetscMalloc1(3 * Np, &xyz));
   for (PetscInt e = 0; e < hb->nelem; e++) {
@@ -211,6 +216,7 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
   }
   PetscCall(PetscFree(xyz));
   PetscCall(PetscFree(order));
+  PetscCall(SquallHBLogPhase(hb->comm, tlog, "element indices, weights, geometric factors"));
 
   /* Z^T as CSR over local nodes; positions ascend within a row */
   {
@@ -231,6 +237,7 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
       PetscCall(PetscFree(fill));
     }
   }
+  PetscCall(SquallHBLogPhase(hb->comm, tlog, "Z^T (CSR)"));
   PetscCall(PetscLogEventEnd(SQUALL_HBSetUp, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -455,12 +462,13 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks for N < K, layer-by-layer 2D blocks for N >= K (default 9)
 . -hb_kernel_cap_registers          - CUDA, 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
+. -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
 
   Notes:
   W holds the inverse multiplicity of each element node, so Z^T W Z = I and A = Z^T S_L Z + lambda I
   (see src/physics/sem.h). The global numbering is built from lattice keys of the element nodes as
-  for an unstructured mesh; a node shared by several ranks is owned by one of them, chosen by a hash
+  for an unstructured mesh; a node shared by several ranks is owned by one of them, chosen by rendezvous hashing
   of its key (an even split of each interface).
 @*/
 PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const PetscInt elements[], Mat *A)

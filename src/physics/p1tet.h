@@ -369,9 +369,13 @@ typedef struct {
 #  define SQUALL_P1_ADD(p, v) (*(p) += (v))
 #endif
 
-/* position of column c in the sorted J[lo, hi), or -1 */
+/* position of column c in the sorted J[lo, hi), or -1. Never reads outside J[lo, hi): an empty row,
+   a column past the row's last one or c = -1 (a vertex in neither block) give -1, not J[hi] */
 SQUALL_HOST_DEVICE static inline PetscInt SquallP1Find(const PetscInt *J, PetscInt lo, PetscInt hi, PetscInt c)
 {
+  const PetscInt end = hi;
+
+  if (c < 0 || lo < 0) return -1;
   while (lo < hi) {
     const PetscInt mid = lo + (hi - lo) / 2;
     if (J[mid] < c)
@@ -379,7 +383,7 @@ SQUALL_HOST_DEVICE static inline PetscInt SquallP1Find(const PetscInt *J, PetscI
     else
       hi = mid;
   }
-  return (lo < 0 || J[lo] != c) ? -1 : lo;
+  return (lo < end && J[lo] == c) ? lo : -1;
 }
 
 /* Adds a scalar (bs = 1) or 3-component (bs = 3, cgvol = coef[GRADDIV]*vol) element operator into the
@@ -405,7 +409,7 @@ SQUALL_HOST_DEVICE static inline int SquallP1ScatterElement(int bs, const PetscI
       const PetscInt    lo = B.ia[r], hi = B.ia[r + 1];
       const PetscInt    p = SquallP1Find(B.ja, lo, hi, cdb[b] >= 0 ? cdb[b] : cob[b]);
 
-      if (p < 0) {
+      if (p < 0 || !B.a) { /* not in the graph, or a block without values: never write through NULL */
         nmiss++;
         continue;
       }
