@@ -98,7 +98,7 @@ int main(int argc, char **argv)
   SquallESDG sc, sg;
   Vec        Qc, Qg, Fc, Fg;
   PetscInt   ndev = 0, gndev, steps = 3;
-  PetscReal  rel[5], tol = 1e-13, steptol = 1e-11, relmax = 0, dt;
+  PetscReal  rel[5], rhsscale[5], stepscale[5], tol = 1e-13, steptol = 1e-11, relmax = 0, dt, tg;
   char       casename[64] = "random";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -124,11 +124,8 @@ int main(int argc, char **argv)
   /* one RHS evaluation */
   PetscCall(SquallESDGComputeRHS(sc, 0, Qc, Fc));
   PetscCall(SquallESDGComputeRHS(sg, 0, Qg, Fg));
-  {
-    PetscReal scale[5];
-    PetscCall(RHSScale(sc, Qc, scale));
-    PetscCall(CompareFields(sc, Fg, Fc, scale, rel));
-  }
+  PetscCall(RHSScale(sc, Qc, rhsscale));
+  PetscCall(CompareFields(sc, Fg, Fc, rhsscale, rel));
   for (PetscInt f = 0; f < 5; f++) relmax = PetscMax(relmax, rel[f]);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "N=%" PetscInt_FMT " %s %s: RHS GPU vs CPU, max difference per field relative to its flux terms %.2e %.2e %.2e %.2e %.2e\n", sc->mesh->N, SquallSurfaceFluxTypes[sc->surface],
                         sc->mesh->cartesian ? "Cartesian" : "curvilinear", (double)rel[0], (double)rel[1], (double)rel[2], (double)rel[3], (double)rel[4]));
@@ -150,7 +147,11 @@ int main(int argc, char **argv)
   }
   PetscCall(Advance(sc, Qc, steps, dt));
   PetscCall(Advance(sg, Qg, steps, dt));
-  PetscCall(CompareFields(sc, Qg, Qc, NULL, rel));
+  /* the state changes by time x RHS: its round-off is judged against |q| plus the accumulated flux
+     terms (a momentum that starts at zero is a small residual of large, cancelling terms) */
+  tg = steps * dt;
+  for (PetscInt f = 0; f < 5; f++) stepscale[f] = tg * rhsscale[f];
+  PetscCall(CompareFields(sc, Qg, Qc, stepscale, rel));
   relmax = 0;
   for (PetscInt f = 0; f < 5; f++) relmax = PetscMax(relmax, rel[f]);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "after %" PetscInt_FMT " LSRK steps: state GPU vs CPU max relative difference %.2e\n", steps, (double)relmax));
