@@ -2,6 +2,8 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
                      "  -test entropy     dS/dt = sum w J v.F: zero (EC) or <= 0 (ES, Rusanov); mass and energy rates zero\n"
                      "  -test balance     isothermal atmosphere at rest: RHS at round-off\n"
                      "  -test freestream  constant state without gravity (warped mesh): RHS at round-off\n"
+                     "  -test unphysical  a node with negative pressure: the RHS fails with PETSC_ERR_FP, the state check says no,\n"
+                     "                    and a TS step is rejected cleanly (TSSetFunctionDomainError) instead of producing NaN\n"
                      "  -case name        initial condition (default: random)\n";
 
 #include <squall.h>
@@ -51,9 +53,48 @@ int main(int argc, char **argv)
   PetscCall(DMCreateGlobalVector(dm, &Q));
   PetscCall(VecDuplicate(Q, &F));
   PetscCall(SquallESDGSetInitialCondition(s, casename, Q));
-  PetscCall(SquallESDGComputeRHS(s, 0, Q, F));
+  if (strcmp(test, "unphysical")) PetscCall(SquallESDGComputeRHS(s, 0, Q, F));
 
-  if (!strcmp(test, "entropy")) {
+  if (!strcmp(test, "unphysical")) {
+    PetscErrorCode    ierr;
+    PetscBool         ok;
+    PetscInt          rstart;
+    TS                ts;
+    PetscReal         t;
+    TSConvergedReason reason;
+    /* the third stage of the first step would see the bad node: make the stored state itself bad */
+    PetscCall(VecGetOwnershipRange(Q, &rstart, NULL));
+    {
+      PetscMPIInt rank;
+      PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+      if (rank == 0) {
+        PetscScalar *qa;
+        PetscCall(VecGetArray(Q, &qa));
+        qa[4 * s->mesh->Np + 7] = -PetscAbsScalar(qa[4 * s->mesh->Np + 7]); /* negative energy at node 7 of the first element: p < 0 */
+        PetscCall(VecRestoreArray(Q, &qa));
+      }
+    }
+    PetscCall(SquallESDGCheckState(s, Q, &ok));
+    PetscCheck(!ok, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the state check accepted a negative pressure");
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = SquallESDGComputeRHS(s, 0, Q, F);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr == PETSC_ERR_FP, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the RHS returned %d for an unphysical state, expected PETSC_ERR_FP", (int)ierr);
+    PetscCall(TSCreate(PETSC_COMM_WORLD, &ts));
+    PetscCall(TSSetType(ts, "lsrk"));
+    PetscCall(SquallESDGSetUpTS(s, ts));
+    PetscCall(TSSetTimeStep(ts, 0.01));
+    PetscCall(TSSetMaxSteps(ts, 1));
+    PetscCall(TSSetMaxTime(ts, 1));
+    PetscCall(TSSetMaxStepRejections(ts, 2));
+    PetscCall(TSSetErrorIfStepFails(ts, PETSC_FALSE));
+    PetscCall(TSSolve(ts, Q));
+    PetscCall(TSGetConvergedReason(ts, &reason));
+    PetscCall(TSGetTime(ts, &t));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unphysical state: RHS error %d (PETSC_ERR_FP), TS stopped with %s at t = %g\n", (int)ierr, TSConvergedReasons[reason], (double)t));
+    PetscCheck(reason < 0 && t == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the TS did not fail cleanly on an unphysical state (%s, t = %g)", TSConvergedReasons[reason], (double)t);
+    PetscCall(TSDestroy(&ts));
+  } else if (!strcmp(test, "entropy")) {
     PetscReal rate, scale = 0, msum, mabs, esum, eabs;
     /* scale: sum of |w J v_f F_f| over all nodes and fields, what the rate would be without cancellation */
     {
@@ -119,7 +160,7 @@ int main(int argc, char **argv)
       PetscPrintf(PETSC_COMM_WORLD, "%s: max|dq/dt| / scale = %.2e %.2e %.2e %.2e %.2e\n", test, (double)(fmax[0] / scale[0]), (double)(fmax[1] / scale[1]), (double)(fmax[2] / scale[2]), (double)(fmax[3] / scale[3]), (double)(fmax[4] / scale[4])));
     for (PetscInt f = 0; f < 5; f++) PetscCheck(fmax[f] < tol * scale[f], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: field %" PetscInt_FMT " has |dq/dt| %g, not at round-off (scale %g)", test, f, (double)fmax[f], (double)scale[f]);
   } else
-    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-test %s unknown: valid are entropy, balance, freestream", test);
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-test %s unknown: valid are entropy, balance, freestream, unphysical", test);
 
   PetscCall(VecDestroy(&F));
   PetscCall(VecDestroy(&Q));
