@@ -4,10 +4,16 @@
    row, p1tet.h), and right-hand sides into the device array of the Vec: no host round trip. The
    COO path computes the same element values into a device array for MatSetValuesCOO.
 
-   MPI: a MATMPIAIJCUSPARSE keeps a diagonal and an off-diagonal SEQAIJCUSPARSE block; squall's graph is
-   split the same way (the off-diagonal columns numbered by position in the sorted garray, which is
-   PETSc's compressed numbering), so the kernel writes both blocks directly; SquallP1CheckLayout()
-   verifies the layouts on the host once per nonzero state. */
+   MPI: a MATMPIAIJCUSPARSE keeps a diagonal and an off-diagonal SEQAIJCUSPARSE block. The atomic kernel
+   writes only the diagonal block, whose device values are PETSc's ordinary CSR (as on one rank). The
+   off-diagonal block is filled through PETSc's documented device route, MatSetValuesCOO with device
+   values, from the element matrices of the elements that touch it (SquallP1OffDiagonalElements(),
+   the partition boundary): PETSc keeps B compressed (columns = garray, compressed rows on the device)
+   and owns its device structure, offload mask and state, so squall never writes B's arrays behind
+   its back. The same MatSetValuesCOO (INSERT_VALUES) zeroes the diagonal block, whose pattern is in
+   the COO list with value 0. Cost: one extra kernel and the COO kernel over the boundary elements'
+   entries plus the diagonal block's nonzeros (a copy-sized pass, replacing the memset), small next
+   to the atomic kernel over all elements; SquallP1CheckLayout() still verifies the diagonal block. */
 #include <petscdevice_cuda.h>
 #include "cuda/p1cuda.h"
 
@@ -24,12 +30,16 @@
 #endif
 
 struct P1CUDA {
-  PetscInt  *tet;               /* [4][ne], structure of arrays */
-  PetscReal *x;                 /* [3*nv] */
-  PetscReal *geom;              /* [SQUALL_P1_NGEOM][ne] */
-  PetscInt  *row, *cd, *co;     /* [nv] */
-  PetscInt  *dI, *dJ, *oI, *oJ; /* the graph of the owned rows */
-  int       *nbad;              /* one counter */
+  PetscInt    *ebnd; /* [nebnd] SquallP1OffDiagonalElements(), uploaded on first use */
+  PetscInt     nebnd;
+  PetscBool    hasebnd;
+  PetscScalar *offv[4];           /* COO values of the MPI path, per block size */
+  PetscInt    *tet;               /* [4][ne], structure of arrays */
+  PetscReal   *x;                 /* [3*nv] */
+  PetscReal   *geom;              /* [SQUALL_P1_NGEOM][ne] */
+  PetscInt    *row, *cd, *co;     /* [nv] */
+  PetscInt    *dI, *dJ, *oI, *oJ; /* the graph of the owned rows */
+  int         *nbad;              /* one counter */
 };
 
 static PetscErrorCode P1GetStream(cudaStream_t *stream)
@@ -105,17 +115,19 @@ __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS)
   if (miss) atomicAdd(nmiss, miss);
 }
 
-/* element matrices for MatSetValuesCOO, row-major per element (the layout of SquallP1COOIndices) */
-template <int BS> __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS) P1ElementValuesKernel(SquallP1Elements E, SquallP1Coef coef, PetscScalar *__restrict__ out)
+/* element matrices for MatSetValuesCOO, row-major per element (the layout of SquallP1COOIndices), of
+   all elements (el == NULL) or of the n elements el[] */
+template <int BS> __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS) P1ElementValuesKernel(SquallP1Elements E, SquallP1Coef coef, PetscInt n, const PetscInt *__restrict__ el, PetscScalar *__restrict__ out)
 {
-  const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   const int      m = 4 * BS;
-  PetscInt       v[4];
+  PetscInt       v[4], e;
   PetscReal      g[4][3], vol, S[4][4];
 
-  if (e >= E.ne) return;
+  if (k >= n) return;
+  e = el ? el[k] : k;
   SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
-  PetscScalar *o = out + (size_t)m * m * e;
+  PetscScalar *o = out + (size_t)m * m * k;
   for (int a = 0; a < 4; a++)
     for (int i = 0; i < BS; i++)
       for (int b = 0; b < 4; b++)
@@ -232,7 +244,9 @@ PetscErrorCode SquallP1CUDADestroy(SquallP1 p1)
   PetscCallCUDA(cudaFree(cu->oI));
   PetscCallCUDA(cudaFree(cu->oJ));
   PetscCallCUDA(cudaFree(cu->nbad));
+  PetscCallCUDA(cudaFree(cu->ebnd));
   for (PetscInt bs = 0; bs < 4; bs++) {
+    PetscCallCUDA(cudaFree(cu->offv[bs]));
     if (p1->coov[bs]) PetscCallCUDA(cudaFree(p1->coov[bs]));
     if (p1->coor[bs]) PetscCallCUDA(cudaFree(p1->coor[bs]));
     p1->coov[bs] = p1->coor[bs] = NULL;
@@ -289,13 +303,53 @@ static PetscErrorCode P1CoefStruct(const PetscReal coef[], SquallP1Coef *c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* several ranks: zeros on the diagonal block's pattern, then the element matrices of the elements that
+   touch the off-diagonal block, into MatSetValuesCOO (the COO list of SquallP1OffDiagonalCOOIndices(),
+   set by SquallP1AssembleOperator()) */
+static PetscErrorCode P1AssembleOffDiagonalCOO(SquallP1 p1, PetscInt bs, const SquallP1Coef *c, const PetscReal coef[], Mat A, cudaStream_t stream)
+{
+  P1CUDA          *cu = (P1CUDA *)p1->cuda;
+  const PetscInt   m = 4 * bs, nd = bs * bs * p1->dI[p1->nowned];
+  SquallP1Elements E;
+
+  PetscFunctionBegin;
+  if (!cu->hasebnd) {
+    const PetscInt *el;
+
+    PetscCall(SquallP1OffDiagonalElements(p1, &cu->nebnd, &el));
+    PetscCall(P1Upload(&cu->ebnd, el, cu->nebnd));
+    cu->hasebnd = PETSC_TRUE;
+  }
+  if (!cu->offv[bs]) PetscCallCUDA(cudaMalloc((void **)&cu->offv[bs], (size_t)PetscMax(nd + m * m * cu->nebnd, 1) * sizeof(PetscScalar)));
+  PetscCall(P1GetElementsDevice(p1, &E));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (nd) PetscCallCUDA(cudaMemsetAsync(cu->offv[bs], 0, (size_t)nd * sizeof(PetscScalar), stream));
+  if (cu->nebnd) {
+    if (bs == 1)
+      P1ElementValuesKernel<1><<<P1Blocks(cu->nebnd), P1_BLOCK, 0, stream>>>(E, *c, cu->nebnd, cu->ebnd, cu->offv[bs] + nd);
+    else
+      P1ElementValuesKernel<3><<<P1Blocks(cu->nebnd), P1_BLOCK, 0, stream>>>(E, *c, cu->nebnd, cu->ebnd, cu->offv[bs] + nd);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(SquallP1ElementFlops(coef, bs) * cu->nebnd));
+  PetscCall(P1RestoreElementsDevice(p1, &E));
+  PetscCall(P1SyncForPETSc(stream));
+  /* PETSc writes both blocks on the device and marks them (and the matrix) as changed */
+  PetscCall(MatSetValuesCOO(A, cu->offv[bs], INSERT_VALUES));
+  /* PETSc's COO kernels run on the legacy default stream: finish them before the atomic kernel writes
+     the diagonal block on another (possibly non-blocking) stream */
+  if (stream) PetscCallCUDA(cudaDeviceSynchronize());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const PetscReal coef[], Mat A)
 {
   P1CUDA          *cu = (P1CUDA *)p1->cuda;
   const PetscInt   n  = p1->nowned;
   Mat              Ad = A, Ao = NULL;
   PetscBool        ismpi, iscu, iscuo = PETSC_TRUE;
-  PetscScalar     *da = NULL, *oa = NULL;
+  PetscScalar     *da = NULL;
   SquallP1CSR      D, O;
   SquallP1Elements E;
   SquallP1Coef     c;
@@ -305,19 +359,22 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
 
   PetscFunctionBegin;
   PetscCheck(cu, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The SquallP1 has no device data (backend %s)", SquallP1Backends[p1->backend]);
-  /* the parallel matrix itself has no value array: write its diagonal (A) and off-diagonal (B) blocks,
-     both SEQAIJCUSPARSE; B's columns are PETSc's compressed numbering, checked against squall's garray
-     by SquallP1CheckLayout() */
+  /* the parallel matrix itself has no value array: the kernel writes its diagonal block (A, a
+     SEQAIJCUSPARSE), MatSetValuesCOO the off-diagonal one (B); see the top of this file */
   PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
   if (ismpi) {
+    SquallP1Info *info;
+
+    PetscCall(SquallP1GetInfo((PetscObject)A, &info));
+    PetscCheck(info && info->coooff, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The %s matrix has no COO pattern for its off-diagonal block: assemble it with SquallP1AssembleOperator()", ((PetscObject)A)->type_name);
     PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
-    PetscCheck(Ad && Ao, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The %s matrix has no diagonal or off-diagonal block (not preallocated?)", ((PetscObject)A)->type_name);
-    PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQAIJCUSPARSE, &iscuo));
+    PetscCheck(Ad, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The %s matrix has no diagonal block (not preallocated?)", ((PetscObject)A)->type_name);
+    if (Ao) PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQAIJCUSPARSE, &iscuo));
   }
   PetscCall(PetscObjectTypeCompare((PetscObject)Ad, MATSEQAIJCUSPARSE, &iscu));
   PetscCheck(iscu && iscuo, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The GPU atomic assembly needs a MATAIJCUSPARSE matrix with SEQAIJCUSPARSE blocks, not %s (blocks %s, %s); create it with SquallP1CreateMatrix() and -p1_backend cuda",
              ((PetscObject)A)->type_name, ((PetscObject)Ad)->type_name, Ao ? ((PetscObject)Ao)->type_name : "none");
-  /* the sizes the kernel relies on: bs*nowned rows in both blocks, bs*ngarray columns in B */
+  /* the sizes the kernel relies on: bs*nowned rows; B (filled by PETSc) only reported */
   PetscCall(MatGetLocalSize(Ad, &m, NULL));
   PetscCheck(m == bs * n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The diagonal block has %" PetscInt_FMT " rows, expected %" PetscInt_FMT, m, bs * n);
   if (Ao) {
@@ -329,28 +386,28 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   PetscCall(P1CoefStruct(coef, &c));
   PetscCall(P1GetStream(&stream));
   PetscCall(PetscLogEventBegin(SQUALL_P1Assemble, A, 0, 0, 0));
-  /* read-write access: the first call moves the (zero) pattern to the device, later ones nothing;
-     empty blocks (no owned rows, or no off-process columns) are left alone: their device structure
-     may not exist, and the kernel never writes them (SquallP1ScatterElement skips a NULL block) */
+  /* first the COO (it rewrites the diagonal block with zeros), then the atomic adds into it */
+  if (ismpi) PetscCall(P1AssembleOffDiagonalCOO(p1, bs, &c, coef, A, stream));
+  /* read-write access: the first call moves the (zero) pattern to the device, later ones nothing; an
+     empty diagonal block (no owned rows) is left alone: its device structure may not exist, and the
+     kernel never writes it (SquallP1ScatterElement skips a block without values) */
   if (p1->dI[n]) {
     PetscCall(MatSeqAIJCUSPARSEGetArray(Ad, &da));
     PetscCheck(da, PETSC_COMM_SELF, PETSC_ERR_GPU, "The diagonal block has no device values");
-  }
-  if (Ao && p1->oI[n]) {
-    PetscCall(MatSeqAIJCUSPARSEGetArray(Ao, &oa));
-    PetscCheck(oa, PETSC_COMM_SELF, PETSC_ERR_GPU, "The off-diagonal block has no device values");
   }
   PetscCall(P1GetElementsDevice(p1, &E));
   D.ia = cu->dI;
   D.ja = cu->dJ;
   D.a  = da;
-  O.ia = cu->oI;
-  O.ja = cu->oJ;
-  O.a  = oa;
+  /* no off-diagonal block for the kernel: on one rank there is none (all columns are local), on
+     several it is MatSetValuesCOO's (ia == NULL: SquallP1ScatterElement skips those entries) */
+  O.ia = NULL;
+  O.ja = NULL;
+  O.a  = NULL;
+  PetscCheck(ismpi || !p1->oI[n], PETSC_COMM_SELF, PETSC_ERR_PLIB, "A sequential matrix with off-process columns");
   PetscCallCUDA(cudaMemsetAsync(cu->nbad, 0, sizeof(int), stream));
   PetscCall(PetscLogGpuTimeBegin());
   if (da) PetscCallCUDA(cudaMemsetAsync(da, 0, (size_t)bs * bs * p1->dI[n] * sizeof(PetscScalar), stream));
-  if (oa) PetscCallCUDA(cudaMemsetAsync(oa, 0, (size_t)bs * bs * p1->oI[n] * sizeof(PetscScalar), stream));
   if (p1->ne) {
     if (bs == 1)
       P1AssembleKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->row, cu->cd, cu->co, D, O, cu->nbad);
@@ -364,9 +421,8 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   /* one int back (this also finishes the kernel before PETSc sees the values) */
   PetscCallCUDA(cudaMemcpyAsync(&nmiss, cu->nbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
-  if (oa) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ao, &oa));
   if (da) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ad, &da));
-  /* the blocks changed behind the parallel matrix's back: let its users (PC, KSP) know */
+  /* the diagonal block changed behind the parallel matrix's back: let its users (PC, KSP) know */
   if (ismpi) PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscCall(PetscLogEventEnd(SQUALL_P1Assemble, A, 0, 0, 0));
   PetscCheck(!nmiss, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d element entries fell outside the sparsity graph on the device", nmiss);
@@ -388,9 +444,9 @@ PetscErrorCode SquallP1CUDAElementValuesCOO(SquallP1 p1, PetscInt bs, const Pets
   PetscCall(PetscLogGpuTimeBegin());
   if (p1->ne) {
     if (bs == 1)
-      P1ElementValuesKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, p1->coov[bs]);
+      P1ElementValuesKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, p1->ne, NULL, p1->coov[bs]);
     else
-      P1ElementValuesKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, p1->coov[bs]);
+      P1ElementValuesKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, p1->ne, NULL, p1->coov[bs]);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());

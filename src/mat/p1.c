@@ -588,6 +588,7 @@ PetscErrorCode SquallP1Destroy(SquallP1 *p1)
   PetscCall(PetscFree(p->dJ));
   PetscCall(PetscFree(p->oJ));
   PetscCall(PetscFree(p->garray));
+  PetscCall(PetscFree(p->ebnd));
   PetscCall(DMDestroy(&p->dm));
   PetscCall(PetscFree(*p1));
   PetscFunctionReturn(PETSC_SUCCESS);

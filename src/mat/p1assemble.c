@@ -324,6 +324,74 @@ PetscErrorCode SquallP1COOIndices(SquallP1 p1, PetscInt bs, PetscCount *n, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the elements with an entry in the off-diagonal block: an owned row and a column owned elsewhere */
+PetscErrorCode SquallP1OffDiagonalElements(SquallP1 p1, PetscInt *n, const PetscInt **list)
+{
+  PetscFunctionBegin;
+  if (!p1->hasebnd) {
+    PetscInt k = 0;
+
+    for (PetscInt pass = 0; pass < 2; pass++) {
+      k = 0;
+      for (PetscInt e = 0; e < p1->ne; e++) {
+        const PetscInt *v   = &p1->tet[4 * e];
+        PetscBool       own = PETSC_FALSE, off = PETSC_FALSE;
+
+        for (PetscInt a = 0; a < 4; a++) {
+          if (p1->row[v[a]] >= 0) own = PETSC_TRUE;
+          if (p1->cd[v[a]] < 0) off = PETSC_TRUE;
+        }
+        if (own && off) {
+          if (pass) p1->ebnd[k] = e;
+          k++;
+        }
+      }
+      if (!pass) PetscCall(PetscMalloc1(PetscMax(k, 1), &p1->ebnd));
+    }
+    p1->nebnd   = k;
+    p1->hasebnd = PETSC_TRUE;
+  }
+  *n    = p1->nebnd;
+  *list = p1->ebnd;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1OffDiagonalCOOIndices(SquallP1 p1, PetscInt bs, PetscCount *n, PetscInt **ci, PetscInt **cj)
+{
+  const PetscInt  m = 4 * bs, nd = bs * bs * p1->dI[p1->nowned];
+  const PetscInt *el;
+  PetscInt        nel, *ri, *rj, k = 0;
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1OffDiagonalElements(p1, &nel, &el));
+  *n = (PetscCount)nd + (PetscCount)m * m * nel;
+  PetscCall(PetscMalloc2(*n, &ri, *n, &rj));
+  /* the diagonal block's pattern, in its own (row-major, bs-interleaved) order */
+  for (PetscInt r = 0; r < p1->nowned; r++)
+    for (PetscInt i = 0; i < bs; i++)
+      for (PetscInt q = p1->dI[r]; q < p1->dI[r + 1]; q++)
+        for (PetscInt j = 0; j < bs; j++) {
+          ri[k]   = bs * (p1->rstart + r) + i;
+          rj[k++] = bs * (p1->rstart + p1->dJ[q]) + j;
+        }
+  for (PetscInt t = 0; t < nel; t++) {
+    const PetscInt *v = &p1->tet[4 * el[t]];
+
+    for (PetscInt a = 0; a < 4; a++)
+      for (PetscInt i = 0; i < bs; i++)
+        for (PetscInt b = 0; b < 4; b++)
+          for (PetscInt j = 0; j < bs; j++) {
+            const PetscCount q = nd + (PetscCount)m * m * t + m * (bs * a + i) + bs * b + j;
+
+            ri[q] = p1->row[v[a]] >= 0 && p1->cd[v[b]] < 0 ? bs * p1->gidx[v[a]] + i : -1;
+            rj[q] = bs * p1->gidx[v[b]] + j;
+          }
+  }
+  *ci = ri;
+  *cj = rj;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode P1ElementValuesCOOHost(SquallP1 p1, PetscInt bs, const SquallP1Coef *coef)
 {
   const PetscInt   m  = 4 * bs;
@@ -356,6 +424,7 @@ static PetscErrorCode P1AssembleCOO(SquallP1 p1, PetscInt bs, const SquallP1Coef
     PetscCall(MatSetPreallocationCOO(A, n, ci, cj));
     PetscCall(PetscFree2(ci, cj));
     info->coo      = PETSC_TRUE;
+    info->coooff   = PETSC_FALSE;
     info->verified = 0;
   }
   PetscCall(PetscLogEventBegin(SQUALL_P1AssembleCOO, A, 0, 0, 0));
@@ -388,6 +457,24 @@ PetscErrorCode SquallP1AssembleOperator(SquallP1 p1, const PetscReal coef[], Mat
   PetscCall(P1CheckCoef(p1, info->bs, coef, &c));
   switch (p1->assembly) {
     case SQUALL_P1_ASSEMBLY_ATOMIC:
+      /* CUDA on several ranks: the off-diagonal block goes through MatSetValuesCOO, whose COO pattern
+         (set once per matrix) also rebuilds the diagonal block; see SquallP1CUDAAssembleOperator() */
+      if (p1->backend == SQUALL_P1_CUDA) {
+        PetscBool ismpi;
+
+        PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
+        if (ismpi && !info->coooff) {
+          PetscCount n;
+          PetscInt  *ci, *cj;
+
+          PetscCall(SquallP1OffDiagonalCOOIndices(p1, info->bs, &n, &ci, &cj));
+          PetscCall(MatSetPreallocationCOO(A, n, ci, cj));
+          PetscCall(PetscFree2(ci, cj));
+          info->coooff   = PETSC_TRUE;
+          info->coo      = PETSC_FALSE;
+          info->verified = 0;
+        }
+      }
       PetscCall(MatGetNonzeroState(A, &st));
       if (info->verified != st + 1) {
         PetscCall(SquallP1CheckLayout(p1, info->bs, A));

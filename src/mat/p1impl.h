@@ -41,6 +41,12 @@ struct _n_SquallP1 {
   PetscInt *dI, *dJ, *oI, *oJ, *garray, ngarray;
   PetscInt  nnz; /* dI[nowned] + oI[nowned] */
 
+  /* the elements with an entry in the off-diagonal block (an owned row and a column owned elsewhere),
+     for the CUDA atomic path on several ranks (SquallP1OffDiagonalElements(), built on first use) */
+  PetscInt  nebnd;
+  PetscInt *ebnd;
+  PetscBool hasebnd;
+
   /* coefficient fields, scattered to local vertices (or per element), in the backend's memory */
   Vec              rho, u, K; /* local nodal: bs 1, 3, 9 */
   Vec              Ke;        /* per element, 9 values each */
@@ -64,7 +70,8 @@ struct _n_SquallP1 {
 /* ties a Mat or Vec to its SquallP1: composed as "SquallP1Info" */
 typedef struct {
   PetscInt         p1id, bs;
-  PetscBool        coo;      /* MatSetPreallocationCOO / VecSetPreallocationCOO done */
+  PetscBool        coo;      /* MatSetPreallocationCOO / VecSetPreallocationCOO done (all element entries) */
+  PetscBool        coooff;   /* MatSetPreallocationCOO done for SquallP1OffDiagonalCOOIndices() (CUDA atomic, MPI) */
   PetscObjectState verified; /* nonzero state whose AIJ layout matched the graph (+1; 0: never) */
 } SquallP1Info;
 
@@ -73,6 +80,12 @@ PETSC_INTERN PetscErrorCode SquallP1ComputeGeometryHost(SquallP1);
 PETSC_INTERN PetscErrorCode SquallP1GlobalToLocal(SquallP1, PetscInt bs, Vec g, Vec *l);
 PETSC_INTERN PetscErrorCode SquallP1CheckLayout(SquallP1, PetscInt bs, Mat);
 PETSC_INTERN PetscErrorCode SquallP1COOIndices(SquallP1, PetscInt bs, PetscCount *n, PetscInt **i, PetscInt **j);
+PETSC_INTERN PetscErrorCode SquallP1OffDiagonalElements(SquallP1, PetscInt *n, const PetscInt **list);
+/* COO of an MPI matrix whose off-diagonal block is filled by MatSetValuesCOO and whose diagonal block
+   by the atomic kernel: first the diagonal-block graph (bs*bs*dI[nowned] entries, values 0), then the
+   element matrices of SquallP1OffDiagonalElements() in the layout of SquallP1COOIndices(), with rows
+   -1 (ignored by PETSc) except for the entries in the off-diagonal block */
+PETSC_INTERN PetscErrorCode SquallP1OffDiagonalCOOIndices(SquallP1, PetscInt bs, PetscCount *n, PetscInt **i, PetscInt **j);
 PETSC_INTERN PetscErrorCode SquallP1GetLocalWork(SquallP1, PetscInt bs, Vec *);
 /* rough flop count of one element operator (logging) */
 PETSC_INTERN PetscLogDouble SquallP1ElementFlops(const PetscReal coef[], PetscInt bs);

@@ -388,8 +388,10 @@ SQUALL_HOST_DEVICE static inline PetscInt SquallP1Find(const PetscInt *J, PetscI
 
 /* Adds a scalar (bs = 1) or 3-component (bs = 3, cgvol = coef[GRADDIV]*vol) element operator into the
    owned rows. row[v] is the local row of local vertex v (-1 if not owned); cd[v] / co[v] its column in
-   the diagonal / off-diagonal block (-1 if in the other block). Returns the number of entries whose
-   column was not in the graph (0 unless the graph is wrong). */
+   the diagonal / off-diagonal block (-1 if in the other block). O.ia == NULL: the off-diagonal block
+   is filled elsewhere (MatSetValuesCOO on several ranks, src/cuda/p1assembly.cu) and its entries are
+   skipped. Returns the number of entries whose column was not in the graph (0 unless the graph is
+   wrong). */
 SQUALL_HOST_DEVICE static inline int SquallP1ScatterElement(int bs, const PetscInt v[4], const PetscInt *row, const PetscInt *cd, const PetscInt *co, SquallP1CSR D, SquallP1CSR O, const PetscReal S[4][4], const PetscReal g[4][3], PetscReal cgvol)
 {
   int      nmiss = 0;
@@ -405,6 +407,7 @@ SQUALL_HOST_DEVICE static inline int SquallP1ScatterElement(int bs, const PetscI
     if (r < 0) continue;
     SQUALL_P1_UNROLL
     for (int b = 0; b < 4; b++) {
+      if (cdb[b] < 0 && !O.ia) continue;
       const SquallP1CSR B  = cdb[b] >= 0 ? D : O;
       const PetscInt    lo = B.ia[r], hi = B.ia[r + 1];
       const PetscInt    p = SquallP1Find(B.ja, lo, hi, cdb[b] >= 0 ? cdb[b] : cob[b]);
