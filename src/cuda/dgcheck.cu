@@ -3,6 +3,7 @@
    with a separate device copy of the host reference (m->x), by a max-reduction kernel. */
 #include <petscdevice_cuda.h>
 #include "cuda/squallcuda.h"
+#include "cuda/cudautil.h"
 #include "dm/dgmeshimpl.h"
 
 #if defined(PETSC_USE_COMPLEX)
@@ -84,22 +85,6 @@ static PetscErrorCode SquallCUDACheckVec(Vec x, PetscInt n)
   PetscCheck(iscuda, PetscObjectComm((PetscObject)x), PETSC_ERR_ARG_WRONG, "Vec must be of type VECCUDA, not %s", ((PetscObject)x)->type_name);
   PetscCall(VecGetLocalSize(x, &nloc));
   PetscCheck(n < 0 || nloc == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vec has local size %" PetscInt_FMT ", expected %" PetscInt_FMT, nloc, n);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode SquallCUDAGetStream(cudaStream_t *stream)
-{
-  PetscDeviceContext dctx;
-  PetscDeviceType    dtype;
-  cudaStream_t      *handle = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  PetscCall(PetscDeviceContextGetDeviceType(dctx, &dtype));
-  PetscCheck(dtype == PETSC_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "The current PetscDeviceContext is of type %s, not CUDA (see -device_context_device_type)", PetscDeviceTypes[dtype]);
-  /* PETSc hands back a pointer to its cudaStream_t, not the stream itself */
-  PetscCall(PetscDeviceContextGetStreamHandle(dctx, (void **)&handle));
-  *stream = *handle;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

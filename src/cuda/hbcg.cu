@@ -136,7 +136,7 @@ PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec
 
   PetscFunctionBegin;
   PetscCall(HBCGWork());
-  PetscCall(HBGetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(VecGetLocalSize(R, &n));
   nb = HBGrid(n);
   PetscCall(VecCUDAGetArrayRead(W, &w));
@@ -187,7 +187,7 @@ PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[])
 
   PetscFunctionBegin;
   PetscCall(HBCGWork());
-  PetscCall(HBGetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(VecGetLocalSize(R, &n));
   nb = HBGrid(n);
   PetscCall(VecCUDAGetArrayRead(R, &r));
@@ -225,7 +225,7 @@ PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, V
   cudaStream_t       stream;
 
   PetscFunctionBegin;
-  PetscCall(HBGetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(VecGetLocalSize(Z, &n));
   PetscCall(VecCUDAGetArrayRead(Z, &z));
   PetscCall(PetscLogGpuTimeBegin());

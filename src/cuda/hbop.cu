@@ -400,7 +400,7 @@ PetscErrorCode SquallHBMultCUDA(Mat_HB *hb, Vec x, Vec y, PetscBool wantdot, Pet
 
   PetscFunctionBegin;
   PetscCall(HBSetUpCUDA(hb));
-  PetscCall(HBGetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(VecCUDAGetArrayRead(x, &xd));
   PetscCall(VecCUDAGetArrayWrite(y, &yd));
   PetscCall(HBMultDevice(hb, xd, yd, wantdot, dot, stream));
@@ -443,7 +443,7 @@ PetscErrorCode SquallHBBenchmarkCUDA(Mat_HB *hb, Vec x, Vec y, PetscInt reps, Sq
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
   PetscCall(HBSetUpCUDA(hb));
   c = hb->cuda;
-  PetscCall(HBGetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(VecCUDAGetArrayRead(x, &xd));
   PetscCall(VecCUDAGetArrayWrite(y, &yd));
   /* a first product fills the ghost values and warms up */

@@ -5,26 +5,10 @@
 
 #include <petscdevice_cuda.h>
 #include "ksp/hbimpl.h"
+#include "cuda/cudautil.h"
 
 #define HB_BLOCK 256
 #define HB_MAX_BLOCKS 1024
-
-/* the stream of PETSc's current device context, so the kernels order with PETSc's own (PetscSF) */
-static inline PetscErrorCode HBGetStream(cudaStream_t *stream)
-{
-  PetscDeviceContext dctx;
-  PetscDeviceType    dtype;
-  cudaStream_t      *handle = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  PetscCall(PetscDeviceContextGetDeviceType(dctx, &dtype));
-  PetscCheck(dtype == PETSC_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "The current PetscDeviceContext is of type %s, not CUDA (see -device_context_device_type)", PetscDeviceTypes[dtype]);
-  /* PETSc hands back a pointer to its cudaStream_t, not the stream itself */
-  PetscCall(PetscDeviceContextGetStreamHandle(dctx, (void **)&handle));
-  *stream = *handle;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* grid of a grid-stride loop over n entries; it depends on n alone, so reductions are reproducible */
 static inline int HBGrid(PetscInt n)

@@ -14,6 +14,7 @@
    the COO list with value 0. Cost: one extra kernel and the COO kernel over the boundary elements'
    entries plus the diagonal block's nonzeros (a copy-sized pass, replacing the memset), small next
    to the atomic kernel over all elements; SquallP1CheckLayout() still verifies the diagonal block. */
+#include "cuda/cudautil.h"
 #include <petscdevice_cuda.h>
 #include "cuda/p1cuda.h"
 
@@ -41,22 +42,6 @@ struct P1CUDA {
   PetscInt    *dI, *dJ, *oI, *oJ; /* the graph of the owned rows */
   int         *nbad;              /* one counter */
 };
-
-static PetscErrorCode P1GetStream(cudaStream_t *stream)
-{
-  PetscDeviceContext dctx;
-  PetscDeviceType    dtype;
-  cudaStream_t      *handle = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  PetscCall(PetscDeviceContextGetDeviceType(dctx, &dtype));
-  PetscCheck(dtype == PETSC_DEVICE_CUDA, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "The current PetscDeviceContext is of type %s, not CUDA (see -device_context_device_type)", PetscDeviceTypes[dtype]);
-  /* PETSc hands back a pointer to its cudaStream_t, not the stream itself */
-  PetscCall(PetscDeviceContextGetStreamHandle(dctx, (void **)&handle));
-  *stream = *handle;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static inline unsigned int P1Blocks(PetscInt n)
 {
@@ -186,7 +171,7 @@ PetscErrorCode SquallP1CUDAComputeGeometry(SquallP1 p1)
   cudaStream_t stream;
 
   PetscFunctionBegin;
-  PetscCall(P1GetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(PetscLogEventBegin(SQUALL_P1Geometry, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   if (p1->ne) P1GeometryKernel<<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(p1->ne, cu->tet, cu->x, cu->geom);
@@ -384,7 +369,7 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   } else
     PetscCheck(!p1->oI[n], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The graph has off-process columns but the matrix (%s) has no off-diagonal block", ((PetscObject)A)->type_name);
   PetscCall(P1CoefStruct(coef, &c));
-  PetscCall(P1GetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(PetscLogEventBegin(SQUALL_P1Assemble, A, 0, 0, 0));
   /* first the COO (it rewrites the diagonal block with zeros), then the atomic adds into it */
   if (ismpi) PetscCall(P1AssembleOffDiagonalCOO(p1, bs, &c, coef, A, stream));
@@ -438,7 +423,7 @@ PetscErrorCode SquallP1CUDAElementValuesCOO(SquallP1 p1, PetscInt bs, const Pets
 
   PetscFunctionBegin;
   PetscCall(P1CoefStruct(coef, &c));
-  PetscCall(P1GetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   if (!p1->coov[bs]) PetscCallCUDA(cudaMalloc((void **)&p1->coov[bs], (size_t)m * m * PetscMax(p1->ne, 1) * sizeof(PetscScalar)));
   PetscCall(P1GetElementsDevice(p1, &E));
   PetscCall(PetscLogGpuTimeBegin());
@@ -477,7 +462,7 @@ PetscErrorCode SquallP1CUDAAssembleRHS(SquallP1 p1, PetscInt bs, const PetscReal
     PetscCheck(nb == bs * p1->nowned, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The right-hand side has local size %" PetscInt_FMT ", expected %" PetscInt_FMT, nb, bs * p1->nowned);
   }
   PetscCall(P1CoefStruct(coef, &c));
-  PetscCall(P1GetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   if (coo) {
     if (!p1->coor[bs]) PetscCallCUDA(cudaMalloc((void **)&p1->coor[bs], (size_t)4 * bs * PetscMax(p1->ne, 1) * sizeof(PetscScalar)));
     out = p1->coor[bs];
@@ -517,7 +502,7 @@ PetscErrorCode SquallP1CUDAComputeElementMetric(SquallP1 p1, PetscReal scale, Ve
   int          bad = 0;
 
   PetscFunctionBegin;
-  PetscCall(P1GetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(PetscLogEventBegin(SQUALL_P1Metric, 0, 0, 0, 0));
   PetscCall(VecCUDAGetArrayWrite(L, &Ld));
   if (h) PetscCall(VecCUDAGetArrayWrite(h, &hd));
@@ -557,7 +542,7 @@ PetscErrorCode SquallP1CUDATimerStart(SquallP1CUDATimer t)
   cudaStream_t stream;
 
   PetscFunctionBegin;
-  PetscCall(P1GetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   PetscCallCUDA(cudaEventRecord(t->start, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -568,7 +553,7 @@ PetscErrorCode SquallP1CUDATimerStop(SquallP1CUDATimer t, PetscLogDouble *ms)
   float        f;
 
   PetscFunctionBegin;
-  PetscCall(P1GetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   PetscCallCUDA(cudaEventRecord(t->stop, stream));
   PetscCallCUDA(cudaEventSynchronize(t->stop));
   PetscCallCUDA(cudaEventElapsedTime(&f, t->start, t->stop));
@@ -591,7 +576,7 @@ PetscErrorCode SquallP1CUDASynchronize(void)
   cudaStream_t stream;
 
   PetscFunctionBegin;
-  PetscCall(P1GetStream(&stream));
+  PetscCall(SquallCUDAGetStream(&stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
