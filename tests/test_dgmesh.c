@@ -61,7 +61,7 @@ int main(int argc, char **argv)
       }
     }
   }
-  CHECK(maxdist < 1e-14, "face node partner off by %g (relative)", (double)maxdist);
+  CHECK(maxdist < 50 * PETSC_MACHINE_EPSILON, "face node partner off by %g (relative)", (double)maxdist);
   PetscCallMPI(MPIU_Allreduce(bfaces, gbfaces, 6, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   for (PetscInt f = 0; f < 6; f++) {
     const PetscInt d = f / 2, expect = m->periodic[d] ? 0 : m->ncell[(d + 1) % 3] * m->ncell[(d + 2) % 3];
@@ -85,7 +85,8 @@ int main(int argc, char **argv)
             maxmetric = PetscMax(maxmetric, PetscAbsReal(s) / scale);
           }
   }
-  CHECK(maxmetric < 1e-12, "metric identities violated by %g", (double)maxmetric);
+  /* the identity, evaluated here in working precision, carries a few hundred ulps of round-off */
+  CHECK(maxmetric < 2e3 * PETSC_MACHINE_EPSILON, "metric identities violated by %g", (double)maxmetric);
   {
     PetscReal gd, gm;
     PetscInt  gp;
