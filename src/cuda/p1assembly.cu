@@ -580,3 +580,16 @@ PetscErrorCode SquallP1CUDASynchronize(void)
   PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode SquallP1CUDACopyToHost(PetscScalar *host, const PetscScalar *device, PetscInt n)
+{
+  cudaStream_t stream = NULL;
+
+  PetscFunctionBegin;
+  if (n <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SquallCUDAGetStream(&stream));
+  PetscCallCUDA(cudaMemcpyAsync(host, device, (size_t)n * sizeof(PetscScalar), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)n * sizeof(PetscScalar)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -7,6 +7,8 @@
 
 /* upload the mesh, graph and owned-row maps, and run the element (geometry) kernel */
 PETSC_EXTERN PetscErrorCode SquallP1CUDASetUp(SquallP1);
+/* copy n scalars from device memory to host memory (synchronous) */
+PETSC_EXTERN PetscErrorCode SquallP1CUDACopyToHost(PetscScalar *host, const PetscScalar *device, PetscInt n);
 PETSC_EXTERN PetscErrorCode SquallP1CUDADestroy(SquallP1);
 /* the element kernel: J^{-1} and volume per element, one thread per element */
 PETSC_EXTERN PetscErrorCode SquallP1CUDAComputeGeometry(SquallP1);

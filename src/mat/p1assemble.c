@@ -621,7 +621,21 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
         PetscCall(P1RestoreElementsHost(p1, &E));
         PetscCall(VecRestoreArrayRead(fl, &fa));
       }
-      PetscCall(VecSetValuesCOO(b, p1->coor[bs], INSERT_VALUES));
+      {
+        PetscMPIInt size;
+        PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)b), &size));
+        if (p1->backend == SQUALL_P1_CUDA && size > 1) {
+          /* On an H200 (PETSc 3.22.5, -use_gpu_aware_mpi 0) VecSetValuesCOO of an MPI CUDA vector
+             with device values crashed inside its SF reduction; hand it host values there. Nothing
+             is sent anyway: rows owned elsewhere are -1. Only this comparison path is affected. */
+          PetscScalar *host;
+          PetscCall(PetscMalloc1(4 * bs * PetscMax(p1->ne, 1), &host));
+          PetscCall(SquallP1CUDACopyToHost(host, p1->coor[bs], 4 * bs * p1->ne));
+          PetscCall(VecSetValuesCOO(b, host, INSERT_VALUES));
+          PetscCall(PetscFree(host));
+        } else
+          PetscCall(VecSetValuesCOO(b, p1->coor[bs], INSERT_VALUES));
+      }
       PetscCall(PetscLogEventEnd(SQUALL_P1RHS, b, 0, 0, 0));
       break;
     case SQUALL_P1_ASSEMBLY_SETVALUES: {

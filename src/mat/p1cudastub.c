@@ -81,4 +81,10 @@ PetscErrorCode SquallP1CUDASynchronize(void)
   PetscFunctionBegin;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+PetscErrorCode SquallP1CUDACopyToHost(PetscScalar *host, const PetscScalar *device, PetscInt n)
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
