@@ -558,6 +558,22 @@ PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F
   PetscCall(PetscLogEventEnd(SQUALL_ESDGSurface, 0, 0, 0, 0));
   PetscCall(VecCUDARestoreArrayWrite(F, &fd));
   PetscCall(VecCUDARestoreArrayRead(Q, &qd));
+  {
+    /* the kernels flag density or pressure <= 0; four bytes back per RHS so that an unphysical state
+       is an error naming where (found on the host), never silent NaNs */
+    int      hbad = 0;
+    PetscInt gbad, lbad;
+    PetscCallCUDA(cudaMemcpyAsync(&hbad, c->bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    lbad = hbad;
+    PetscCallMPI(MPIU_Allreduce(&lbad, &gbad, 1, MPIU_INT, MPI_MAX, s->comm));
+    if (gbad) {
+      PetscBool ok;
+      PetscCallCUDA(cudaMemsetAsync(c->bad, 0, sizeof(int), stream));
+      PetscCall(SquallESDGCheckState(s, Q, &ok));
+      SETERRQ(s->comm, PETSC_ERR_FP, "Unphysical state (density or pressure <= 0) in the GPU right-hand side; see the message above for where");
+    }
+  }
   (void)t;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
