@@ -16,32 +16,6 @@ static char help[] = "hipBone benchmark sweep; one JSON object per line.\n"
 #include <squall.h>
 #include <petscdevice.h>
 
-static void BrickForDofs(PetscInt N, PetscReal target, PetscInt E[3])
-{
-  const PetscReal ne = PetscMax(target / ((PetscReal)N * N * N), 1);
-  PetscInt        e  = (PetscInt)PetscFloorReal(PetscCbrtReal(ne));
-
-  E[0] = E[1] = PetscMax(e, 1);
-  E[2]        = PetscMax((PetscInt)PetscFloorReal(ne / (E[0] * E[1]) + 0.5), 1);
-}
-
-/* wait for the device (when v lives there: a host run must not initialise one) and for the other ranks */
-static PetscErrorCode Synchronize(Vec v)
-{
-  PetscBool dev;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &dev, VECSEQCUDA, VECMPICUDA, ""));
-  if (dev) {
-    PetscDeviceContext dctx;
-
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceContextSynchronize(dctx));
-  }
-  PetscCallMPI(MPI_Barrier(PetscObjectComm((PetscObject)v)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode Source(const PetscReal x[3], PetscScalar *f, void *ctx)
 {
   *f = PetscSinReal(PETSC_PI * x[0]) * PetscSinReal(PETSC_PI * x[1]) * PetscSinReal(PETSC_PI * x[2]);
@@ -126,10 +100,10 @@ static PetscErrorCode BenchCG(Mat A, Mat P, const char solver[], KSPType type, P
   PetscCall(KSPSetUp(ksp));
   PetscCall(KSPSolve(ksp, b, x)); /* warm-up: device copies, first-touch, caches */
   PetscCall(VecZeroEntries(x));
-  PetscCall(Synchronize(x));
+  PetscCall(SquallSynchronize(x));
   PetscCall(PetscTime(&t0));
   PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(Synchronize(x));
+  PetscCall(SquallSynchronize(x));
   PetscCall(PetscTime(&t1));
   PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(KSPGetResidualNorm(ksp, &rnorm));
@@ -197,7 +171,7 @@ int main(int argc, char **argv)
     SquallHBInfo   info;
 
     PetscCheck(N >= 1 && N <= SQUALL_LGL_MAX_ORDER, comm, PETSC_ERR_ARG_OUTOFRANGE, "-orders: %" PetscInt_FMT " is out of range: valid orders are 1 to %d", N, SQUALL_LGL_MAX_ORDER);
-    BrickForDofs(N, dofs, E);
+    PetscCall(SquallHBElementsForDofs(N, dofs, E));
     PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator setup (%" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements)", N, E[0], E[1], E[2]));
     PetscCall(SquallHBCreateOperator(comm, N, E, &A));
     PetscCall(SquallHBGetInfo(A, &info));
@@ -220,7 +194,7 @@ int main(int argc, char **argv)
       SquallHBInfo ainfo;
 
       /* the assembled comparison at its own, smaller size (memory: E Np (3 Nq)^2 entries to assemble) */
-      BrickForDofs(N, adofs, E);
+      PetscCall(SquallHBElementsForDofs(N, adofs, E));
       PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": small operator for cg_assembled", N));
       PetscCall(SquallHBCreateOperator(comm, N, E, &A));
       PetscCall(SquallHBGetInfo(A, &ainfo));

@@ -15,6 +15,8 @@ PETSC_EXTERN PetscErrorCode SquallInitializePackage(void);
 PETSC_EXTERN PetscErrorCode SquallFinalizePackage(void);
 PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_squall(void);
 PETSC_EXTERN PetscBool      SquallHaveCUDA(void);
+PETSC_EXTERN PetscErrorCode SquallCUDAAvailable(MPI_Comm, PetscBool *);
+PETSC_EXTERN PetscErrorCode SquallSynchronize(Vec);
 
 /* ---- TS "lsrk": low-storage 2N Runge-Kutta (schemes "14s4", "5s4"; option -ts_lsrk_type) */
 #define SQUALL_TSLSRK "lsrk"
@@ -110,6 +112,7 @@ typedef struct {
 } SquallHBBenchResult;
 typedef PetscErrorCode (*SquallHBFunction)(const PetscReal x[3], PetscScalar *f, void *ctx);
 PETSC_EXTERN PetscErrorCode SquallHBCreateOperator(MPI_Comm, PetscInt order, const PetscInt elements[], Mat *);
+PETSC_EXTERN PetscErrorCode SquallHBElementsForDofs(PetscInt order, PetscReal target, PetscInt elements[3]);
 PETSC_EXTERN PetscErrorCode SquallHBGetInfo(Mat, SquallHBInfo *);
 PETSC_EXTERN PetscErrorCode SquallHBGetCoordinates(Mat, Vec *);
 PETSC_EXTERN PetscErrorCode SquallHBComputeRHS(Mat, SquallHBFunction, void *, Vec);

@@ -8,7 +8,6 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
 
 #include <squall.h>
 #include "ts/esdgimpl.h"
-#include "cuda/squallcuda.h"
 
 /* sum over nodes of w J |a_f| and w J a_f for one field of a global vector */
 static PetscErrorCode FieldSums(SquallESDG s, Vec F, PetscInt field, PetscReal *sum, PetscReal *abssum)
@@ -50,14 +49,12 @@ int main(int argc, char **argv)
   {
     /* the same checks through the GPU path (-dm_vec_type cuda) are skipped where there is no device */
     char      vt[64] = "";
-    PetscInt  ndev   = 0, gndev;
-    PetscBool gpu;
+    PetscBool wantgpu, gpu;
     PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
-    PetscCall(PetscStrbeginswith(vt, "cuda", &gpu));
-    if (gpu) {
-      if (SquallHaveCUDA()) PetscCall(SquallCUDADeviceCount(&ndev));
-      PetscCallMPI(MPIU_Allreduce(&ndev, &gndev, 1, MPIU_INT, MPI_MIN, PETSC_COMM_WORLD));
-      if (!gndev) {
+    PetscCall(PetscStrbeginswith(vt, "cuda", &wantgpu));
+    if (wantgpu) {
+      PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &gpu));
+      if (!gpu) {
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped\n"));
         PetscCall(PetscFinalize());
         return 200;

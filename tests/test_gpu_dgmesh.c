@@ -11,7 +11,8 @@ static char help[] = "First GPU test: the DG node coordinates go to the device i
 int main(int argc, char **argv)
 {
   SquallDGMesh       m;
-  PetscInt           ndev = 0, gndev, n;
+  PetscInt           n;
+  PetscBool          gpu;
   PetscReal          maxerr;
   Vec                x, y;
   PetscScalar       *xa;
@@ -19,9 +20,8 @@ int main(int argc, char **argv)
   PetscMPIInt        rank;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  if (SquallHaveCUDA()) PetscCall(SquallCUDADeviceCount(&ndev));
-  PetscCallMPI(MPIU_Allreduce(&ndev, &gndev, 1, MPIU_INT, MPI_MIN, PETSC_COMM_WORLD));
-  if (!gndev) {
+  PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &gpu));
+  if (!gpu) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped (%s)\n", SquallHaveCUDA() ? "no CUDA device visible" : "squall built without CUDA"));
     PetscCall(PetscFinalize());
     return 200;

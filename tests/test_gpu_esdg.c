@@ -97,14 +97,14 @@ int main(int argc, char **argv)
 {
   SquallESDG sc, sg;
   Vec        Qc, Qg, Fc, Fg;
-  PetscInt   ndev = 0, gndev, steps = 3;
+  PetscInt   steps = 3;
+  PetscBool  gpu;
   PetscReal  rel[5], rhsscale[5], stepscale[5], tol = 1e-13, steptol = 1e-11, relmax = 0, dt, tg;
   char       casename[64] = "random";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  if (SquallHaveCUDA()) PetscCall(SquallCUDADeviceCount(&ndev));
-  PetscCallMPI(MPIU_Allreduce(&ndev, &gndev, 1, MPIU_INT, MPI_MIN, PETSC_COMM_WORLD));
-  if (!gndev) {
+  PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &gpu));
+  if (!gpu) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped\n"));
     PetscCall(PetscFinalize());
     return 200;

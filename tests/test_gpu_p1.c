@@ -229,7 +229,8 @@ static PetscErrorCode CompareMult(SquallP1 pg, SquallP1 ph, PetscInt bs, Mat Ag,
 
 int main(int argc, char **argv)
 {
-  PetscInt    ndev = 0, gndev, ne;
+  PetscInt    ne;
+  PetscBool   gpu;
   PetscReal   tol = 1e-14, dg = 0, gmax = 0;
   DM          dm;
   SquallP1    pg, ph;
@@ -237,9 +238,8 @@ int main(int argc, char **argv)
   PetscMPIInt rank;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  if (SquallHaveCUDA()) PetscCall(SquallCUDADeviceCount(&ndev));
-  PetscCallMPI(MPIU_Allreduce(&ndev, &gndev, 1, MPIU_INT, MPI_MIN, PETSC_COMM_WORLD));
-  if (!gndev) {
+  PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &gpu));
+  if (!gpu) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped (%s)\n", SquallHaveCUDA() ? "no CUDA device visible" : "squall built without CUDA"));
     PetscCall(PetscFinalize());
     return 200;

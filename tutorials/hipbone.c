@@ -27,33 +27,6 @@ static PetscErrorCode Source(const PetscReal x[3], PetscScalar *f, void *ctx)
   return PETSC_SUCCESS;
 }
 
-/* a brick of about target / N^3 elements, as cubic as possible */
-static void BrickForDofs(PetscInt N, PetscReal target, PetscInt E[3])
-{
-  const PetscReal ne = PetscMax(target / ((PetscReal)N * N * N), 1);
-  PetscInt        e  = (PetscInt)PetscFloorReal(PetscCbrtReal(ne));
-
-  E[0] = E[1] = PetscMax(e, 1);
-  E[2]        = PetscMax((PetscInt)PetscFloorReal(ne / (E[0] * E[1]) + 0.5), 1);
-}
-
-/* wait for the device (when v lives there: a host run must not initialise one) and for the other ranks */
-static PetscErrorCode Synchronize(Vec v)
-{
-  PetscBool dev;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &dev, VECSEQCUDA, VECMPICUDA, ""));
-  if (dev) {
-    PetscDeviceContext dctx;
-
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceContextSynchronize(dctx));
-  }
-  PetscCallMPI(MPI_Barrier(PetscObjectComm((PetscObject)v)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 int main(int argc, char **argv)
 {
   MPI_Comm           comm;
@@ -83,7 +56,7 @@ int main(int argc, char **argv)
   PetscCheck(warmup >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_warmup %" PetscInt_FMT " is out of range: must be at least 0", warmup);
   PetscOptionsEnd();
   PetscCall(PetscOptionsHasName(NULL, NULL, "-hb_elements", &given));
-  if (N >= 1 && N <= SQUALL_LGL_MAX_ORDER) BrickForDofs(N, target, E);
+  if (N >= 1 && N <= SQUALL_LGL_MAX_ORDER) PetscCall(SquallHBElementsForDofs(N, target, E));
   PetscCall(SquallHBCreateOperator(comm, N, given ? NULL : E, &A));
   PetscCall(SquallHBGetInfo(A, &info));
   PetscCall(PetscPrintf(comm, "hipBone: N = %" PetscInt_FMT ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " = %" PetscInt_FMT " elements, N_G = %" PetscInt_FMT " unknowns, N_L = %" PetscInt_FMT " element nodes, %d rank(s)\n", info.order,
@@ -108,10 +81,10 @@ int main(int argc, char **argv)
     PetscCall(KSPSolve(ksp, b, x));
   }
   PetscCall(VecZeroEntries(x));
-  PetscCall(Synchronize(x));
+  PetscCall(SquallSynchronize(x));
   PetscCall(PetscTime(&t0));
   PetscCall(KSPSolve(ksp, b, x));
-  PetscCall(Synchronize(x));
+  PetscCall(SquallSynchronize(x));
   PetscCall(PetscTime(&t1));
   PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(KSPGetConvergedReason(ksp, &reason));

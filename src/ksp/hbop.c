@@ -783,3 +783,18 @@ PetscErrorCode SquallHBBenchmarkOperator(Mat A, PetscInt reps, SquallHBBenchResu
   PetscCall(VecDestroy(&y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@C
+  SquallHBElementsForDofs - a brick of about target / N^3 elements (N^3 assembled unknowns per element),
+  as cubic as possible: what hipBone's and NekBone's drivers size their runs by.
+@*/
+PetscErrorCode SquallHBElementsForDofs(PetscInt N, PetscReal target, PetscInt E[3])
+{
+  const PetscReal ne = PetscMax(target / ((PetscReal)N * N * N), 1);
+  const PetscInt  e  = (PetscInt)PetscFloorReal(PetscCbrtReal(ne));
+
+  PetscFunctionBegin;
+  E[0] = E[1] = PetscMax(e, 1);
+  E[2]        = PetscMax((PetscInt)PetscFloorReal(ne / (E[0] * E[1]) + 0.5), 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
