@@ -1,5 +1,5 @@
 static char help[] = "ESDG throughput: RHS evaluations per second and, on the GPU, the time of each kernel.\n"
-                     "Prints one JSON object per order. The mesh comes from the usual options; the orders from\n"
+                     "Prints one JSON object per order (on the GPU: the time of every kernel and of the ablation variants at N = 4). The mesh comes from the usual options; the orders from\n"
                      "  -bench_orders 2,3,4   -bench_reps 20   -bench_peak_tflops 33.4 (the measured FP64 FMA rate)\n"
                      "  -bench_tag text (added to each record).\n"
                      "Run with -dm_vec_type cuda for the GPU.\n";
@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     PetscInt       nglob;
     PetscMPIInt    size;
     PetscLogDouble t0, t1, vflops;
-    PetscReal      ms[4] = {0, 0, 0, 0}, rhs_ms;
+    PetscReal      rhs_ms;
 
     PetscCall(PetscSNPrintf(order, sizeof(order), "%" PetscInt_FMT, orders[k]));
     PetscCall(PetscOptionsSetValue(NULL, "-esdg_order", order));
@@ -40,28 +40,41 @@ int main(int argc, char **argv)
     PetscCall(SquallESDGSetInitialCondition(s, "random", Q));
     PetscCall(SquallDGMeshGetNumElements(s->mesh, NULL, NULL, &nglob));
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-    PetscCall(SquallESDGComputeRHS(s, 0, Q, F)); /* warm-up */
-    if (s->useGPU) {
-      PetscCall(SquallESDGTimeKernelsCUDA(s, Q, F, reps, ms));
-      rhs_ms = ms[3];
-    } else {
-      PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-      PetscCall(PetscTime(&t0));
-      for (PetscInt r = 0; r < reps; r++) PetscCall(SquallESDGComputeRHS(s, 0, Q, F));
-      PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-      PetscCall(PetscTime(&t1));
-      rhs_ms = 1e3 * (t1 - t0) / reps;
-    }
+    PetscCall(SquallESDGComputeRHS(s, 0, Q, F)); /* warm-up, and the ghost values for the face kernels */
     {
       const PetscLogDouble pairs = 3.0 * s->mesh->Nfp * s->mesh->Nq * (s->mesh->Nq - 1) / 2.0 * nglob;
       const PetscReal      nodes = (PetscReal)nglob * s->mesh->Np;
-      vflops                     = pairs * (99.0 + 2 * 13.0); /* the count of SquallESDGVolumeFlops, globally */
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                            "{\"tag\": \"%s\", \"device\": \"%s\", \"ranks\": %d, \"N\": %" PetscInt_FMT ", \"elements\": %" PetscInt_FMT
-                            ", \"nodes\": %.0f, \"rhs_ms\": %.6g, \"rhs_per_s\": %.6g, \"element_rhs_per_s\": %.6g, \"node_updates_per_s\": %.6g, "
-                            "\"volume_full_ms\": %.6g, \"volume_half_ms\": %.6g, \"surface_ms\": %.6g, \"volume_flops\": %.6g, \"volume_half_tflops\": %.6g, \"volume_full_tflops\": %.6g, \"pct_fp64_peak_half\": %.4g, \"pct_fp64_peak_full\": %.4g}\n",
-                            tag, s->useGPU ? "gpu" : "cpu", size, orders[k], nglob, (double)nodes, (double)rhs_ms, 1e3 / rhs_ms, 1e3 * nglob / rhs_ms, 1e3 * nodes / rhs_ms, (double)ms[0], (double)ms[1], (double)ms[2], (double)vflops,
-                            ms[1] > 0 ? vflops / (ms[1] * 1e9) : 0.0, ms[0] > 0 ? vflops / (ms[0] * 1e9) : 0.0, ms[1] > 0 ? 100 * vflops / (ms[1] * 1e9) / peak : 0.0, ms[0] > 0 ? 100 * vflops / (ms[0] * 1e9) / peak : 0.0));
+      const char          *names[] = {"rhs", "rhs_element", "volume_full", "volume_half", "volume_lift", "faces", "surface_element", "abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb4", "tune_minb6", "tune_minb8"};
+      const PetscInt       nn      = s->useGPU ? 13 : 0;
+      PetscReal            ms[13];
+      char                 rec[4096];
+      size_t               len;
+
+      vflops = pairs * (99.0 + 2 * 13.0); /* the count of SquallESDGVolumeFlops, globally */
+      for (PetscInt k2 = 0; k2 < nn; k2++) PetscCall(SquallESDGTimeKernelCUDA(s, Q, F, names[k2], reps, &ms[k2]));
+      if (s->useGPU) {
+        rhs_ms = ms[0];
+      } else {
+        PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+        PetscCall(PetscTime(&t0));
+        for (PetscInt r = 0; r < reps; r++) PetscCall(SquallESDGComputeRHS(s, 0, Q, F));
+        PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+        PetscCall(PetscTime(&t1));
+        rhs_ms = 1e3 * (t1 - t0) / reps;
+      }
+      PetscCall(PetscSNPrintf(rec, sizeof(rec),
+                              "{\"tag\": \"%s\", \"device\": \"%s\", \"precision\": \"%s\", \"ranks\": %d, \"N\": %" PetscInt_FMT ", \"elements\": %" PetscInt_FMT ", \"nodes\": %.0f, \"surface_flux\": \"%s\", \"rhs_ms\": %.6g, \"rhs_per_s\": %.6g, \"element_rhs_per_s\": %.6g, \"node_updates_per_s\": %.6g, \"volume_flops\": %.6g",
+                              tag, s->useGPU ? "gpu" : "cpu", sizeof(PetscReal) == 4 ? "single" : "double", size, orders[k], nglob, (double)nodes, SquallSurfaceFluxTypes[s->surface], (double)rhs_ms, 1e3 / rhs_ms, 1e3 * nglob / rhs_ms, 1e3 * nodes / rhs_ms, (double)vflops));
+      for (PetscInt k2 = 0; k2 < nn; k2++) {
+        if (ms[k2] < 0) continue;
+        PetscCall(PetscStrlen(rec, &len));
+        PetscCall(PetscSNPrintf(rec + len, sizeof(rec) - len, ", \"%s_ms\": %.6g", names[k2], (double)ms[k2]));
+        if (k2 == 3 || k2 >= 7) { /* volume kernels without faces: FP64 (FP32) rate of the useful flops */
+          PetscCall(PetscStrlen(rec, &len));
+          PetscCall(PetscSNPrintf(rec + len, sizeof(rec) - len, ", \"%s_tflops\": %.5g, \"%s_pct_peak\": %.4g", names[k2], vflops / (ms[k2] * 1e9), names[k2], 100 * vflops / (ms[k2] * 1e9) / peak));
+        }
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s}\n", rec));
     }
     PetscCall(VecDestroy(&Q));
     PetscCall(VecDestroy(&F));

@@ -305,6 +305,38 @@ static PetscErrorCode TestEntropyStability(PetscRandom rnd)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the two-sided face flux used by the GPU face kernel: the own side bitwise equal to the one-sided
+   flux, the outer side equal to the one-sided flux seen from outside (-nhat) to round-off (the same
+   faces have continuous Phi), and mass and energy contributions cancelling exactly */
+static PetscErrorCode TestSurfaceFluxPair(PetscRandom rnd)
+{
+  const SquallSurfaceFluxType types[3] = {SQUALL_FLUX_EC, SQUALL_FLUX_ES, SQUALL_FLUX_RUSANOV};
+  const PetscReal             tol      = 200 * PETSC_MACHINE_EPSILON;
+  PetscReal                   maxrel   = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < 3000; i++) {
+    PetscReal q1[5], q2[5], Phi1, Phi2, a1[SQUALL_NAUX], a2[SQUALL_NAUX], nhat[3], mhat[3], Fm[5], Fp[5], F1[5], F2[5], S[5];
+    const SquallSurfaceFluxType t = types[i % 3];
+    PetscCall(RandomPair(rnd, i / 3, PETSC_TRUE, q1, &Phi1, a1, q2, &Phi2, a2));
+    PetscCall(RandomVector(rnd, 1, nhat));
+    for (PetscInt c = 0; c < 3; c++) mhat[c] = -nhat[c];
+    SquallEulerSurfaceFluxPair(&gas, t, q1, a1, q2, a2, nhat, Fm, Fp);
+    SquallEulerSurfaceFlux(&gas, t, q1, a1, q2, a2, nhat, F1);
+    SquallEulerSurfaceFlux(&gas, t, q2, a2, q1, a1, mhat, F2);
+    FluxScale(a1, nhat, S);
+    for (PetscInt k = 0; k < 5; k++) {
+      const PetscReal rel = PetscAbsReal(Fp[k] - F2[k]) / S[k];
+      CHECK(Fm[k] == F1[k], "two-sided face flux (type %d) differs from the one-sided flux in component %" PetscInt_FMT ": %.17g vs %.17g", (int)t, k, (double)Fm[k], (double)F1[k]);
+      CHECK(rel <= tol, "outer side of the two-sided face flux (type %d), component %" PetscInt_FMT ": %.17g vs %.17g seen from outside (rel %.2e)", (int)t, k, (double)Fp[k], (double)F2[k], (double)rel);
+      maxrel = PetscMax(maxrel, rel);
+    }
+    CHECK(Fm[0] + Fp[0] == 0 && Fm[4] + Fp[4] == 0, "two-sided face flux does not cancel in mass and energy");
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "two-sided face flux: own side bitwise, outer side max rel. difference %.2e (must be <= %.1e)\n", (double)maxrel, (double)tol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* v(q) and f(q).n at q0 + h dq */
 static PetscErrorCode PerturbedVF(const PetscReal q0[5], PetscReal Phi, const PetscReal dq[5], PetscReal h, const PetscReal n[3], PetscReal v[5], PetscReal f[5])
 {
@@ -495,6 +527,7 @@ int main(int argc, char **argv)
   PetscCall(TestConsistency(rnd));
   PetscCall(TestEntropyConservation(rnd));
   PetscCall(TestEntropyStability(rnd));
+  PetscCall(TestSurfaceFluxPair(rnd));
   PetscCall(TestMatrixDissipation(rnd));
   PetscCall(TestMirror(rnd));
   PetscCall(TestAux());

@@ -1,14 +1,20 @@
 /* The ESDG right-hand side on the GPU. Same semi-discretisation and the same pointwise functions
    (src/physics/euler.h) as the C reference in src/ts/esdgrhs.c; only the data movement differs.
+   - face fluxes: one thread per face node of every face this rank computes, each shared face once
+     (SquallEulerSurfaceFluxPair gives both sides), written already scaled by s_f/w_b into a per
+     element-face-node buffer; faces without a ghost partner before the ghost exchange completes;
    - volume: one thread per node, several elements per block for small N, the element's per-node
      values (primitives, logs, 1/b) in shared memory, the three directions fused. Two variants:
      "full" (every node evaluates all its pairs) and "half" (each unordered pair once, with the
      load-balanced cyclic assignment of Waterhouse et al., arXiv:2605.16684 (2026), sec. 4.1:
      thread i takes partners i+1..i+floor(Nq/2) mod Nq, the antipodal pair of an even Nq weighted
-     1/2 from both sides, and hands the partner's share over through shared memory);
-   - surface + finalisation: one block per element, face fluxes into shared memory, then every
-     node sums its faces in the reference's order, divides by J and adds the Coriolis force.
-     Elements without ghost neighbours are finished before the ghost exchange completes. */
+     1/2 from both sides, and hands the partner's share over through shared memory). The volume
+     kernel finishes the node: adds its faces' fluxes, divides by J, adds the Coriolis force, so
+     the RHS is written once;
+   - the first version's per-element surface kernel (-esdg_gpu_surface element: every face node of
+     every element, shared faces twice, then a second pass over F) is kept for comparison.
+   Ablation variants of the volume kernel (no precomputed logs, no load balancing, one direction per
+   launch) exist for N = 4 only, for bench/. */
 #include <petscdevice_cuda.h>
 #include <climits>
 #include "ts/esdgimpl.h"
@@ -31,14 +37,20 @@ typedef struct {
   PetscInt  *elist; /* interior elements, then halo elements */
   int       *bad;   /* set when a kernel meets density or pressure <= 0 */
   PetscReal *red;   /* small reduction buffer */
-  PetscBool  half;
+  PetscInt  *faces; /* [nFacesEarly + nFacesGhost] e*6+f of the faces computed here, ghost-free ones first */
+  PetscInt  *plus;  /* [nOwned*6*Nfp] for a computed face node with an owned partner: the partner's slot, else -1 */
+  PetscReal *FB;    /* [5][nOwned*6*Nfp] -(s_f/w_b) F* at every element face node */
+  PetscInt   nFacesEarly, nFacesGhost;
+  PetscBool  half, faceMode;
 } ESDGCuda;
 
 typedef struct {
-  const PetscInt  *gslot, *vmapP, *elist;
+  const PetscInt  *gslot, *vmapP, *elist, *faces, *plus;
   const PetscReal *PhiP, *Phi, *J, *Ja, *fcor, *D;
+  PetscReal       *FB;
   int             *bad;
   PetscInt         nOwned, nList;
+  size_t           nSlots;
   PetscReal        wb;
 } ESDGArgs;
 
@@ -48,6 +60,10 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.gslot  = c->gslot;
   a.vmapP  = c->vmapP;
   a.elist  = c->elist;
+  a.faces  = c->faces;
+  a.plus   = c->plus;
+  a.FB     = c->FB;
+  a.nSlots = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
   a.PhiP   = c->PhiP;
   a.Phi    = c->Phi;
   a.J      = c->J;
@@ -56,7 +72,7 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.D      = c->D;
   a.bad    = c->bad;
   a.nOwned = c->nOwned;
-  a.nList  = 0;
+  a.nList  = c->nOwned;
   a.wb     = wb;
   return a;
 }
@@ -91,6 +107,14 @@ template <int NQ> __device__ static inline void LoadAux(const SquallGas &gas, co
   for (int k = 0; k < SQUALL_NAUX; k++) saux[k * NP + n] = own[k];
 }
 
+/* element node of face node q of face f (faces -x,+x,-y,+y,-z,+z; tangential indices in axis order,
+   as the mesh's fmask, which the set-up checks) */
+template <int NQ> __host__ __device__ static inline int FaceNode(int f, int q)
+{
+  const int d = f / 2, a = q % NQ, b = q / NQ, ext = (f % 2) ? NQ - 1 : 0;
+  return d == 0 ? ext + NQ * (a + NQ * b) : (d == 1 ? a + NQ * (ext + NQ * b) : a + NQ * (b + NQ * ext));
+}
+
 /* metric vector of direction d for the pair (n, p): the average of the two nodes' Ja^d, or Ja^d itself on boxes */
 template <int NQ, bool CART> __device__ static inline void PairNormal(const ESDGArgs &a, PetscInt e, int d, int n, int p, const PetscReal nown[3], PetscReal nv[3])
 {
@@ -99,15 +123,43 @@ template <int NQ, bool CART> __device__ static inline void PairNormal(const ESDG
   for (int c = 0; c < 3; c++) nv[c] = CART ? nown[c] : (PetscReal)0.5 * (nown[c] + a.Ja[((size_t)e * 9 + d * 3 + c) * NP + p]);
 }
 
-template <int NQ, bool CART> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeFull(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
+/* the end of a node's RHS in face mode: the faces' lifted fluxes (summed first, as the reference
+   does), 1/J, the Coriolis force -f k x (rho u) */
+template <int NQ> __device__ static inline void FinishNode(const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal acc[5])
+{
+  constexpr int NP = NQ * NQ * NQ, NFP = NQ * NQ;
+  const int     idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
+  PetscReal     s[5]   = {0, 0, 0, 0, 0};
+#pragma unroll
+  for (int f = 0; f < 6; f++) {
+    const int d = f / 2, ext = (f % 2) ? NQ - 1 : 0;
+    if (idx[d] != ext) continue;
+    const int    t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2, q = idx[t0] + NQ * idx[t1];
+    const size_t k  = ((size_t)e * 6 + f) * NFP + q;
+#pragma unroll
+    for (int c = 0; c < 5; c++) s[c] += a.FB[c * a.nSlots + k];
+  }
+  const PetscReal J = a.J[(size_t)e * NP + n];
+#pragma unroll
+  for (int c = 0; c < 5; c++) acc[c] = (acc[c] + s[c]) / J;
+  if (a.fcor) {
+    const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
+    const PetscReal    fc = a.fcor[(size_t)e * NP + n];
+    acc[1] += fc * qe[2 * NP + n];
+    acc[2] -= fc * qe[NP + n];
+  }
+}
+
+template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeFull(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
   constexpr int               NP = NQ * NQ * NQ;
   extern __shared__ PetscReal sm[];
   PetscReal                  *sD     = sm;
   PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * SQUALL_NAUX * NP;
   const int                   n      = threadIdx.x;
-  const PetscInt              e      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
-  const bool                  active = e < a.nOwned;
+  const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
+  const bool                  active = l < a.nList;
+  const PetscInt              e      = active ? a.elist[l] : 0;
   PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
 
   for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
@@ -139,11 +191,19 @@ template <int NQ, bool CART> __global__ static void __launch_bounds__(NQ *NQ *NQ
     }
   }
   PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
+  if (LIFT) FinishNode<NQ>(a, e, n, Q, acc);
 #pragma unroll
   for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
 }
 
-template <int NQ, bool CART> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeHalf(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
+/* Variants of the half sweep for the ablation study (bench/): ESDG_ABL_NOLOG recomputes the logs'
+   differences in every pair (ln(x2/x1): two logarithms and three divisions per pair, as a code
+   without the per-node values would), ESDG_ABL_DIR0 + d computes direction d only and adds it to F
+   (three launches replace the fused kernel, each reloading the element). */
+enum { ESDG_ABL_NONE = 0, ESDG_ABL_NOLOG = 1, ESDG_ABL_DIR0 = 2 };
+
+template <int NQ, bool CART, bool LIFT, int ABL, int MINB>
+__global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(), MINB) ESDGVolumeHalf(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
   constexpr int               NP = NQ * NQ * NQ, NH = NQ / 2;
   extern __shared__ PetscReal sm[];
@@ -151,8 +211,9 @@ template <int NQ, bool CART> __global__ static void __launch_bounds__(NQ *NQ *NQ
   PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * (SQUALL_NAUX + 5 * NH) * NP;
   PetscReal                  *sbuf   = saux + SQUALL_NAUX * NP; /* [NH][5][NP]: shares handed to partners */
   const int                   n      = threadIdx.x;
-  const PetscInt              e      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
-  const bool                  active = e < a.nOwned;
+  const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
+  const bool                  active = l < a.nList;
+  const PetscInt              e      = active ? a.elist[l] : 0;
   PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
 
   for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
@@ -161,6 +222,7 @@ template <int NQ, bool CART> __global__ static void __launch_bounds__(NQ *NQ *NQ
   const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
 #pragma unroll
   for (int d = 0; d < 3; d++) {
+    if (ABL >= ESDG_ABL_DIR0 && d != ABL - ESDG_ABL_DIR0) continue;
     const int stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
     if (active) {
       PetscReal nown[3];
@@ -172,6 +234,11 @@ template <int NQ, bool CART> __global__ static void __launch_bounds__(NQ *NQ *NQ
         PetscReal other[SQUALL_NAUX], nv[3], Fs[5], G1[3], G2[3];
 #pragma unroll
         for (int k = 0; k < SQUALL_NAUX; k++) other[k] = saux[k * NP + p];
+        if (ABL == ESDG_ABL_NOLOG) {
+          other[SQ_LOGRHO] = own[SQ_LOGRHO] + PetscLogReal(other[SQ_RHO] / own[SQ_RHO]);
+          other[SQ_LOGB]   = own[SQ_LOGB] + PetscLogReal(other[SQ_B] / own[SQ_B]);
+          other[SQ_INVB]   = 1 / other[SQ_B];
+        }
         PairNormal<NQ, CART>(a, e, d, n, p, nown, nv);
         SquallEulerECFluxPair(&gas, own, other, nv, Fs, G1, G2);
         const PetscReal w  = (NQ % 2 == 0 && o == NH) ? (PetscReal)0.5 : (PetscReal)1;
@@ -202,15 +269,120 @@ template <int NQ, bool CART> __global__ static void __launch_bounds__(NQ *NQ *NQ
   }
   if (!active) return;
   PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
+  if (LIFT) FinishNode<NQ>(a, e, n, Q, acc);
+  if (ABL > ESDG_ABL_DIR0) {
+#pragma unroll
+    for (int f = 0; f < 5; f++) fe[f * NP + n] += acc[f];
+  } else {
+#pragma unroll
+    for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
+  }
+}
+
+/* Ablation: the half sweep without load balancing. Thread i of a line takes the partners i+1..Nq-1,
+   so the first thread of a line does Nq-1 pairs and the last none, and the shares handed over need
+   Nq slots per node. Boxes only, no faces. */
+template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeHalfUnbalanced(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
+{
+  constexpr int               NP = NQ * NQ * NQ;
+  extern __shared__ PetscReal sm[];
+  PetscReal                  *sD     = sm;
+  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * (SQUALL_NAUX + 5 * NQ) * NP;
+  PetscReal                  *sbuf   = saux + SQUALL_NAUX * NP; /* [NQ][5][NP]: the share of node p from line position j */
+  const int                   n      = threadIdx.x;
+  const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
+  const bool                  active = l < a.nList;
+  const PetscInt              e      = active ? a.elist[l] : 0;
+  PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
+
+  for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
+  if (active) LoadAux<NQ>(gas, a, e, n, Q, own, saux);
+  __syncthreads();
+  const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
+#pragma unroll
+  for (int d = 0; d < 3; d++) {
+    const int stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
+    if (active) {
+      const PetscReal nv[3] = {a.Ja[((size_t)e * 9 + d * 3) * NP + n], a.Ja[((size_t)e * 9 + d * 3 + 1) * NP + n], a.Ja[((size_t)e * 9 + d * 3 + 2) * NP + n]};
+      for (int m = i + 1; m < NQ; m++) {
+        const int p = base + m * stride;
+        PetscReal other[SQUALL_NAUX], Fs[5], G1[3], G2[3];
+#pragma unroll
+        for (int k = 0; k < SQUALL_NAUX; k++) other[k] = saux[k * NP + p];
+        SquallEulerECFluxPair(&gas, own, other, nv, Fs, G1, G2);
+        const PetscReal s1 = 2 * sD[i * NQ + m], s2 = 2 * sD[m * NQ + i];
+        acc[0] -= s1 * Fs[0];
+        acc[1] -= s1 * (Fs[1] + G1[0]);
+        acc[2] -= s1 * (Fs[2] + G1[1]);
+        acc[3] -= s1 * (Fs[3] + G1[2]);
+        acc[4] -= s1 * Fs[4];
+        PetscReal *b = sbuf + i * 5 * NP + p;
+        b[0]         = -s2 * Fs[0];
+        b[NP]        = -s2 * (Fs[1] + G2[0]);
+        b[2 * NP]    = -s2 * (Fs[2] + G2[1]);
+        b[3 * NP]    = -s2 * (Fs[3] + G2[2]);
+        b[4 * NP]    = -s2 * Fs[4];
+      }
+    }
+    __syncthreads();
+    if (active) {
+      for (int j = 0; j < i; j++)
+#pragma unroll
+        for (int f = 0; f < 5; f++) acc[f] += sbuf[(j * 5 + f) * NP + n];
+    }
+    __syncthreads();
+  }
+  if (!active) return;
+  PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
 #pragma unroll
   for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
 }
 
-/* element node of face node q of face f (faces -x,+x,-y,+y,-z,+z; tangential indices in axis order) */
-template <int NQ> __device__ static inline int FaceNode(int f, int q)
+/* Face fluxes: one thread per face node of the faces a.faces[0..nList), each computed once for both
+   sides, stored as -(s_f/w_b) F* at the element face node (and at the partner's, when it is owned). */
+template <int NQ> __global__ static void __launch_bounds__(128) ESDGFaceFlux(const SquallGas gas, const SquallSurfaceFluxType type, const ESDGArgs a, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc)
 {
-  const int d = f / 2, a = q % NQ, b = q / NQ, ext = (f % 2) ? NQ - 1 : 0;
-  return d == 0 ? ext + NQ * (a + NQ * b) : (d == 1 ? a + NQ * (ext + NQ * b) : a + NQ * (b + NQ * ext));
+  constexpr int  NP = NQ * NQ * NQ, NFP = NQ * NQ;
+  const PetscInt t  = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= a.nList * NFP) return;
+  const PetscInt   ef = a.faces[t / NFP];
+  const PetscInt   e  = ef / 6;
+  const int        f = (int)(ef % 6), q = (int)(t % NFP), d = f / 2, n = FaceNode<NQ>(f, q);
+  const size_t     k    = (size_t)ef * NFP + q;
+  const PetscReal  sign = (f % 2) ? 1 : -1;
+  const PetscInt   code = a.vmapP[k];
+  const PetscReal *Ja   = a.Ja + (size_t)e * 9 * NP;
+  PetscReal        nout[3], sf, nhat[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fm[5], Fp[5], Phip;
+#pragma unroll
+  for (int c = 0; c < 3; c++) nout[c] = sign * Ja[(d * 3 + c) * NP + n];
+  sf = sqrt(nout[0] * nout[0] + nout[1] * nout[1] + nout[2] * nout[2]);
+#pragma unroll
+  for (int c = 0; c < 3; c++) nhat[c] = nout[c] / sf;
+  const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
+#pragma unroll
+  for (int c = 0; c < 5; c++) qm[c] = qe[c * NP + n];
+  if (SquallEulerAux(&gas, qm, a.Phi[(size_t)e * NP + n], am)) atomicOr(a.bad, 1);
+  if (code == SQ_BOUNDARY) {
+    SquallEulerMirrorState(qm, nhat, qp);
+    Phip = am[SQ_PHI];
+  } else {
+    const PetscInt     g   = code >= 0 ? code : -code - 1;
+    const PetscScalar *src = (code >= 0 ? Q : Qloc) + (size_t)(g / NP) * 5 * NP + g % NP;
+#pragma unroll
+    for (int c = 0; c < 5; c++) qp[c] = src[c * NP];
+    Phip = a.PhiP[k];
+  }
+  if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
+  SquallEulerSurfaceFluxPair(&gas, type, qm, am, qp, ap, nhat, Fm, Fp);
+  const PetscReal scale = sf / a.wb;
+#pragma unroll
+  for (int c = 0; c < 5; c++) a.FB[c * a.nSlots + k] = -scale * Fm[c];
+  const PetscInt kp = a.plus[k];
+  if (kp >= 0) {
+    /* the partner's s_f equals this one's (watertight metrics), so the two sides cancel exactly */
+#pragma unroll
+    for (int c = 0; c < 5; c++) a.FB[c * a.nSlots + kp] = -scale * Fp[c];
+  }
 }
 
 template <int NQ>
@@ -330,38 +502,98 @@ template <int NQ> __global__ static void ESDGNodeReduce(const SquallGas gas, con
 /* ---------------------------------------------------------------------------------------------
    host side */
 
-template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESDGCuda *c, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+
+/* volume kernel over the elements elist[first .. first+count); with lift, the faces' fluxes (face
+   mode) are added and the node finished; abl/minb select the ablation and tuning variants (N = 4) */
+template <int NQ, bool CART, bool LIFT, int ABL, int MINB> static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
 {
-  constexpr int  NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>(), NH = NQ / 2;
-  const ESDGArgs a = ESDGGetArgs(c, s->mesh->w[0]);
-  const dim3     block(NP, EPB);
-  const int      grid = (int)((c->nOwned + EPB - 1) / EPB);
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+  ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB><<<grid, block, shm, stream>>>(gas, a, Q, F);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <int NQ, bool CART, bool LIFT> static PetscErrorCode ESDGLaunchFull(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeFull<NQ, CART, LIFT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+  ESDGVolumeFull<NQ, CART, LIFT><<<grid, block, shm, stream>>>(gas, a, Q, F);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESDGCuda *c, PetscInt first, PetscInt count, PetscBool half, PetscBool lift, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+{
+  constexpr int NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>(), NH = NQ / 2;
+  ESDGArgs      a    = ESDGGetArgs(c, s->mesh->w[0]);
+  const dim3    block(NP, EPB);
+  const int     grid = (int)((count + EPB - 1) / EPB);
+  const bool    cart = s->mesh->cartesian;
 
   PetscFunctionBegin;
-  if (!c->nOwned) PetscFunctionReturn(PETSC_SUCCESS);
-  if (c->half) {
+  if (!count) PetscFunctionReturn(PETSC_SUCCESS);
+  a.elist = c->elist + first;
+  a.nList = count;
+  if (half) {
     const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * (SQUALL_NAUX + 5 * NH) * NP);
-    if (s->mesh->cartesian) {
-      PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-      ESDGVolumeHalf<NQ, true><<<grid, block, shm, stream>>>(s->gas, a, Q, F);
-    } else {
-      PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-      ESDGVolumeHalf<NQ, false><<<grid, block, shm, stream>>>(s->gas, a, Q, F);
-    }
+    if (cart && lift) PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else if (cart) PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else if (lift) PetscCall((ESDGLaunchHalf<NQ, false, true, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
   } else {
     const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * SQUALL_NAUX * NP);
-    if (s->mesh->cartesian) {
-      PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeFull<NQ, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-      ESDGVolumeFull<NQ, true><<<grid, block, shm, stream>>>(s->gas, a, Q, F);
-    } else {
-      PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeFull<NQ, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-      ESDGVolumeFull<NQ, false><<<grid, block, shm, stream>>>(s->gas, a, Q, F);
-    }
+    if (cart && lift) PetscCall((ESDGLaunchFull<NQ, true, true>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else if (cart) PetscCall((ESDGLaunchFull<NQ, true, false>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else if (lift) PetscCall((ESDGLaunchFull<NQ, false, true>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else PetscCall((ESDGLaunchFull<NQ, false, false>(s->gas, a, grid, block, shm, Q, F, stream)));
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the variants of the ablation study and the register-cap tuning, N = 4 on boxes, all elements:
+   0 unbalanced half sweep, 1 no precomputed logs, 2 one launch per direction, 3/4/5 the half sweep
+   with at least 4/6/8 blocks per multiprocessor (fewer registers per thread) */
+static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int variant, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+{
+  constexpr int  NQ = 5, NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>(), NH = NQ / 2;
+  const ESDGArgs a = ESDGGetArgs(c, s->mesh->w[0]);
+  const dim3     block(NP, EPB);
+  const int      grid = (int)((c->nOwned + EPB - 1) / EPB);
+  const size_t   shm  = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * (SQUALL_NAUX + 5 * NH) * NP);
+
+  PetscFunctionBegin;
+  PetscCheck(s->mesh->N == 4 && s->mesh->cartesian, s->comm, PETSC_ERR_SUP, "The ablation variants exist for -esdg_order 4 on boxes only");
+  switch (variant) {
+  case 0: {
+    const size_t shmu = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * (SQUALL_NAUX + 5 * NQ) * NP);
+    PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalfUnbalanced<NQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmu));
+    ESDGVolumeHalfUnbalanced<NQ><<<grid, block, shmu, stream>>>(s->gas, a, Q, F);
+  } break;
+  case 1:
+    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NOLOG, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
+    break;
+  case 2:
+    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_DIR0, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
+    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_DIR0 + 1, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
+    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_DIR0 + 2, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
+    break;
+  case 3:
+    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 4>(s->gas, a, grid, block, shm, Q, F, stream)));
+    break;
+  case 4:
+    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 6>(s->gas, a, grid, block, shm, Q, F, stream)));
+    break;
+  case 5:
+    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 8>(s->gas, a, grid, block, shm, Q, F, stream)));
+    break;
+  default:
+    SETERRQ(s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown ESDG kernel variant %d", variant);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the per-element surface kernel of the first version (-esdg_gpu_surface element) */
 template <int NQ> static PetscErrorCode ESDGLaunchSurface(SquallESDG s, const ESDGCuda *c, PetscInt first, PetscInt count, const PetscScalar *Q, const PetscScalar *Qloc, PetscScalar *F, cudaStream_t stream)
 {
   constexpr int NFP = NQ * NQ, EPB = ESDGSurfaceElementsPerBlock<NQ>(), T = ESDGSurfaceThreads<NQ>();
@@ -374,6 +606,22 @@ template <int NQ> static PetscErrorCode ESDGLaunchSurface(SquallESDG s, const ES
   a.nList = count;
   PetscCallCUDA(cudaFuncSetAttribute(ESDGSurface<NQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
   ESDGSurface<NQ><<<(int)((count + EPB - 1) / EPB), dim3(T, EPB), shm, stream>>>(s->gas, s->surface, a, Q, Qloc, F);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the face kernel over faces[first .. first+count) */
+template <int NQ> static PetscErrorCode ESDGLaunchFaces(SquallESDG s, const ESDGCuda *c, PetscInt first, PetscInt count, const PetscScalar *Q, const PetscScalar *Qloc, cudaStream_t stream)
+{
+  constexpr int NFP = NQ * NQ;
+  ESDGArgs      a   = ESDGGetArgs(c, s->mesh->w[0]);
+  const size_t  nt  = (size_t)count * NFP;
+
+  PetscFunctionBegin;
+  if (!count) PetscFunctionReturn(PETSC_SUCCESS);
+  a.faces = c->faces + first;
+  a.nList = count;
+  ESDGFaceFlux<NQ><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -414,22 +662,68 @@ template <typename T> static PetscErrorCode Upload(T **d, const T *h, size_t n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* tangential index of element node n on face f, the inverse of FaceNode */
+static PetscInt FaceIndex(PetscInt Nq, PetscInt f, PetscInt n)
+{
+  const PetscInt d = f / 2, idx[3] = {n % Nq, (n / Nq) % Nq, n / (Nq * Nq)}, t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2;
+  return idx[t0] + Nq * idx[t1];
+}
+
+/* The faces this rank computes and, for each computed face node with an owned partner, the partner's
+   slot. A face shared by two owned elements is computed by the side with the smaller e*6+f; one with a
+   ghost partner by the owned side (the ghost's owner computes its own side); a wall by its element. */
+static PetscErrorCode ESDGBuildFaces(SquallESDG s, PetscInt *faces, PetscInt *nEarly, PetscInt *nGhost, PetscInt *plus)
+{
+  SquallDGMesh   m  = s->mesh;
+  const PetscInt Np = m->Np, Nfp = m->Nfp, Nq = m->Nq, E = m->nOwned;
+  PetscInt       ne = 0, ng = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt f = 0; f < 6; f++)
+    for (PetscInt q = 0; q < Nfp; q++) PetscCheck(FaceIndex(Nq, f, m->fmask[f * Nfp + q]) == q, s->comm, PETSC_ERR_PLIB, "Face node numbering of the mesh and of the GPU kernels differ");
+  for (size_t k = 0; k < (size_t)E * 6 * Nfp; k++) plus[k] = -1;
+  /* ghost-free faces first, then those with a ghost partner */
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    for (PetscInt e = 0; e < E; e++)
+      for (PetscInt f = 0; f < 6; f++) {
+        const PetscInt nb = m->nbr[6 * e + f], fp = f ^ 1;
+        if ((nb >= E) != (pass == 1)) continue;
+        if (nb >= 0 && nb < E) {
+          if (e * 6 + f > nb * 6 + fp) continue; /* the partner computes it */
+          PetscCheck(m->nbr[6 * nb + fp] == e, s->comm, PETSC_ERR_PLIB, "Element %" PetscInt_FMT " face %" PetscInt_FMT ": the neighbour's opposite face does not point back", e, f);
+          for (PetscInt q = 0; q < Nfp; q++) {
+            const PetscInt p = m->vmapP[(e * 6 + f) * Nfp + q], qp = FaceIndex(Nq, fp, p % Np);
+            PetscCheck(m->vmapP[(nb * 6 + fp) * Nfp + qp] == m->slot[e] * Np + m->fmask[f * Nfp + q], s->comm, PETSC_ERR_PLIB, "Face node maps of elements %" PetscInt_FMT " and %" PetscInt_FMT " are not each other's inverse", e, nb);
+            plus[(e * 6 + f) * Nfp + q] = (nb * 6 + fp) * Nfp + qp;
+          }
+        }
+        faces[ne + ng] = e * 6 + f;
+        if (pass == 0) ne++;
+        else ng++;
+      }
+  }
+  *nEarly = ne;
+  *nGhost = ng;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
 {
   SquallDGMesh   m = s->mesh;
   ESDGCuda      *c;
   const PetscInt Np = m->Np, Nfp = m->Nfp, E = m->nOwned;
-  PetscInt      *vmap, *elist, ni = 0, nh = 0;
+  PetscInt      *vmap, *elist, *faces, *plus, ni = 0, nh = 0;
   PetscReal     *phip, *fcor = NULL;
 
   PetscFunctionBegin;
   PetscCheck(m->N >= 1 && m->N <= 8, s->comm, PETSC_ERR_SUP, "-esdg_order %" PetscInt_FMT " has no GPU kernel (1 to 8)", m->N);
   PetscCall(PetscNew(&c));
-  c->nOwned = E;
-  c->Np     = Np;
-  c->Nq     = m->Nq;
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-esdg_gpu_half_sweep", &c->half, NULL));
-  PetscCall(PetscMalloc3((size_t)E * 6 * Nfp, &vmap, (size_t)E * 6 * Nfp, &phip, PetscMax(E, 1), &elist));
+  c->nOwned   = E;
+  c->Np       = Np;
+  c->Nq       = m->Nq;
+  c->half     = s->gpuHalf;
+  c->faceMode = s->gpuSurface == 0 ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscMalloc5((size_t)E * 6 * Nfp, &vmap, (size_t)E * 6 * Nfp, &phip, PetscMax(E, 1), &elist, PetscMax(6 * E, 1), &faces, (size_t)E * 6 * Nfp, &plus));
   for (PetscInt e = 0; e < E; e++) {
     PetscBool halo = PETSC_FALSE;
     for (PetscInt f = 0; f < 6; f++) {
@@ -457,6 +751,7 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
   }
   c->nInterior = ni;
   c->nHalo     = nh;
+  PetscCall(ESDGBuildFaces(s, faces, &c->nFacesEarly, &c->nFacesGhost, plus));
   PetscCall(Upload(&c->gslot, m->gslot, (size_t)E));
   PetscCall(Upload(&c->vmapP, vmap, (size_t)E * 6 * Nfp));
   PetscCall(Upload(&c->PhiP, phip, (size_t)E * 6 * Nfp));
@@ -465,6 +760,9 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
   PetscCall(Upload(&c->Ja, m->Ja, (size_t)E * 9 * Np));
   PetscCall(Upload(&c->D, m->D, (size_t)m->Nq * m->Nq));
   PetscCall(Upload(&c->elist, elist, (size_t)E));
+  PetscCall(Upload(&c->faces, faces, (size_t)(c->nFacesEarly + c->nFacesGhost)));
+  PetscCall(Upload(&c->plus, plus, (size_t)E * 6 * Nfp));
+  PetscCallCUDA(cudaMalloc((void **)&c->FB, PetscMax((size_t)5 * E * 6 * Nfp, (size_t)1) * sizeof(PetscReal)));
   if (s->coriolis != SQUALL_CORIOLIS_NONE) {
     PetscCall(PetscMalloc1((size_t)E * Np, &fcor));
     for (PetscInt e = 0; e < E; e++)
@@ -475,7 +773,7 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
   PetscCallCUDA(cudaMalloc((void **)&c->bad, sizeof(int)));
   PetscCallCUDA(cudaMemset(c->bad, 0, sizeof(int)));
   PetscCallCUDA(cudaMalloc((void **)&c->red, 2 * sizeof(PetscReal)));
-  PetscCall(PetscFree3(vmap, phip, elist));
+  PetscCall(PetscFree5(vmap, phip, elist, faces, plus));
   s->cuda = c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -494,6 +792,9 @@ PetscErrorCode SquallESDGDestroyCUDA(SquallESDG s)
   PetscCallCUDA(cudaFree(c->Ja));
   PetscCallCUDA(cudaFree(c->D));
   PetscCallCUDA(cudaFree(c->elist));
+  PetscCallCUDA(cudaFree(c->faces));
+  PetscCallCUDA(cudaFree(c->plus));
+  PetscCallCUDA(cudaFree(c->FB));
   if (c->fcor) PetscCallCUDA(cudaFree(c->fcor));
   PetscCallCUDA(cudaFree(c->bad));
   PetscCallCUDA(cudaFree(c->red));
@@ -520,6 +821,54 @@ PetscErrorCode SquallESDGVolumeFlops(SquallESDG s, PetscBool half, PetscLogDoubl
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* flops per face node of a computed face, counted by hand from euler.h (two per-node value sets, the
+   unit normal, the EC pair flux, and the entropy jump + matrix dissipation (ES) or the wave speeds (Rusanov)) */
+static PetscLogDouble ESDGFaceFlops(SquallESDG s, PetscInt nfaces)
+{
+  const PetscLogDouble per = s->surface == SQUALL_FLUX_ES ? 360.0 : (s->surface == SQUALL_FLUX_RUSANOV ? 200.0 : 180.0);
+  return per * nfaces * s->mesh->Nfp;
+}
+
+static PetscErrorCode ESDGFaces(SquallESDG s, ESDGCuda *c, PetscInt first, PetscInt count, const PetscScalar *Q, const PetscScalar *Qloc, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGSurface, 0, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  ESDG_DISPATCH(s->mesh->N, ESDGLaunchFaces, (s, c, first, count, Q, Qloc, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(ESDGFaceFlops(s, count)));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGSurface, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ESDGVolume(SquallESDG s, ESDGCuda *c, PetscInt first, PetscInt count, PetscBool lift, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+{
+  SquallDGMesh   m = s->mesh;
+  PetscLogDouble vflops;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGVolume, 0, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, first, count, c->half, lift, Q, F, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(SquallESDGVolumeFlops(s, c->half, &vflops));
+  PetscCall(PetscLogGpuFlops(m->nOwned ? vflops * count / m->nOwned : 0));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGVolume, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ESDGSurfaceElements(SquallESDG s, ESDGCuda *c, PetscInt first, PetscInt count, const PetscScalar *Q, const PetscScalar *Qloc, PetscScalar *F, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGSurface, 0, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  ESDG_DISPATCH(s->mesh->N, ESDGLaunchSurface, (s, c, first, count, Q, Qloc, F, stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(2 * ESDGFaceFlops(s, 3 * count)));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGSurface, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F)
 {
   SquallDGMesh       m = s->mesh;
@@ -527,35 +876,30 @@ PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F
   const PetscScalar *qd, *qld;
   PetscScalar       *fd;
   cudaStream_t       stream = NULL;
-  PetscLogDouble     vflops;
 
   PetscFunctionBegin;
   PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(VecCUDAGetArrayRead(Q, &qd));
   PetscCall(VecCUDAGetArrayWrite(F, &fd));
   PetscCall(DMGlobalToLocalBegin(m->sdm, Q, INSERT_VALUES, s->Qloc));
-  PetscCall(PetscLogEventBegin(SQUALL_ESDGVolume, 0, 0, 0, 0));
-  PetscCall(PetscLogGpuTimeBegin());
-  ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, qd, fd, stream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(SquallESDGVolumeFlops(s, c->half, &vflops));
-  PetscCall(PetscLogGpuFlops(vflops));
-  PetscCall(PetscLogEventEnd(SQUALL_ESDGVolume, 0, 0, 0, 0));
-  /* elements with owned neighbours only: before the ghost exchange completes */
-  PetscCall(PetscLogEventBegin(SQUALL_ESDGSurface, 0, 0, 0, 0));
-  PetscCall(PetscLogGpuTimeBegin());
-  ESDG_DISPATCH(m->N, ESDGLaunchSurface, (s, c, 0, c->nInterior, qd, NULL, fd, stream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogEventEnd(SQUALL_ESDGSurface, 0, 0, 0, 0));
-  PetscCall(DMGlobalToLocalEnd(m->sdm, Q, INSERT_VALUES, s->Qloc));
-  PetscCall(PetscLogEventBegin(SQUALL_ESDGSurface, 0, 0, 0, 0));
-  PetscCall(VecCUDAGetArrayRead(s->Qloc, &qld));
-  PetscCall(PetscLogGpuTimeBegin());
-  ESDG_DISPATCH(m->N, ESDGLaunchSurface, (s, c, c->nInterior, c->nHalo, qd, qld, fd, stream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(6.0 * m->Nfp * m->nOwned * 400.0));
-  PetscCall(VecCUDARestoreArrayRead(s->Qloc, &qld));
-  PetscCall(PetscLogEventEnd(SQUALL_ESDGSurface, 0, 0, 0, 0));
+  if (c->faceMode) {
+    /* what needs no ghost value hides the exchange: the ghost-free faces, then the elements whose
+       faces are all among them, finished; then the faces with a ghost side and their elements */
+    PetscCall(ESDGFaces(s, c, 0, c->nFacesEarly, qd, NULL, stream));
+    PetscCall(ESDGVolume(s, c, 0, c->nInterior, PETSC_TRUE, qd, fd, stream));
+    PetscCall(DMGlobalToLocalEnd(m->sdm, Q, INSERT_VALUES, s->Qloc));
+    PetscCall(VecCUDAGetArrayRead(s->Qloc, &qld));
+    PetscCall(ESDGFaces(s, c, c->nFacesEarly, c->nFacesGhost, qd, qld, stream));
+    PetscCall(ESDGVolume(s, c, c->nInterior, c->nHalo, PETSC_TRUE, qd, fd, stream));
+    PetscCall(VecCUDARestoreArrayRead(s->Qloc, &qld));
+  } else {
+    PetscCall(ESDGVolume(s, c, 0, c->nOwned, PETSC_FALSE, qd, fd, stream));
+    PetscCall(ESDGSurfaceElements(s, c, 0, c->nInterior, qd, NULL, fd, stream));
+    PetscCall(DMGlobalToLocalEnd(m->sdm, Q, INSERT_VALUES, s->Qloc));
+    PetscCall(VecCUDAGetArrayRead(s->Qloc, &qld));
+    PetscCall(ESDGSurfaceElements(s, c, c->nInterior, c->nHalo, qd, qld, fd, stream));
+    PetscCall(VecCUDARestoreArrayRead(s->Qloc, &qld));
+  }
   PetscCall(VecCUDARestoreArrayWrite(F, &fd));
   PetscCall(VecCUDARestoreArrayRead(Q, &qd));
   {
@@ -603,61 +947,98 @@ PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Times the kernels of one RHS evaluation in isolation with CUDA events, for bench/: the full- and
-   half-sweep volume kernels, the surface kernel over all elements, and the whole RHS (ms, median of
-   reps after one warm-up). F is overwritten. */
-PetscErrorCode SquallESDGTimeKernelsCUDA(SquallESDG s, Vec Q, Vec F, PetscInt reps, PetscReal ms[4])
+/* Times one kernel (or the whole RHS) in isolation with CUDA events, for bench/: the median of reps
+   launches after one warm-up, in ms; -1 where the variant does not exist for this order. F and the
+   face buffer are overwritten; the ghost values are those of the last RHS evaluation.
+     volume_full, volume_half      volume kernels over all elements, without faces
+     volume_lift                   the face-mode volume kernel (half or full as set), faces added
+     faces                         the face kernel over all computed faces
+     surface_element               the first version's per-element surface kernel over all elements
+     rhs, rhs_element              the whole RHS in face mode / element mode
+     abl_unbalanced, abl_nolog, abl_unfused, tune_minb4, tune_minb6, tune_minb8   (N = 4, boxes) */
+PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms)
 {
   SquallDGMesh       m = s->mesh;
   ESDGCuda          *c = (ESDGCuda *)s->cuda;
-  const PetscScalar *qd;
+  const PetscScalar *qd, *qld;
   PetscScalar       *fd;
   cudaStream_t       stream = NULL;
   cudaEvent_t        t0, t1;
   PetscReal         *samples;
-  PetscBool          half0 = c->half;
+  const char        *abl[] = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb4", "tune_minb6", "tune_minb8"};
+  int                variant = -1, kind = -1;
+  const PetscBool    half0 = c ? c->half : PETSC_FALSE, face0 = c ? c->faceMode : PETSC_FALSE;
+  PetscBool          match;
 
   PetscFunctionBegin;
   PetscCheck(c, s->comm, PETSC_ERR_ARG_WRONGSTATE, "The ESDG object is not on the GPU (-dm_vec_type cuda)");
+  {
+    const char *kinds[] = {"volume_full", "volume_half", "volume_lift", "faces", "surface_element", "rhs", "rhs_element"};
+    for (int k = 0; k < 7 && kind < 0; k++) {
+      PetscCall(PetscStrcmp(which, kinds[k], &match));
+      if (match) kind = k;
+    }
+    for (int k = 0; k < 6 && kind < 0; k++) {
+      PetscCall(PetscStrcmp(which, abl[k], &match));
+      if (match) {
+        kind    = 7;
+        variant = k;
+      }
+    }
+  }
+  PetscCheck(kind >= 0, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown ESDG kernel name %s", which);
+  if (kind == 7 && !(m->N == 4 && m->cartesian)) {
+    *ms = -1;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscMalloc1(reps, &samples));
   PetscCall(SquallCUDAGetStream(&stream));
   PetscCallCUDA(cudaEventCreate(&t0));
   PetscCallCUDA(cudaEventCreate(&t1));
-  for (int which = 0; which < 4; which++) {
-    for (PetscInt r = -1; r < reps; r++) {
-      if (which == 3) {
-        PetscCallCUDA(cudaEventRecord(t0, stream));
-        PetscCall(SquallESDGComputeRHS_CUDA(s, 0, Q, F));
-        PetscCallCUDA(cudaEventRecord(t1, stream));
-      } else {
-        PetscCall(VecCUDAGetArrayRead(Q, &qd));
-        PetscCall(VecCUDAGetArray(F, &fd));
-        PetscCallCUDA(cudaEventRecord(t0, stream));
-        if (which < 2) {
-          c->half = which == 1 ? PETSC_TRUE : PETSC_FALSE;
-          ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, qd, fd, stream));
-        } else {
-          /* all elements through the surface kernel, halo ones reading the local vector as in the RHS */
-          const PetscScalar *qld;
-          PetscCall(VecCUDAGetArrayRead(s->Qloc, &qld));
-          ESDG_DISPATCH(m->N, ESDGLaunchSurface, (s, c, 0, c->nInterior + c->nHalo, qd, qld, fd, stream));
-          PetscCall(VecCUDARestoreArrayRead(s->Qloc, &qld));
-        }
-        PetscCallCUDA(cudaEventRecord(t1, stream));
-        PetscCall(VecCUDARestoreArray(F, &fd));
-        PetscCall(VecCUDARestoreArrayRead(Q, &qd));
+  for (PetscInt r = -1; r < reps; r++) {
+    if (kind >= 5 && kind <= 6) {
+      c->faceMode = kind == 5 ? PETSC_TRUE : PETSC_FALSE;
+      PetscCallCUDA(cudaEventRecord(t0, stream));
+      PetscCall(SquallESDGComputeRHS_CUDA(s, 0, Q, F));
+      PetscCallCUDA(cudaEventRecord(t1, stream));
+    } else {
+      PetscCall(VecCUDAGetArrayRead(Q, &qd));
+      PetscCall(VecCUDAGetArray(F, &fd));
+      PetscCall(VecCUDAGetArrayRead(s->Qloc, &qld));
+      PetscCallCUDA(cudaEventRecord(t0, stream));
+      switch (kind) {
+      case 0:
+      case 1:
+        ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, 0, c->nOwned, kind == 1 ? PETSC_TRUE : PETSC_FALSE, PETSC_FALSE, qd, fd, stream));
+        break;
+      case 2:
+        ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, 0, c->nOwned, c->half, PETSC_TRUE, qd, fd, stream));
+        break;
+      case 3:
+        ESDG_DISPATCH(m->N, ESDGLaunchFaces, (s, c, 0, c->nFacesEarly + c->nFacesGhost, qd, qld, stream));
+        break;
+      case 4:
+        ESDG_DISPATCH(m->N, ESDGLaunchSurface, (s, c, 0, c->nInterior + c->nHalo, qd, qld, fd, stream));
+        break;
+      default:
+        PetscCall(ESDGLaunchVariantN4(s, c, variant, qd, fd, stream));
       }
-      PetscCallCUDA(cudaEventSynchronize(t1));
-      if (r >= 0) {
-        float t;
-        PetscCallCUDA(cudaEventElapsedTime(&t, t0, t1));
-        samples[r] = t;
-      }
+      PetscCallCUDA(cudaEventRecord(t1, stream));
+      PetscCall(VecCUDARestoreArrayRead(s->Qloc, &qld));
+      PetscCall(VecCUDARestoreArray(F, &fd));
+      PetscCall(VecCUDARestoreArrayRead(Q, &qd));
     }
-    PetscCall(PetscSortReal(reps, samples));
-    ms[which] = samples[reps / 2];
+    PetscCallCUDA(cudaEventSynchronize(t1));
+    if (r >= 0) {
+      float t;
+      PetscCallCUDA(cudaEventElapsedTime(&t, t0, t1));
+      samples[r] = t;
+    }
   }
-  c->half = half0;
+  PetscCall(PetscSortReal(reps, samples));
+  *ms         = samples[reps / 2];
+  c->half     = half0;
+  c->faceMode = face0;
   PetscCallCUDA(cudaEventDestroy(t0));
   PetscCallCUDA(cudaEventDestroy(t1));
   PetscCall(PetscFree(samples));

@@ -324,6 +324,38 @@ SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFlux(const SquallGas *ga
   }
 }
 
+/* Both sides of a face from one evaluation: Fm = SquallEulerSurfaceFlux(qm, qp; nhat) (the same
+   operations in the same order) and Fp, the flux the outer node receives along its own outward normal
+   -nhat. Fs is symmetric and odd in n, the dissipation odd under (dv, nhat) -> (-dv, -nhat) and the
+   gravity fluctuation of the outer node is G_21 (SquallEulerECFluxPair), so
+     Fp = -(Fs + (0, G_21, 0) - D/2)
+   which equals SquallEulerSurfaceFlux(qp, qm; -nhat) up to rounding and makes the two sides'
+   contributions cancel exactly in the mass and momentum sums. A face kernel thus computes every
+   shared face once. */
+SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFluxPair(const SquallGas *gas, SquallSurfaceFluxType type, const PetscReal qm[5], const PetscReal am[], const PetscReal qp[5], const PetscReal ap[], const PetscReal nhat[3], PetscReal Fm[5], PetscReal Fp[5])
+{
+  PetscReal Fs[5], G1[3], G2[3], Dh[5] = {0, 0, 0, 0, 0};
+
+  SquallEulerECFluxPair(gas, am, ap, nhat, Fs, G1, G2);
+  if (type == SQUALL_FLUX_ES) {
+    PetscReal dv[5], D[5];
+    SquallEulerEntropyJump_Private(gas, am, ap, dv);
+    SquallEulerMatrixDissipation(gas, am, ap, nhat, dv, D);
+    for (int k = 0; k < 5; k++) Dh[k] = (PetscReal)0.5 * D[k];
+  } else if (type == SQUALL_FLUX_RUSANOV) {
+    const PetscReal lm = SquallEulerMaxWaveSpeed(gas, am, nhat), lp = SquallEulerMaxWaveSpeed(gas, ap, nhat), hl = (PetscReal)0.5 * PetscMax(lm, lp);
+    for (int k = 0; k < 5; k++) Dh[k] = hl * (qp[k] - qm[k]);
+  }
+  Fm[0] = Fs[0] - Dh[0];
+  Fp[0] = -Fm[0];
+  for (int c = 0; c < 3; c++) {
+    Fm[1 + c] = (Fs[1 + c] + G1[c]) - Dh[1 + c];
+    Fp[1 + c] = -((Fs[1 + c] + G2[c]) - Dh[1 + c]);
+  }
+  Fm[4] = Fs[4] - Dh[4];
+  Fp[4] = -Fm[4];
+}
+
 /* reflecting (free-slip) wall: q_out = (rho, m - 2 (m.nhat) nhat, E), to be used with the same Phi */
 SQUALL_HOST_DEVICE static inline void SquallEulerMirrorState(const PetscReal q[5], const PetscReal nhat[3], PetscReal qout[5])
 {

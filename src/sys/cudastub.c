@@ -65,7 +65,7 @@ PetscErrorCode SquallESDGVolumeFlops(SquallESDG s, PetscBool half, PetscLogDoubl
   SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-PetscErrorCode SquallESDGTimeKernelsCUDA(SquallESDG s, Vec Q, Vec F, PetscInt reps, PetscReal ms[4])
+PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms)
 {
   PetscFunctionBegin;
   SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");

@@ -24,7 +24,9 @@ struct _n_SquallESDG {
   PetscReal            *work;     /* per-element scratch: aux and the RHS accumulator */
   PetscReal             diag0[3]; /* mass, energy, entropy at the first monitor call */
   PetscBool             diag0set;
-  void                 *cuda; /* device data, owned by src/cuda */
+  PetscBool             gpuHalf;    /* GPU volume kernel: each node pair once (half sweep) or twice */
+  PetscInt              gpuSurface; /* GPU face fluxes: 0 once per face (face kernel), 1 per element side */
+  void                 *cuda;       /* device data, owned by src/cuda */
 };
 
 typedef struct {
@@ -39,4 +41,5 @@ PETSC_EXTERN PetscErrorCode SquallESDGDestroyCUDA(SquallESDG);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG, PetscReal, Vec, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG, Vec, PetscReal *lmax, PetscInt *nbad);
 PETSC_EXTERN PetscErrorCode SquallESDGVolumeFlops(SquallESDG, PetscBool half, PetscLogDouble *);
-PETSC_EXTERN PetscErrorCode SquallESDGTimeKernelsCUDA(SquallESDG, Vec Q, Vec F, PetscInt reps, PetscReal ms[4]);
+PETSC_EXTERN PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms);
+PETSC_EXTERN const char *const SquallESDGGPUSurfaceTypes[];
