@@ -11,7 +11,8 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   Vec               Q;
   TS                ts;
   SquallESDGStats   s0, s1;
-  PetscInt          steps;
+  PetscInt          steps, step0;
+  PetscLogDouble    w0, w1;
   PetscReal         t;
   char              vtk[PETSC_MAX_PATH_LEN] = "", file[PETSC_MAX_PATH_LEN] = "";
   PetscBool         flg;
@@ -43,12 +44,21 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscCall(TSSetExactFinalTime(ts, TS_EXACTFINALTIME_MATCHSTEP));
   PetscCall(TSSetFromOptions(ts));
   PetscCall(SquallESDGComputeStats(esdg, Q, &s0));
+  PetscCall(TSGetStepNumber(ts, &step0));
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  PetscCall(PetscTime(&w0));
   PetscCall(TSSolve(ts, Q));
+  PetscCall(SquallSynchronize(Q));
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  PetscCall(PetscTime(&w1));
   PetscCall(TSGetConvergedReason(ts, &reason));
   PetscCall(TSGetStepNumber(ts, &steps));
   PetscCall(TSGetTime(ts, &t));
   PetscCall(SquallESDGComputeStats(esdg, Q, &s1));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " steps to t = %g (%s)\n", casename, steps, (double)t, TSConvergedReasons[reason]));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-esdg_wall_time", &flg));
+  /* off by default so that the tutorials' output stays comparable between runs */
+  if (flg && steps > step0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  wall time of TSSolve %.4f s, %.6g s per step\n", w1 - w0, (w1 - w0) / (double)(steps - step0)));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  relative change: mass %.1e energy %.1e entropy %.3e\n", (double)PetscAbsReal(s1.mass / s0.mass - 1), (double)PetscAbsReal(s1.energy / s0.energy - 1),
                         (double)((s1.entropy - s0.entropy) / PetscAbsReal(s0.entropy))));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  max|w| %.12e m/s, min density %.12e, min pressure %.12e\n", (double)s1.maxw, (double)s1.minrho, (double)s1.minp));
