@@ -1,16 +1,19 @@
 static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-following mountain mesh, for a sweep of sizes.\n"
                      "Times (median of repeats; CUDA events for device work, wall clock for the host) the element kernel,\n"
                      "matrix assembly (scalar CSR: mass + advection + nodal full-tensor diffusion; 3x3 blocks: mass +\n"
-                     "diffusion + grad-div) and right-hand sides, for squall's atomic kernel on the GPU, PETSc's\n"
-                     "MatSetValuesCOO with device values, and host MatSetValues on one core (plus squall's CPU reference);\n"
-                     "the atomic kernel also with the elements coloured (-p1_element_order colored).\n"
-                     "Prints one JSON line per measurement: tets, nodes, nnz, time, bytes counted and effective bandwidth.\n"
+                     "diffusion + grad-div) and right-hand sides, for squall's atomic kernel on the GPU in both modes (binary\n"
+                     "search per entry: gpu_atomic_search; slot map built once: gpu_atomic_slots), PETSc's MatSetValuesCOO\n"
+                     "with device values, and host MatSetValues on one core (plus squall's CPU reference); the slots kernel\n"
+                     "also with the elements coloured or sorted by their smallest vertex (-p1_element_order) on the smaller meshes.\n"
+                     "Prints one JSON line per measurement: tets, nodes, nnz, time, bytes counted and effective bandwidth;\n"
+                     "the first line (method byte_model) states how the bytes are counted.\n"
                      "  -bench_cells nx,ny,nz,nx,ny,nz,...  hexahedra of each mesh of the sweep (x6 tetrahedra)\n"
                      "                        default 46,46,44 (0.56 M tets) 73,73,70 (2.2 M) 97,97,93 (5.2 M) 122,122,117 (10.4 M) 154,154,148 (21.1 M)\n"
                      "  -bench_max_mtets <m>  stop the sweep after the first mesh with at least m million tetrahedra (default 20)\n"
                      "  -bench_repeats <n>    timed repeats on the device (default 20; host: -bench_host_repeats, default 3)\n"
-                     "  -bench_host_max_mtets, -bench_coo_max_mtets, -bench_coo3_max_mtets  largest meshes (million tets) for host\n"
-                     "                        MatSetValues (0.6), scalar COO (11) and block COO (2.5): their set-up is slow or memory-hungry\n"
+                     "  -bench_host_max_mtets, -bench_coo_max_mtets, -bench_coo3_max_mtets, -bench_order_max_mtets  largest meshes\n"
+                     "                        (million tets) for host MatSetValues (0.6), scalar COO (11), block COO (2.5) and the\n"
+                     "                        coloured and sorted element orders (2.5): their set-up is slow or memory-hungry\n"
                      "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n";
 
 #include <squall.h>
@@ -21,7 +24,7 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
 typedef struct {
   PetscInt64     tets;
   PetscInt       bs;
-  PetscLogDouble atomic, coo, host, GBps;
+  PetscLogDouble search, slots, coo, host, GBps; /* GBps: the slots path */
 } Row;
 
 #define P1_MAX_ROWS 64
@@ -86,7 +89,7 @@ static PetscErrorCode Report(const Bench *b, const char *method, const char *op,
   char extra[64] = "";
 
   PetscFunctionBegin;
-  if (check >= 0) PetscCall(PetscSNPrintf(extra, sizeof(extra), ", \"maxreldiff_vs_gpu_atomic\": %.3e", (double)check));
+  if (check >= 0) PetscCall(PetscSNPrintf(extra, sizeof(extra), ", \"maxreldiff_vs_atomic_search\": %.3e", (double)check));
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, b->json,
                          "{\"bench\": \"p1_assembly\", \"method\": \"%s\", \"op\": \"%s\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"nodes\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT ", \"repeats\": %" PetscInt_FMT
                          ", \"time_ms\": %.6f, \"time_ms_min\": %.6f, \"bytes\": %.0f, \"GBps\": %.2f%s}\n",
@@ -160,7 +163,13 @@ static PetscErrorCode SetFields(SquallP1 p1)
    (J^{-1}, volume), the nodal fields read once, the CSR structure read once and the values written
    once (scalar graph for bs 3: squall reads it, not the 9x larger AIJ structure); for the element
    kernel connectivity, coordinates and geometry. Atomic read-modify-writes, the zeroing pass and
-   cache misses are not counted: the figure is an effective bandwidth. */
+   cache misses are not counted: the figure is an effective bandwidth. The slots mode reads its slot
+   map (16 or 20 int32 per element) instead of the CSR structure. BYTE_MODEL is the same in words, for
+   the JSON. */
+#define BYTE_MODEL                                                                                                                                                                                                                                       \
+  "per element: 4 PetscInt connectivity + 10 PetscReal geometry (J^-1, volume); per node: the nodal fields once (matrix bs 1: rho absent, u 3 + K 9 = 12 scalars; bs 3: K 9; rhs: the same + f bs); matrix, search mode: scalar CSR row pointers and "   \
+  "columns once (PetscInt) + bs*bs*nnz values written once; matrix, slots mode: 16 (bs 1) or 20 (bs 3) int32 slots per element instead of the CSR structure + the same values; COO and host paths are charged the search-mode bytes; rhs: + bs scalars " \
+  "per owned row written once; element kernel: connectivity + 3 PetscReal coordinates per node + geometry written once. Not counted: atomic read-modify-write traffic, the zeroing memset, cache misses; GBps = bytes / median time"
 static PetscLogDouble BytesGeometry(const Bench *b)
 {
   return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + 3.0 * b->nv * sizeof(PetscReal);
@@ -172,18 +181,23 @@ static PetscLogDouble BytesMatrix(const Bench *b, PetscInt bs, PetscInt nodal)
          (PetscLogDouble)bs * bs * b->nnz * sizeof(PetscScalar);
 }
 
+static PetscLogDouble BytesMatrixSlots(const Bench *b, PetscInt bs, PetscInt nodal)
+{
+  return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal) + SquallP1NumSlots((int)bs, 0) * sizeof(int)) + (PetscLogDouble)nodal * b->nv * sizeof(PetscScalar) + (PetscLogDouble)bs * bs * b->nnz * sizeof(PetscScalar);
+}
+
 static PetscLogDouble BytesRHS(const Bench *b, PetscInt bs, PetscInt nodal)
 {
   return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + (PetscLogDouble)(nodal + bs) * b->nv * sizeof(PetscScalar) + (PetscLogDouble)bs * b->nown * sizeof(PetscScalar);
 }
 
-static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostmax, PetscReal coomax, PetscReal coo3max)
+static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostmax, PetscReal coomax, PetscReal coo3max, PetscReal ordermax)
 {
   const PetscReal  c1[SQUALL_P1_NUM_TERMS] = {1, 60, 60, 0}, c3[SQUALL_P1_NUM_TERMS] = {1, 0, 600, 600}, cr[SQUALL_P1_NUM_TERMS] = {1, -30, -30, 0};
   SquallP1Mountain m;
   DM               dm;
   SquallP1         pg = NULL, ph = NULL;
-  PetscLogDouble   t0, t1, t2, med, tmin, tatomic[2] = {0, 0};
+  PetscLogDouble   t0, t1, t2, med, tmin, tsearch[2] = {0, 0}, tslots[2] = {0, 0};
   Call             c;
   PetscInt         bsf;
   PetscInt64       nnz;
@@ -211,28 +225,43 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
 
   /* element kernel */
   PetscCall(Time(B->gpu, B->repeats, CallGeometry, &c, &med, &tmin));
-  PetscCall(Report(B, B->gpu ? "gpu_atomic" : "cpu_reference", "element_kernel", 1, B->repeats, med, tmin, BytesGeometry(B), -1));
+  PetscCall(Report(B, B->gpu ? "gpu_element_kernel" : "cpu_reference", "element_kernel", 1, B->repeats, med, tmin, BytesGeometry(B), -1));
 
   for (PetscInt bs = 1; bs <= 3; bs += 2) {
     Mat       Aa, Ac = NULL;
     PetscReal diff;
 
+    Mat As;
+
     c.coef = bs == 1 ? c1 : c3;
-    /* squall's atomic kernel (on the host: the CPU reference, one core) */
+    /* squall's atomic kernel (on the host: the CPU reference, one core), binary search per entry */
     PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_ATOMIC));
+    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SEARCH));
     PetscCall(SquallP1CreateMatrix(pg, bs, &Aa));
     c.A = Aa;
     PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
-    tatomic[bs == 3] = med;
+    tsearch[bs == 3] = med;
+    PetscCall(Report(B, B->gpu ? "gpu_atomic_search" : "cpu_reference_search", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), -1));
+    /* the same through the slot map (its one-time build happens in the untimed warm-up call) */
+    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
+    PetscCall(SquallP1CreateMatrix(pg, bs, &As));
+    c.A = As;
+    PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
+    tslots[bs == 3] = med;
+    PetscCall(SquallP1MatCompare(Aa, As, &diff));
+    PetscCall(Report(B, B->gpu ? "gpu_atomic_slots" : "cpu_reference_slots", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixSlots(B, bs, bs == 1 ? 12 : 9), diff));
+    PetscCall(MatDestroy(&As));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"slots_over_search\": %.2f}\n", bs, B->tets,
+                           tsearch[bs == 3] / tslots[bs == 3]));
     if (B->nrows < P1_MAX_ROWS) {
       row[bs == 3]         = &B->rows[B->nrows++];
       row[bs == 3]->tets   = B->tets;
       row[bs == 3]->bs     = bs;
-      row[bs == 3]->atomic = med;
-      row[bs == 3]->GBps   = BytesMatrix(B, bs, bs == 1 ? 12 : 9) / (med * 1e-3) / 1e9;
+      row[bs == 3]->search = tsearch[bs == 3];
+      row[bs == 3]->slots  = tslots[bs == 3];
+      row[bs == 3]->GBps   = BytesMatrixSlots(B, bs, bs == 1 ? 12 : 9) / (tslots[bs == 3] * 1e-3) / 1e9;
       row[bs == 3]->coo = row[bs == 3]->host = -1;
     }
-    PetscCall(Report(B, B->gpu ? "gpu_atomic" : "cpu_reference", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), -1));
     /* PETSc's COO assembly with the element values computed in the backend's memory */
     if (B->tets <= (bs == 1 ? coomax : coo3max) * 1e6) {
       PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_COO));
@@ -242,8 +271,8 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
       PetscCall(SquallP1MatCompare(Aa, Ac, &diff));
       if (row[bs == 3]) row[bs == 3]->coo = med;
       PetscCall(Report(B, B->gpu ? "gpu_coo" : "cpu_coo", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), diff));
-      PetscCall(
-        PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"atomic_over_coo\": %.2f}\n", bs, B->tets, med / tatomic[bs == 3]));
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"search_over_coo\": %.2f, \"slots_over_coo\": %.2f}\n", bs,
+                             B->tets, med / tsearch[bs == 3], med / tslots[bs == 3]));
       PetscCall(MatDestroy(&Ac));
     }
     /* right-hand sides (element-wise operator applied to a nodal field) */
@@ -271,21 +300,26 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
     PetscCall(MatDestroy(&Aa));
   }
 
-  /* the atomic kernel with the elements coloured (no two threads of a warp add into one entry) */
-  {
-    SquallP1 pc;
+  /* the slots kernel with the elements coloured (no two threads of a warp add into one entry) and sorted
+     by their smallest vertex (a warp's atomics into neighbouring rows) */
+  for (PetscInt o = 0; o < 2 && B->tets <= ordermax * 1e6; o++) {
+    const SquallP1ElementOrder order = o ? SQUALL_P1_ORDER_SORTED : SQUALL_P1_ORDER_COLORED;
+    SquallP1                   pc;
+    char                       name[64];
 
     PetscCall(SquallP1Create(dm, &pc));
     PetscCall(SquallP1SetBackend(pc, B->gpu ? SQUALL_P1_CUDA : SQUALL_P1_HOST));
-    PetscCall(SquallP1SetElementOrder(pc, SQUALL_P1_ORDER_COLORED));
+    PetscCall(SquallP1SetElementOrder(pc, order));
     PetscCall(SquallP1SetUp(pc));
+    PetscCall(SquallP1SetAtomicMode(pc, SQUALL_P1_ATOMIC_SLOTS));
     PetscCall(SetFields(pc));
     c.p1 = pc;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "%s_slots_%s", B->gpu ? "gpu_atomic" : "cpu_reference", SquallP1ElementOrders[order]));
     for (PetscInt bs = 1; bs <= 3; bs += 2) {
       c.coef = bs == 1 ? c1 : c3;
       PetscCall(SquallP1CreateMatrix(pc, bs, &c.A));
       PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
-      PetscCall(Report(B, B->gpu ? "gpu_atomic_colored" : "cpu_reference_colored", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), -1));
+      PetscCall(Report(B, name, "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixSlots(B, bs, bs == 1 ? 12 : 9), -1));
       PetscCall(MatDestroy(&c.A));
       bsf = bs;
       PetscCall(SquallP1CreateVector(pc, bs, &c.f));
@@ -293,7 +327,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
       PetscCall(VecDuplicate(c.f, &c.b));
       c.coef = bs == 1 ? cr : c3;
       PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallRHS, &c, &med, &tmin));
-      PetscCall(Report(B, B->gpu ? "gpu_atomic_colored" : "cpu_reference_colored", "rhs", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesRHS(B, bs, bs == 1 ? 12 : 9), -1));
+      PetscCall(Report(B, name, "rhs", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesRHS(B, bs, bs == 1 ? 12 : 9), -1));
       PetscCall(VecDestroy(&c.f));
       PetscCall(VecDestroy(&c.b));
     }
@@ -315,8 +349,9 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
       PetscCall(Report(B, "host_setvalues", "matrix", bs, B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), -1));
       if (row[bs == 3]) row[bs == 3]->host = med;
       if (B->gpu)
-        PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"atomic_over_host_setvalues\": %.1f}\n", bs, B->tets,
-                               med / tatomic[bs == 3]));
+        PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
+                               "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"search_over_host_setvalues\": %.1f, \"slots_over_host_setvalues\": %.1f}\n", bs,
+                               B->tets, med / tsearch[bs == 3], med / tslots[bs == 3]));
       PetscCall(MatDestroy(&c.A));
       bsf = bs;
       PetscCall(SquallP1CreateVector(ph, bs, &c.f));
@@ -338,20 +373,20 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
 /* the closing table on stdout, so that a run's tail shows the key numbers */
 static PetscErrorCode Summary(const Bench *B)
 {
-  char col[3][16];
+  char col[4][16];
 
   PetscFunctionBegin;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nP1 matrix assembly (%s; median ms; GB/s: effective bandwidth of the %s path, %% of %.2f TB/s)\n", B->gpu ? "GPU" : "no GPU: CPU reference", B->gpu ? "atomic" : "CPU reference", P1_PEAK_GBPS / 1e3));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12s %3s %12s %12s %12s %10s %10s %8s %7s\n", "tets", "bs", "atomic_ms", "coo_ms", "host_ms", "vs_coo", "vs_host", "GB/s", "%peak"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nP1 matrix assembly (%s; median ms; GB/s: effective bandwidth of the slots path, %% of %.2f TB/s; speed-ups of slots)\n", B->gpu ? "GPU" : "no GPU: CPU reference", P1_PEAK_GBPS / 1e3));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12s %3s %10s %10s %10s %10s %9s %9s %9s %8s %7s\n", "tets", "bs", "search_ms", "slots_ms", "coo_ms", "host_ms", "vs_search", "vs_coo", "vs_host", "GB/s", "%peak"));
   for (PetscInt k = 0; k < B->nrows; k++) {
     const Row *r = &B->rows[k];
 
     PetscCall(PetscSNPrintf(col[0], sizeof(col[0]), r->coo >= 0 ? "%.3f" : "-", r->coo));
     PetscCall(PetscSNPrintf(col[1], sizeof(col[1]), r->host >= 0 ? "%.1f" : "-", r->host));
-    PetscCall(PetscSNPrintf(col[2], sizeof(col[2]), r->coo >= 0 ? "%.2fx" : "-", r->coo / r->atomic));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12" PetscInt64_FMT " %3" PetscInt_FMT " %12.3f %12s %12s %10s", r->tets, r->bs, r->atomic, col[0], col[1], col[2]));
-    PetscCall(PetscSNPrintf(col[2], sizeof(col[2]), r->host >= 0 ? "%.0fx" : "-", r->host / r->atomic));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %10s %8.1f %6.1f%%\n", col[2], r->GBps, 100 * r->GBps / P1_PEAK_GBPS));
+    PetscCall(PetscSNPrintf(col[2], sizeof(col[2]), r->coo >= 0 ? "%.2fx" : "-", r->coo / r->slots));
+    PetscCall(PetscSNPrintf(col[3], sizeof(col[3]), r->host >= 0 ? "%.0fx" : "-", r->host / r->slots));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12" PetscInt64_FMT " %3" PetscInt_FMT " %10.3f %10.3f %10s %10s %8.2fx %9s %9s %8.1f %6.1f%%\n", r->tets, r->bs, r->search, r->slots, col[0], col[1], r->search / r->slots, col[2], col[3], r->GBps,
+                          100 * r->GBps / P1_PEAK_GBPS));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -359,7 +394,7 @@ static PetscErrorCode Summary(const Bench *B)
 int main(int argc, char **argv)
 {
   PetscInt    cells[30] = {46, 46, 44, 73, 73, 70, 97, 97, 93, 122, 122, 117, 154, 154, 148}, n = 30;
-  PetscReal   maxm = 20, hostmax = 0.6, coomax = 11, coo3max = 2.5;
+  PetscReal   maxm = 20, hostmax = 0.6, coomax = 11, coo3max = 2.5, ordermax = 2.5;
   PetscInt    ndev = 0;
   PetscMPIInt size;
   PetscBool   flg, hasjson;
@@ -380,6 +415,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_host_max_mtets", "Largest mesh (million tets) for host MatSetValues", NULL, hostmax, &hostmax, NULL));
   PetscCall(PetscOptionsReal("-bench_coo_max_mtets", "Largest mesh (million tets) for the scalar COO path", NULL, coomax, &coomax, NULL));
   PetscCall(PetscOptionsReal("-bench_coo3_max_mtets", "Largest mesh (million tets) for the block COO path", NULL, coo3max, &coo3max, NULL));
+  PetscCall(PetscOptionsReal("-bench_order_max_mtets", "Largest mesh (million tets) for the coloured and sorted element orders", NULL, ordermax, &ordermax, NULL));
   PetscCall(PetscOptionsString("-bench_json", "File for the JSON lines (default: stdout)", NULL, json, json, sizeof(json), &hasjson));
   PetscOptionsEnd();
   B.json = PETSC_STDOUT;
@@ -390,8 +426,10 @@ int main(int argc, char **argv)
   if (SquallHaveCUDA()) PetscCall(SquallCUDADeviceCount(&ndev));
   B.gpu = ndev > 0 ? PETSC_TRUE : PETSC_FALSE;
   if (!B.gpu) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, "# no GPU: squall's CPU reference and PETSc's COO on the host instead of the GPU paths\n"));
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, "{\"bench\": \"p1_assembly\", \"method\": \"byte_model\", \"scalar_bytes\": %d, \"int_bytes\": %d, \"peak_GBps\": %.0f, \"model\": \"%s\"}\n", (int)sizeof(PetscScalar), (int)sizeof(PetscInt),
+                         P1_PEAK_GBPS, BYTE_MODEL));
   for (PetscInt k = 0; k < n / 3; k++) {
-    PetscCall(RunSize(&B, &cells[3 * k], hostmax, coomax, coo3max));
+    PetscCall(RunSize(&B, &cells[3 * k], hostmax, coomax, coo3max, ordermax));
     if (B.tets >= maxm * 1e6) break;
   }
   if (B.json != PETSC_STDOUT) PetscCall(PetscFClose(PETSC_COMM_WORLD, B.json));

@@ -131,9 +131,14 @@ PETSC_EXTERN const char *const SquallP1Backends[];
    the CPU); coo: MatSetPreallocationCOO + MatSetValuesCOO; setvalues: MatSetValues element by element */
 typedef enum { SQUALL_P1_ASSEMBLY_ATOMIC, SQUALL_P1_ASSEMBLY_COO, SQUALL_P1_ASSEMBLY_SETVALUES } SquallP1AssemblyType;
 PETSC_EXTERN const char *const SquallP1AssemblyTypes[];
-/* order of the elements (threads): the mesh's, or greedily coloured so that no two elements of a colour
-   share a vertex and a warp's atomicAdds never hit the same matrix entry (-p1_element_order) */
-typedef enum { SQUALL_P1_ORDER_NATURAL, SQUALL_P1_ORDER_COLORED } SquallP1ElementOrder;
+/* how the atomic assembly finds an element entry's place in the AIJ values (-p1_assembly_mode): a binary
+   search of its column in the row, or a slot map (positions of all element entries, built once) */
+typedef enum { SQUALL_P1_ATOMIC_SEARCH, SQUALL_P1_ATOMIC_SLOTS } SquallP1AtomicMode;
+PETSC_EXTERN const char *const SquallP1AtomicModes[];
+/* order of the elements (threads): the mesh's, greedily coloured so that no two elements of a colour
+   share a vertex and a warp's atomicAdds never hit the same matrix entry, or sorted by their smallest
+   vertex so that a warp's atomicAdds hit neighbouring rows (-p1_element_order) */
+typedef enum { SQUALL_P1_ORDER_NATURAL, SQUALL_P1_ORDER_COLORED, SQUALL_P1_ORDER_SORTED } SquallP1ElementOrder;
 PETSC_EXTERN const char *const SquallP1ElementOrders[];
 typedef enum { SQUALL_P1_NODE, SQUALL_P1_ELEMENT } SquallP1Location;
 PETSC_EXTERN const char *const SquallP1Locations[];
@@ -163,6 +168,8 @@ PETSC_EXTERN PetscErrorCode SquallP1SetBackend(SquallP1, SquallP1Backend);
 PETSC_EXTERN PetscErrorCode SquallP1GetBackend(SquallP1, SquallP1Backend *);
 PETSC_EXTERN PetscErrorCode SquallP1SetAssemblyType(SquallP1, SquallP1AssemblyType);
 PETSC_EXTERN PetscErrorCode SquallP1GetAssemblyType(SquallP1, SquallP1AssemblyType *);
+PETSC_EXTERN PetscErrorCode SquallP1SetAtomicMode(SquallP1, SquallP1AtomicMode);
+PETSC_EXTERN PetscErrorCode SquallP1GetAtomicMode(SquallP1, SquallP1AtomicMode *);
 PETSC_EXTERN PetscErrorCode SquallP1SetElementOrder(SquallP1, SquallP1ElementOrder);
 PETSC_EXTERN PetscErrorCode SquallP1SetFromOptions(SquallP1);
 PETSC_EXTERN PetscErrorCode SquallP1SetUp(SquallP1);

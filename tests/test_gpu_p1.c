@@ -1,5 +1,6 @@
 static char help[] = "P1 operators on the GPU against the CPU: the element (geometry) kernel, the atomic assembly into\n"
-                     "(MPI)AIJCUSPARSE and MatSetValuesCOO with device values against host MatSetValues, for scalar and\n"
+                     "(MPI)AIJCUSPARSE in both modes (binary search and slot map, -p1_assembly_mode) and MatSetValuesCOO\n"
+                     "with device values against host MatSetValues, for scalar and\n"
                      "3-component operators with all terms, the right-hand sides, the element metric kernel, and MatMult\n"
                      "with the device-assembled matrices (PETSc must see the values written on the device).\n"
                      "Exits with 200 (skipped) when squall has no CUDA or no device is visible.\n"
@@ -277,11 +278,16 @@ int main(int argc, char **argv)
   PetscCall(SetFields(ph));
   for (PetscInt bs = 1; bs <= 3; bs += 2) {
     const PetscReal coef[4] = {1.3, 0.7, 0.9, bs == 3 ? 0.4 : 0}, coef2[4] = {0.5, 0, 2.0, 0};
-    Mat             Ag, Ac, Ah, Ar;
+    Mat             Ag, Ac, Ah, Ar, As;
     Vec             bg, bc, bh, br, sc;
-    PetscReal       d[3], dv[3], dn, dm1, dm2;
+    PetscReal       d[3], dv[3], dn, dm1, dm2, ds[3], dsm[2];
 
+    /* the atomic kernel with the binary search (Ag, with its right-hand side) and with the slot map (As) */
+    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SEARCH));
     PetscCall(Assemble(pg, SQUALL_P1_ASSEMBLY_ATOMIC, bs, coef, &Ag, &bg));
+    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
+    PetscCall(SquallP1CreateMatrix(pg, bs, &As));
+    PetscCall(SquallP1AssembleOperator(pg, coef, As));
     PetscCall(Assemble(pg, SQUALL_P1_ASSEMBLY_COO, bs, coef, &Ac, &bc));
     PetscCall(Assemble(ph, SQUALL_P1_ASSEMBLY_SETVALUES, bs, coef, &Ah, &bh));
     PetscCall(Assemble(ph, SQUALL_P1_ASSEMBLY_ATOMIC, bs, coef, &Ar, &br));
@@ -289,6 +295,10 @@ int main(int argc, char **argv)
     PetscCall(SquallP1MatCompare(Ah, Ag, &d[0]));
     PetscCall(SquallP1MatCompare(Ac, Ag, &d[1]));
     PetscCall(SquallP1MatCompare(Ar, Ag, &d[2]));
+    PetscCall(SquallP1MatCompare(Ah, As, &ds[0]));
+    PetscCall(SquallP1MatCompare(Ar, As, &ds[1]));
+    PetscCall(SquallP1MatCompare(Ag, As, &ds[2]));
+    PetscCall(CompareMult(pg, ph, bs, As, Ah, &dsm[0]));
     PetscCall(VecDuplicate(bh, &sc));
     PetscCall(RHSScale(ph, bs, coef, sc));
     PetscCall(VecCompareScaled(bh, bg, sc, &dv[0]));
@@ -298,20 +308,29 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&sc));
     /* reassemble on the device after the host has read the matrix: the new values must be used */
     PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_ATOMIC));
+    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SEARCH));
     PetscCall(SquallP1AssembleOperator(pg, coef2, Ag));
+    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
+    PetscCall(SquallP1AssembleOperator(pg, coef2, As));
     PetscCall(SquallP1SetAssemblyType(ph, SQUALL_P1_ASSEMBLY_SETVALUES));
     PetscCall(SquallP1AssembleOperator(ph, coef2, Ah));
     PetscCall(CompareMult(pg, ph, bs, Ag, Ah, &dm2));
+    PetscCall(CompareMult(pg, ph, bs, As, Ah, &dsm[1]));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "bs %" PetscInt_FMT ": GPU atomic vs host MatSetValues %.1e, vs GPU COO %.1e, vs CPU reference %.1e; rhs %.1e, %.1e, %.1e (relative to max |b| %.1e); MatMult %.1e, after reassembly %.1e (relative to sum_j |A_ij x_j|)\n", bs,
                           (double)d[0], (double)d[1], (double)d[2], (double)dv[0], (double)dv[1], (double)dv[2], (double)dn, (double)dm1, (double)dm2));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU slots vs host MatSetValues %.1e, vs CPU reference %.1e, vs GPU search %.1e; MatMult %.1e, after reassembly %.1e\n", bs, (double)ds[0], (double)ds[1], (double)ds[2],
+                          (double)dsm[0], (double)dsm[1]));
     CHECK(d[0] <= tol && d[1] <= tol && d[2] <= tol, "bs %" PetscInt_FMT ": GPU matrices differ beyond %g", bs, (double)tol);
+    CHECK(ds[0] <= tol && ds[1] <= tol && ds[2] <= tol, "bs %" PetscInt_FMT ": GPU slot-map matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)ds[0], (double)ds[1], (double)ds[2]);
+    CHECK(dsm[0] <= tol && dsm[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the slot-map matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dsm[0], (double)dsm[1]);
     CHECK(dv[0] <= tol && dv[1] <= tol && dv[2] <= tol, "bs %" PetscInt_FMT ": GPU right-hand sides differ beyond %g", bs, (double)tol);
     CHECK(dm1 <= tol && dm2 <= tol, "bs %" PetscInt_FMT ": MatMult with the device-assembled matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dm1, (double)dm2);
     PetscCall(MatDestroy(&Ag));
     PetscCall(MatDestroy(&Ac));
     PetscCall(MatDestroy(&Ah));
     PetscCall(MatDestroy(&Ar));
+    PetscCall(MatDestroy(&As));
     PetscCall(VecDestroy(&bg));
     PetscCall(VecDestroy(&bc));
     PetscCall(VecDestroy(&bh));

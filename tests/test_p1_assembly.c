@@ -2,11 +2,14 @@ static char help[] = "P1 assembly paths against each other on the CPU: squall's 
                      "host MatSetValues element by element, and MatSetPreallocationCOO/MatSetValuesCOO, for scalar (bs 1)\n"
                      "and 3-component (bs 3) operators with all terms (weighted mass, advection, nodal and per-element\n"
                      "full-tensor diffusion, grad-div), and the right-hand sides. Also: row sums (Laplacian, mass), the\n"
-                     "volume, and right-hand side = matrix x field. The mesh comes from -p1_mesh (see SquallP1CreateMeshFromOptions).\n"
-                     "  -tol <1e-14>  largest row-relative entrywise difference allowed between paths\n";
+                     "volume, and right-hand side = matrix x field. The atomic path in both modes (binary search, slot map), and\n"
+                     "the slot map itself against PETSc's AIJ structure and the binary search (the map the GPU kernel reads).\n"
+                     "The mesh comes from -p1_mesh (see SquallP1CreateMeshFromOptions).\n"
+                     "  -tol <1e-14 in double, 40 eps in single>  largest row-relative entrywise difference allowed between paths\n";
 
 #include <squall.h>
 #include "mat/p1impl.h"
+#include "squalltest.h"
 
 #define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_WORLD, PETSC_ERR_PLIB, __VA_ARGS__)
 
@@ -40,13 +43,98 @@ static PetscErrorCode FieldFn(const PetscReal x[3], PetscScalar f[], void *ctx)
   return PETSC_SUCCESS;
 }
 
+/* The slot map of block size bs (built as the CPU path builds it, with the off-diagonal strides) against
+   (1) the binary search of the search mode and (2) PETSc's own AIJ structure of a SquallP1CreateMatrix()
+   matrix: every slot of an owned row must point, for all bs x bs components, into the right row of the
+   right block at the right column, and every stored entry of the owned rows must be hit by some slot. */
+static PetscErrorCode CheckSlots(SquallP1 p1, PetscInt bs)
+{
+  const PetscInt  ne = p1->ne, n = p1->nowned;
+  int            *sl;
+  Mat             A, Ad, Ao = NULL;
+  PetscBool       ismpi, done;
+  const PetscInt *ia[2] = {NULL, NULL}, *ja[2] = {NULL, NULL};
+  PetscInt        nr, bad = 0, nsearch = 0, nhit[2] = {0, 0}, nnzb[2] = {0, 0};
+  PetscBT         hit[2] = {NULL, NULL};
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1BuildSlots(p1, bs, PETSC_TRUE, &sl));
+  PetscCall(SquallP1CreateMatrix(p1, bs, &A));
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
+  Ad = A;
+  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia[0], &ja[0], &done));
+  CHECK(done && nr == bs * n, "MatGetRowIJ of the diagonal block failed");
+  if (Ao) {
+    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia[1], &ja[1], &done));
+    CHECK(done && nr == bs * n, "MatGetRowIJ of the off-diagonal block failed");
+  }
+  for (PetscInt k = 0; k < 2; k++) {
+    nnzb[k] = ia[k] ? ia[k][bs * n] : 0;
+    PetscCall(PetscBTCreate(PetscMax(nnzb[k], 1), &hit[k]));
+  }
+  for (PetscInt e = 0; e < ne; e++) {
+    const PetscInt *v = &p1->tet[4 * e];
+
+    for (PetscInt a = 0; a < 4; a++) {
+      const PetscInt r = p1->row[v[a]];
+
+      for (PetscInt b = 0; b < 4; b++) {
+        const int      slot = sl[(4 * a + b) * ne + e];
+        const PetscInt blk = slot >= 0 ? 0 : 1, pos = slot >= 0 ? slot : -slot - 2;
+        const PetscInt col = slot >= 0 ? p1->cd[v[b]] : p1->co[v[b]], stride = bs == 1 ? 0 : sl[(16 + 4 * blk + a) * ne + e];
+
+        if (r < 0) {
+          if (slot != SQUALL_P1_SLOT_NONE) bad++;
+          continue;
+        }
+        if (slot == SQUALL_P1_SLOT_NONE || !ia[blk] || col < 0) {
+          bad++;
+          continue;
+        }
+        /* (1) the binary search of the search mode */
+        {
+          const PetscInt *ri = blk ? p1->oI : p1->dI, *rj = blk ? p1->oJ : p1->dJ, p = SquallP1Find(rj, ri[r], ri[r + 1], col);
+
+          if (p < 0 || pos != (bs == 1 ? p : 9 * ri[r] + 3 * (p - ri[r]))) nsearch++;
+        }
+        /* (2) PETSc's AIJ structure */
+        for (PetscInt i = 0; i < bs; i++)
+          for (PetscInt j = 0; j < bs; j++) {
+            const PetscInt q = pos + i * stride + j, row = bs * r + i;
+
+            if (q < ia[blk][row] || q >= ia[blk][row + 1] || ja[blk][q] != bs * col + j)
+              bad++;
+            else if (!PetscBTLookupSet(hit[blk], q))
+              nhit[blk]++;
+          }
+      }
+    }
+  }
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia[0], &ja[0], &done));
+  if (Ao) PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia[1], &ja[1], &done));
+  for (PetscInt k = 0; k < 2; k++) PetscCall(PetscBTDestroy(&hit[k]));
+  PetscCall(MatDestroy(&A));
+  PetscCall(PetscFree(sl));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &nsearch, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  for (PetscInt k = 0; k < 2; k++) nhit[k] -= nnzb[k]; /* 0: every stored entry is some element's */
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, nhit, 2, MPIU_INT, MPI_MIN, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "slot map bs %" PetscInt_FMT ": %" PetscInt_FMT " slots off PETSc's AIJ structure, %" PetscInt_FMT " differ from the binary search, stored entries not covered %" PetscInt_FMT " + %" PetscInt_FMT "\n", bs,
+                        bad, nsearch, -nhit[0], -nhit[1]));
+  CHECK(!bad && !nsearch && !nhit[0] && !nhit[1], "bs %" PetscInt_FMT ": the slot map is wrong (%" PetscInt_FMT " bad, %" PetscInt_FMT " differ from the search, %" PetscInt_FMT " + %" PetscInt_FMT " entries uncovered)", bs, bad, nsearch, -nhit[0],
+        -nhit[1]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* one operator through the three paths; returns the atomic-path matrix */
 static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coef[], PetscReal tol, const char *what, Mat *Aout)
 {
-  Mat       A[3];
-  Vec       f, b[3], Af;
-  PetscReal d[4], dv[2], dmv;
-  PetscInt  bsf = bs;
+  Mat                A[3], As;
+  Vec                f, b[3], Af;
+  PetscReal          d[4], dv[2], dmv, ds;
+  PetscInt           bsf = bs;
+  SquallP1AtomicMode mode, other;
 
   PetscFunctionBegin;
   for (PetscInt t = 0; t < 3; t++) {
@@ -65,6 +153,18 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
   PetscCall(SquallP1AssembleOperator(p1, coef, A[1]));
   PetscCall(SquallP1MatCompare(A[0], A[1], &d[3]));
 
+  /* the atomic path in the other mode (search <-> slots): the same entries in the same order, so
+     the same matrix to the last bit */
+  PetscCall(SquallP1GetAtomicMode(p1, &mode));
+  other = mode == SQUALL_P1_ATOMIC_SLOTS ? SQUALL_P1_ATOMIC_SEARCH : SQUALL_P1_ATOMIC_SLOTS;
+  PetscCall(SquallP1SetAtomicMode(p1, other));
+  PetscCall(SquallP1CreateMatrix(p1, bs, &As));
+  PetscCall(SquallP1AssembleOperator(p1, coef, As));
+  PetscCall(SquallP1AssembleOperator(p1, coef, As));
+  PetscCall(SquallP1SetAtomicMode(p1, mode));
+  PetscCall(SquallP1MatCompare(A[0], As, &ds));
+  PetscCall(MatDestroy(&As));
+
   PetscCall(SquallP1CreateVector(p1, bs, &f));
   PetscCall(SquallP1Interpolate(p1, bs, FieldFn, &bsf, f));
   for (PetscInt t = 0; t < 3; t++) {
@@ -80,11 +180,12 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
   PetscCall(MatMult(A[0], f, Af));
   PetscCall(SquallP1VecCompare(Af, b[0], &dmv));
 
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-36s bs %" PetscInt_FMT ": reference vs setvalues %.1e, vs coo %.1e, setvalues vs coo %.1e, atomic into the COO pattern %.1e; rhs vs setvalues %.1e, vs coo %.1e; rhs vs A f %.1e\n", what, bs, (double)d[0],
-                        (double)d[1], (double)d[2], (double)d[3], (double)dv[0], (double)dv[1], (double)dmv));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-36s bs %" PetscInt_FMT ": reference (%s) vs setvalues %.1e, vs coo %.1e, setvalues vs coo %.1e, atomic into the COO pattern %.1e, vs %s %.1e; rhs vs setvalues %.1e, vs coo %.1e; rhs vs A f %.1e\n", what,
+                        bs, SquallP1AtomicModes[mode], (double)d[0], (double)d[1], (double)d[2], (double)d[3], SquallP1AtomicModes[other], (double)ds, (double)dv[0], (double)dv[1], (double)dmv));
+  CHECK(ds == 0, "%s bs %" PetscInt_FMT ": the atomic path's search and slots modes differ (%g)", what, bs, (double)ds);
   CHECK(d[0] <= tol && d[1] <= tol && d[2] <= tol && d[3] <= tol, "%s bs %" PetscInt_FMT ": the assembly paths differ (%g %g %g %g) beyond %g", what, bs, (double)d[0], (double)d[1], (double)d[2], (double)d[3], (double)tol);
   CHECK(dv[0] <= tol && dv[1] <= tol, "%s bs %" PetscInt_FMT ": the right-hand side paths differ (%g %g) beyond %g", what, bs, (double)dv[0], (double)dv[1], (double)tol);
-  CHECK(dmv <= 1e-13, "%s bs %" PetscInt_FMT ": element-wise right-hand side differs from A f by %g", what, bs, (double)dmv);
+  CHECK(dmv <= SQUALL_TOL(1e-13, 400), "%s bs %" PetscInt_FMT ": element-wise right-hand side differs from A f by %g", what, bs, (double)dmv);
   for (PetscInt t = 0; t < 3; t++) PetscCall(VecDestroy(&b[t]));
   PetscCall(VecDestroy(&f));
   PetscCall(VecDestroy(&Af));
@@ -103,7 +204,7 @@ int main(int argc, char **argv)
   SquallP1   p1;
   Vec        rho, u, K, Ke, one, r;
   Mat        A;
-  PetscReal  tol = 1e-14, vol, sum, nr, nA;
+  PetscReal  tol = SQUALL_TOL(1e-14, 40), vol, sum, nr, nA; /* an entry sums a few dozen element contributions */
   PetscInt   N, NE;
   PetscInt64 nnz;
 
@@ -117,6 +218,8 @@ int main(int argc, char **argv)
   PetscCall(SquallP1GetSizes(p1, NULL, &N, NULL, &NE));
   PetscCall(SquallP1GetNonzeros(p1, NULL, &nnz));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mesh: %" PetscInt_FMT " nodes, %" PetscInt_FMT " tetrahedra, %" PetscInt64_FMT " nonzeros\n", N, NE, nnz));
+  PetscCall(CheckSlots(p1, 1));
+  PetscCall(CheckSlots(p1, 3));
 
   /* identities first, with constant coefficients: mass entries sum to the volume, the Laplacian
      annihilates constants */
@@ -137,8 +240,8 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(r, NORM_INFINITY, &nr));
     PetscCall(MatNorm(L, NORM_INFINITY, &nA));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "volume %.12e, sum of mass entries %.12e; Laplacian row sums %.1e relative\n", (double)vol, (double)sum, (double)(nr / nA)));
-    CHECK(PetscAbsReal(sum - vol) <= 1e-12 * vol, "mass entries sum to %.15g, volume %.15g", (double)sum, (double)vol);
-    CHECK(nr <= 1e-13 * nA, "Laplacian row sums %g (relative)", (double)(nr / nA));
+    CHECK(PetscAbsReal(sum - vol) <= SQUALL_TOL(1e-12, NE) * vol, /* sums over the NE tetrahedra */ "mass entries sum to %.15g, volume %.15g", (double)sum, (double)vol);
+    CHECK(nr <= SQUALL_TOL(1e-13, 100) * nA, "Laplacian row sums %g (relative)", (double)(nr / nA));
     PetscCall(VecDestroy(&one));
     PetscCall(VecDestroy(&r));
     PetscCall(MatDestroy(&M));
@@ -176,7 +279,7 @@ int main(int argc, char **argv)
     PetscCall(MatNorm(A, NORM_INFINITY, &na));
     PetscCall(MatAXPY(At, -1, A, SAME_NONZERO_PATTERN));
     PetscCall(MatNorm(At, NORM_INFINITY, &nd));
-    CHECK(nd <= 1e-13 * na, "the metric-tensor diffusion matrix is not symmetric: |A - A^T| / |A| = %g", (double)(nd / na));
+    CHECK(nd <= SQUALL_TOL(1e-13, 400) * na, "the metric-tensor diffusion matrix is not symmetric: |A - A^T| / |A| = %g", (double)(nd / na));
     PetscCall(MatDestroy(&At));
     PetscCall(MatDestroy(&A));
   }

@@ -1,8 +1,18 @@
 /* P1 tetrahedral CG operators on the GPU: one thread per element for the element (geometry) kernel,
    the element matrices and right-hand sides. The atomic assembly adds each element entry into the
-   device value array of the (MPI)AIJCUSPARSE matrix (found by binary search of its column in the
-   row, p1tet.h), and right-hand sides into the device array of the Vec: no host round trip. The
-   COO path computes the same element values into a device array for MatSetValuesCOO.
+   device value array of the (MPI)AIJCUSPARSE matrix, and right-hand sides into the device array of
+   the Vec: no host round trip. The place of an entry is found either by a binary search of its column
+   in the row (-p1_assembly_mode search: ~5 dependent loads per entry from the graph, plus the row[],
+   cd[], co[] gathers), or read from the slot map (slots: 16 ints per element for bs 1, 20 for bs 3,
+   built on the host at the first assembly of each block size, since the sparsity is fixed, and read
+   coalesced: slot k of element e at k*ne + e). The COO path computes the same element values into a
+   device array for MatSetValuesCOO.
+
+   Inputs: connectivity, geometry and slots are structure-of-arrays, so a warp's loads of one of them
+   are one or two 128-byte lines. The nodal fields (rho, u, K) stay interleaved per node: they are
+   gathered through the connectivity, and a node's 3 (u) or 9 (K) values in one or three adjacent
+   32-byte sectors cost fewer transactions than 3 or 9 sectors of separate arrays; each node is
+   shared by ~24 elements, so the gathers mostly hit in L1/L2.
 
    MPI: a MATMPIAIJCUSPARSE keeps a diagonal and an off-diagonal SEQAIJCUSPARSE block. The atomic kernel
    writes only the diagonal block, whose device values are PETSc's ordinary CSR (as on one rank). The
@@ -40,6 +50,7 @@ struct P1CUDA {
   PetscReal   *geom;              /* [SQUALL_P1_NGEOM][ne] */
   PetscInt    *row, *cd, *co;     /* [nv] */
   PetscInt    *dI, *dJ, *oI, *oJ; /* the graph of the owned rows */
+  int         *slots[4];          /* slot maps per block size (first SquallP1NumSlots(bs, 0) slots), on first use */
   int         *nbad;              /* one counter */
 };
 
@@ -98,6 +109,19 @@ __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS)
   /* entries outside the graph (or into a block without device values) are counted, never written */
   const int miss = SquallP1ScatterElement(BS, v, row, cd, co, D, O, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
   if (miss) atomicAdd(nmiss, miss);
+}
+
+/* the same through the slot map: no search, no row/column maps, only the diagonal block (several
+   ranks: MatSetValuesCOO fills the off-diagonal block, whose slots are skipped) */
+template <int BS> __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS) P1AssembleSlotsKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ slots, PetscScalar *__restrict__ da)
+{
+  const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  PetscInt       v[4];
+  PetscReal      g[4][3], vol, S[4][4];
+
+  if (e >= E.ne) return;
+  SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
+  SquallP1ScatterElementSlots(BS, slots + e, E.ne, da, NULL, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
 }
 
 /* element matrices for MatSetValuesCOO, row-major per element (the layout of SquallP1COOIndices), of
@@ -232,6 +256,7 @@ PetscErrorCode SquallP1CUDADestroy(SquallP1 p1)
   PetscCallCUDA(cudaFree(cu->ebnd));
   for (PetscInt bs = 0; bs < 4; bs++) {
     PetscCallCUDA(cudaFree(cu->offv[bs]));
+    PetscCallCUDA(cudaFree(cu->slots[bs]));
     if (p1->coov[bs]) PetscCallCUDA(cudaFree(p1->coov[bs]));
     if (p1->coor[bs]) PetscCallCUDA(cudaFree(p1->coor[bs]));
     p1->coov[bs] = p1->coor[bs] = NULL;
@@ -341,9 +366,21 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   cudaStream_t     stream;
   PetscInt         m, nc;
   int              nmiss = 0;
+  const PetscBool  slots = p1->atomicmode == SQUALL_P1_ATOMIC_SLOTS ? PETSC_TRUE : PETSC_FALSE;
+  PetscLogEvent    ev    = slots ? SQUALL_P1AssembleSlots : SQUALL_P1Assemble;
 
   PetscFunctionBegin;
   PetscCheck(cu, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The SquallP1 has no device data (backend %s)", SquallP1Backends[p1->backend]);
+  PetscCheck(bs == 1 || bs == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The atomic assembly supports block size 1 or 3, not %" PetscInt_FMT, bs);
+  if (slots && !cu->slots[bs]) {
+    int *h;
+
+    /* built once on the host (plain integer work, the searches of the search mode), without the
+       off-diagonal strides the device never reads; the host copy is not kept */
+    PetscCall(SquallP1BuildSlots(p1, bs, PETSC_FALSE, &h));
+    PetscCall(P1Upload(&cu->slots[bs], h, (PetscInt)SquallP1NumSlots((int)bs, 0) * p1->ne));
+    PetscCall(PetscFree(h));
+  }
   /* the parallel matrix itself has no value array: the kernel writes its diagonal block (A, a
      SEQAIJCUSPARSE), MatSetValuesCOO the off-diagonal one (B); see the top of this file */
   PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
@@ -370,7 +407,7 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
     PetscCheck(!p1->oI[n], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The graph has off-process columns but the matrix (%s) has no off-diagonal block", ((PetscObject)A)->type_name);
   PetscCall(P1CoefStruct(coef, &c));
   PetscCall(SquallCUDAGetStream(&stream));
-  PetscCall(PetscLogEventBegin(SQUALL_P1Assemble, A, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(ev, A, 0, 0, 0));
   /* first the COO (it rewrites the diagonal block with zeros), then the atomic adds into it */
   if (ismpi) PetscCall(P1AssembleOffDiagonalCOO(p1, bs, &c, coef, A, stream));
   /* read-write access: the first call moves the (zero) pattern to the device, later ones nothing; an
@@ -390,10 +427,16 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   O.ja = NULL;
   O.a  = NULL;
   PetscCheck(ismpi || !p1->oI[n], PETSC_COMM_SELF, PETSC_ERR_PLIB, "A sequential matrix with off-process columns");
-  PetscCallCUDA(cudaMemsetAsync(cu->nbad, 0, sizeof(int), stream));
+  if (!slots) PetscCallCUDA(cudaMemsetAsync(cu->nbad, 0, sizeof(int), stream));
   PetscCall(PetscLogGpuTimeBegin());
   if (da) PetscCallCUDA(cudaMemsetAsync(da, 0, (size_t)bs * bs * p1->dI[n] * sizeof(PetscScalar), stream));
-  if (p1->ne) {
+  /* without diagonal values (no owned rows) the slots kernel has nothing to write */
+  if (slots && p1->ne && da) {
+    if (bs == 1)
+      P1AssembleSlotsKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->slots[bs], da);
+    else
+      P1AssembleSlotsKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->slots[bs], da);
+  } else if (!slots && p1->ne) {
     if (bs == 1)
       P1AssembleKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->row, cu->cd, cu->co, D, O, cu->nbad);
     else
@@ -403,13 +446,14 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(SquallP1ElementFlops(coef, bs) * p1->ne));
   PetscCall(P1RestoreElementsDevice(p1, &E));
-  /* one int back (this also finishes the kernel before PETSc sees the values) */
-  PetscCallCUDA(cudaMemcpyAsync(&nmiss, cu->nbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  /* search: one int back (this also finishes the kernel before PETSc sees the values); slots: the
+     map was checked when it was built, only finish the kernel */
+  if (!slots) PetscCallCUDA(cudaMemcpyAsync(&nmiss, cu->nbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
   if (da) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ad, &da));
   /* the diagonal block changed behind the parallel matrix's back: let its users (PC, KSP) know */
   if (ismpi) PetscCall(PetscObjectStateIncrease((PetscObject)A));
-  PetscCall(PetscLogEventEnd(SQUALL_P1Assemble, A, 0, 0, 0));
+  PetscCall(PetscLogEventEnd(ev, A, 0, 0, 0));
   PetscCheck(!nmiss, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%d element entries fell outside the sparsity graph on the device", nmiss);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -11,7 +11,8 @@
 const char *const SquallP1Backends[]      = {"host", "cuda", "SquallP1Backend", "SQUALL_P1_", NULL};
 const char *const SquallP1AssemblyTypes[] = {"atomic", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
 const char *const SquallP1Locations[]     = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
-const char *const SquallP1ElementOrders[] = {"natural", "colored", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
+const char *const SquallP1AtomicModes[]   = {"search", "slots", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
+const char *const SquallP1ElementOrders[] = {"natural", "colored", "sorted", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
 
 /* the public term enum and the pointwise header's indices must agree */
 typedef char P1TermsAgree[((int)SQUALL_P1_MASS == SQUALL_P1_TERM_MASS && (int)SQUALL_P1_ADVECTION == SQUALL_P1_TERM_ADVECTION && (int)SQUALL_P1_DIFFUSION == SQUALL_P1_TERM_DIFFUSION && (int)SQUALL_P1_GRADDIV == SQUALL_P1_TERM_GRADDIV &&
@@ -44,9 +45,12 @@ PetscErrorCode SquallP1Create(DM dm, SquallP1 *p1)
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ndev, 1, MPIU_INT, MPI_MIN, p->comm));
   p->backend  = ndev > 0 ? SQUALL_P1_CUDA : SQUALL_P1_HOST;
   p->assembly = SQUALL_P1_ASSEMBLY_ATOMIC;
-  p->degtol   = 1e-10;
-  p->Kloc     = SQUALL_P1_NODE;
-  *p1         = p;
+  /* the slot map costs 64 (bs 1) or 80 (bs 3) bytes per element of memory, once, and saves every
+     assembly its 16 binary searches per element */
+  p->atomicmode = SQUALL_P1_ATOMIC_SLOTS;
+  p->degtol     = 1e-10;
+  p->Kloc       = SQUALL_P1_NODE;
+  *p1           = p;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -93,11 +97,35 @@ PetscErrorCode SquallP1GetAssemblyType(SquallP1 p1, SquallP1AssemblyType *type)
 }
 
 /*@C
+  SquallP1SetAtomicMode - how the atomic assembly (SQUALL_P1_ASSEMBLY_ATOMIC, CPU and GPU) finds where
+  an element entry goes in the AIJ values: SQUALL_P1_ATOMIC_SEARCH, a binary search of its column in its
+  row in every assembly, or SQUALL_P1_ATOMIC_SLOTS (default), the positions of all element entries
+  found once per block size (the sparsity is fixed at set-up) and read as a slot map. Both give the same
+  matrix bit for bit on the CPU. It may change between calls.
+@*/
+PetscErrorCode SquallP1SetAtomicMode(SquallP1 p1, SquallP1AtomicMode mode)
+{
+  PetscFunctionBegin;
+  PetscCheck(mode == SQUALL_P1_ATOMIC_SEARCH || mode == SQUALL_P1_ATOMIC_SLOTS, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown atomic assembly mode %d: valid modes are search and slots", (int)mode);
+  p1->atomicmode = mode;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1GetAtomicMode(SquallP1 p1, SquallP1AtomicMode *mode)
+{
+  PetscFunctionBegin;
+  *mode = p1->atomicmode;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   SquallP1SetElementOrder - the order of the elements, i.e. of the GPU threads: the mesh's
   (SQUALL_P1_ORDER_NATURAL, default) or greedily coloured (SQUALL_P1_ORDER_COLORED): elements sorted by a
   colour such that no two elements of one colour share a vertex, so the threads of a warp never add
-  into the same matrix entry at once (fewer serialised atomics, less locality). Element vectors
-  (SquallP1CreateElementVector()) follow this order.
+  into the same matrix entry at once (fewer serialised atomics, less locality), or sorted by their
+  smallest local vertex (SQUALL_P1_ORDER_SORTED): consecutive threads then add into neighbouring rows,
+  so a warp's atomics and nodal gathers share cache lines whatever order the mesh file had. Element
+  vectors (SquallP1CreateElementVector()) follow this order.
 @*/
 PetscErrorCode SquallP1SetElementOrder(SquallP1 p1, SquallP1ElementOrder order)
 {
@@ -114,11 +142,17 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
   PetscReal            tol      = p1->degtol;
   PetscBool            view     = p1->view;
   SquallP1ElementOrder order    = p1->order;
+  char                 mode[16];
+  PetscBool            setmode;
 
   PetscFunctionBegin;
+  PetscCall(PetscStrncpy(mode, SquallP1AtomicModes[p1->atomicmode], sizeof(mode)));
   PetscOptionsBegin(p1->comm, NULL, "squall P1 tetrahedral CG operators", "SquallP1");
   PetscCall(PetscOptionsEnum("-p1_backend", "Where elements are computed and assembled (host, cuda)", "SquallP1SetBackend", SquallP1Backends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   PetscCall(PetscOptionsEnum("-p1_assembly", "Assembly path: squall's direct/atomic kernel, PETSc's COO interface, or host MatSetValues", "SquallP1SetAssemblyType", SquallP1AssemblyTypes, (PetscEnum)assembly, (PetscEnum *)&assembly, NULL));
+  /* a string, not PetscOptionsEnum, so that a bad value's error lists the valid ones */
+  PetscCall(PetscOptionsString("-p1_assembly_mode", "How the atomic assembly finds an entry's place in the AIJ values: search (binary search per entry) or slots (positions found once: the sparsity is fixed)", "SquallP1SetAtomicMode", mode, mode,
+                               sizeof(mode), &setmode));
   PetscCall(PetscOptionsReal("-p1_degenerate_tol", "A tetrahedron is degenerate when 6|volume| <= tol * (longest edge)^3 (0 to 0.1)", "SquallP1SetUp", tol, &tol, NULL));
   PetscCall(
     PetscOptionsEnum("-p1_element_order", "Order of the elements (GPU threads): the mesh's, or coloured so that no two in a colour share a vertex", "SquallP1SetElementOrder", SquallP1ElementOrders, (PetscEnum)order, (PetscEnum *)&order, NULL));
@@ -127,6 +161,15 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
   PetscCheck(tol >= 0 && tol <= 0.1, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "-p1_degenerate_tol %g is out of range: valid tolerances are 0 to 0.1", (double)tol);
   if (backend != p1->backend) PetscCall(SquallP1SetBackend(p1, backend));
   PetscCall(SquallP1SetAssemblyType(p1, assembly));
+  if (setmode) {
+    PetscBool found = PETSC_FALSE;
+
+    for (PetscInt k = 0; k < 2 && !found; k++) {
+      PetscCall(PetscStrcasecmp(mode, SquallP1AtomicModes[k], &found));
+      if (found) PetscCall(SquallP1SetAtomicMode(p1, (SquallP1AtomicMode)k));
+    }
+    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_assembly_mode %s is not valid: use search (binary search per entry) or slots (positions found once)", mode);
+  }
   if (order != p1->order) PetscCall(SquallP1SetElementOrder(p1, order));
   p1->degtol = tol;
   p1->view   = view;
@@ -333,6 +376,54 @@ static PetscErrorCode P1ExtractElements(SquallP1 p1)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* element k of the new order is element perm[k] of the old one */
+static PetscErrorCode P1PermuteElements(SquallP1 p1, const PetscInt perm[])
+{
+  const PetscInt ne = p1->ne;
+  PetscInt      *tet, *cell;
+  PetscBool     *own;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3(4 * ne, &tet, ne, &cell, ne, &own));
+  for (PetscInt k = 0; k < ne; k++) {
+    for (PetscInt a = 0; a < 4; a++) tet[4 * k + a] = p1->tet[4 * perm[k] + a];
+    cell[k] = p1->cell[perm[k]];
+    own[k]  = p1->eowned[perm[k]];
+  }
+  PetscCall(PetscFree3(p1->tet, p1->cell, p1->eowned));
+  p1->tet    = tet;
+  p1->cell   = cell;
+  p1->eowned = own;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Elements by their smallest local vertex, a stable counting sort. Why this key: the rows an element
+   adds into are its vertices' rows, so elements with nearby smallest vertices write nearby parts of the
+   CSR values (and read nearby nodal data); the key costs one pass and keeps the mesh's order among the
+   ~6-24 elements of one vertex. It assumes the vertex numbering itself is local (DMPlex numbers a
+   generated or distributed mesh's vertices so; a file's elements may come in any order). */
+static PetscErrorCode P1SortElements(SquallP1 p1)
+{
+  const PetscInt ne = p1->ne, nv = p1->nv;
+  PetscInt      *key, *cnt, *perm;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(ne, &key, ne, &perm));
+  PetscCall(PetscCalloc1(nv + 1, &cnt));
+  for (PetscInt e = 0; e < ne; e++) {
+    const PetscInt *v = &p1->tet[4 * e];
+
+    key[e] = PetscMin(PetscMin(v[0], v[1]), PetscMin(v[2], v[3]));
+    cnt[key[e] + 1]++;
+  }
+  for (PetscInt v = 0; v < nv; v++) cnt[v + 1] += cnt[v];
+  for (PetscInt e = 0; e < ne; e++) perm[cnt[key[e]]++] = e;
+  PetscCall(P1PermuteElements(p1, perm));
+  PetscCall(PetscFree(cnt));
+  PetscCall(PetscFree2(key, perm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Greedy colouring: each element takes the lowest colour not yet used by an element sharing one of its
    vertices (a 64-bit mask per vertex; the rare element finding all 64 taken goes to a last, unconstrained
    colour), then a stable counting sort by colour. Meshes with ~24 elements per vertex need ~30 colours. */
@@ -340,8 +431,7 @@ static PetscErrorCode P1ColorElements(SquallP1 p1)
 {
   const PetscInt ne = p1->ne;
   uint64_t      *mask;
-  PetscInt      *color, cnt[66] = {0}, *perm, *tet, *cell;
-  PetscBool     *own;
+  PetscInt      *color, cnt[66] = {0}, *perm;
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc1(p1->nv, &mask));
@@ -363,16 +453,7 @@ static PetscErrorCode P1ColorElements(SquallP1 p1)
     cnt[c + 1] += cnt[c];
   }
   for (PetscInt e = 0; e < ne; e++) perm[cnt[color[e]]++] = e;
-  PetscCall(PetscMalloc3(4 * ne, &tet, ne, &cell, ne, &own));
-  for (PetscInt k = 0; k < ne; k++) {
-    for (PetscInt a = 0; a < 4; a++) tet[4 * k + a] = p1->tet[4 * perm[k] + a];
-    cell[k] = p1->cell[perm[k]];
-    own[k]  = p1->eowned[perm[k]];
-  }
-  PetscCall(PetscFree3(p1->tet, p1->cell, p1->eowned));
-  p1->tet    = tet;
-  p1->cell   = cell;
-  p1->eowned = own;
+  PetscCall(P1PermuteElements(p1, perm));
   PetscCall(PetscFree2(color, perm));
   PetscCall(PetscFree(mask));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -505,6 +586,7 @@ PetscErrorCode SquallP1SetUp(SquallP1 p1)
   PetscCall(P1NumberVertices(p1));
   PetscCall(P1ExtractElements(p1));
   if (p1->order == SQUALL_P1_ORDER_COLORED) PetscCall(P1ColorElements(p1));
+  if (p1->order == SQUALL_P1_ORDER_SORTED) PetscCall(P1SortElements(p1));
   PetscCall(P1BuildGraph(p1));
   PetscCall(SquallP1ComputeGeometryHost(p1));
   if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1CUDASetUp(p1));
@@ -550,8 +632,8 @@ PetscErrorCode SquallP1View(SquallP1 p1, PetscViewer viewer)
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &tot, 1, MPIU_REAL, MPIU_SUM, p1->comm));
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &nnz, 1, MPIU_INT64, MPI_SUM, p1->comm));
   PetscCallMPI(MPI_Comm_size(p1->comm, &size));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "SquallP1: %" PetscInt_FMT " tetrahedra, %" PetscInt_FMT " nodes, %" PetscInt64_FMT " nonzeros (scalar), %d rank%s, backend %s, assembly %s\n", p1->NE, p1->N, nnz, size, size > 1 ? "s" : "",
-                                   SquallP1Backends[p1->backend], SquallP1AssemblyTypes[p1->assembly]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "SquallP1: %" PetscInt_FMT " tetrahedra, %" PetscInt_FMT " nodes, %" PetscInt64_FMT " nonzeros (scalar), %d rank%s, backend %s, assembly %s (mode %s), element order %s\n", p1->NE, p1->N, nnz, size,
+                                   size > 1 ? "s" : "", SquallP1Backends[p1->backend], SquallP1AssemblyTypes[p1->assembly], SquallP1AtomicModes[p1->atomicmode], SquallP1ElementOrders[p1->order]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  volume %.10e, element volumes %.4e to %.4e\n", (double)tot, (double)vmin, (double)vmax));
   if (p1->order == SQUALL_P1_ORDER_COLORED) PetscCall(PetscViewerASCIIPrintf(viewer, "  elements in %" PetscInt_FMT " colours (no two elements of a colour share a vertex)\n", p1->ncolors));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -570,6 +652,7 @@ PetscErrorCode SquallP1Destroy(SquallP1 *p1)
     PetscCall(VecScatterDestroy(&p->g2l[bs]));
     PetscCall(VecDestroy(&p->lwork[bs]));
   }
+  for (PetscInt bs = 0; bs < 4; bs++) PetscCall(PetscFree(p->slots[bs]));
   for (PetscInt bs = 0; bs < 4; bs++)
     if (p->backend == SQUALL_P1_HOST) {
       PetscCall(PetscFree(p->coov[bs]));

@@ -1,8 +1,9 @@
 /* Assembly of the P1 operators: matrices preallocated exactly from the graph, and three ways to fill
    them, kept side by side for testing and benchmarking:
-     atomic     squall's direct assembly: each element entry finds its column by binary search in its
-                row and is added into the AIJ value array (atomicAdd on the GPU, src/cuda/p1assembly.cu;
-                here the CPU reference, a plain loop that needs no atomics);
+     atomic     squall's direct assembly: each element entry is added into the AIJ value array
+                (atomicAdd on the GPU, src/cuda/p1assembly.cu; here the CPU reference, a plain loop that
+                needs no atomics); its place is found by a binary search of its column in its row
+                (-p1_assembly_mode search) or read from the slot map built once (slots, the default);
      coo        MatSetPreallocationCOO once per matrix, then element values and MatSetValuesCOO;
      setvalues  host MatSetValues, element by element, then MatAssemblyBegin/End.
    Block size 3 uses MATAIJ (AIJCUSPARSE on the GPU) with block size 3: the value array of the AIJ
@@ -205,7 +206,54 @@ static PetscErrorCode P1RestoreElementsHost(SquallP1 p1, SquallP1Elements *E)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the CPU reference of the atomic kernel: the same element code and scatter, one element at a time */
+PetscErrorCode SquallP1BuildSlots(SquallP1 p1, PetscInt bs, PetscBool withoff, int **slots)
+{
+  const PetscInt  ne = p1->ne, n = p1->nowned, nk = SquallP1NumSlots((int)bs, (int)withoff);
+  const PetscInt *dI = p1->dI, *dJ = p1->dJ, *oI = p1->oI, *oJ = p1->oJ;
+  int            *sl;
+
+  PetscFunctionBegin;
+  PetscCheck(bs == 1 || bs == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Slot maps exist for block size 1 or 3, not %" PetscInt_FMT, bs);
+  /* int32 slots: 4 bytes less traffic per entry than PetscInt64, enough for 2^31 values per block */
+  PetscCheck((PetscInt64)bs * bs * PetscMax(dI[n], oI[n]) < (PetscInt64)PETSC_INT32_MAX - 2, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "The slot map stores 32-bit positions, but a block of this rank has %" PetscInt64_FMT " values; use -p1_assembly_mode search or more ranks", (PetscInt64)bs * bs * PetscMax(dI[n], oI[n]));
+  PetscCall(PetscLogEventBegin(SQUALL_P1SlotMap, 0, 0, 0, 0));
+  PetscCall(PetscMalloc1((size_t)nk * PetscMax(ne, 1), &sl));
+  for (PetscInt e = 0; e < ne; e++) {
+    const PetscInt *v = &p1->tet[4 * e];
+
+    for (PetscInt a = 0; a < 4; a++) {
+      const PetscInt r = p1->row[v[a]];
+
+      for (PetscInt b = 0; b < 4; b++) {
+        PetscInt slot = SQUALL_P1_SLOT_NONE;
+
+        if (r >= 0) {
+          /* the same searches as SquallP1ScatterElement, so both modes write the same places */
+          const PetscBool diag = p1->cd[v[b]] >= 0 ? PETSC_TRUE : PETSC_FALSE;
+          const PetscInt *ri = diag ? dI : oI, *rj = diag ? dJ : oJ, lo = ri[r], hi = ri[r + 1];
+          const PetscInt  p = SquallP1Find(rj, lo, hi, diag ? p1->cd[v[b]] : p1->co[v[b]]);
+          PetscInt        pos;
+
+          PetscCheck(p >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Element %" PetscInt_FMT ": the column of vertex %" PetscInt_FMT " is not in the %s-diagonal graph of row %" PetscInt_FMT, e, v[b], diag ? "" : "off", r);
+          pos  = bs == 1 ? p : 9 * lo + 3 * (p - lo);
+          slot = diag ? pos : SQUALL_P1_SLOT_OFF(pos);
+        }
+        sl[(4 * a + b) * ne + e] = (int)slot;
+      }
+      if (bs == 3) {
+        sl[(16 + a) * ne + e] = r >= 0 ? (int)(3 * (dI[r + 1] - dI[r])) : 0;
+        if (withoff) sl[(20 + a) * ne + e] = r >= 0 ? (int)(3 * (oI[r + 1] - oI[r])) : 0;
+      }
+    }
+  }
+  PetscCall(PetscLogEventEnd(SQUALL_P1SlotMap, 0, 0, 0, 0));
+  *slots = sl;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the CPU reference of the atomic kernel: the same element code and scatter (search or slots), one
+   element at a time */
 static PetscErrorCode P1AssembleHostDirect(SquallP1 p1, PetscInt bs, const SquallP1Coef *coef, Mat A)
 {
   const PetscInt   n  = p1->nowned;
@@ -217,8 +265,12 @@ static PetscErrorCode P1AssembleHostDirect(SquallP1 p1, PetscInt bs, const Squal
   SquallP1Elements E;
   PetscInt         nmiss = 0;
 
+  const PetscBool     slots = p1->atomicmode == SQUALL_P1_ATOMIC_SLOTS ? PETSC_TRUE : PETSC_FALSE;
+  const PetscLogEvent ev    = slots ? SQUALL_P1AssembleSlots : SQUALL_P1Assemble;
+
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(SQUALL_P1Assemble, A, 0, 0, 0));
+  if (slots && !p1->slots[bs]) PetscCall(SquallP1BuildSlots(p1, bs, PETSC_TRUE, &p1->slots[bs]));
+  PetscCall(PetscLogEventBegin(ev, A, 0, 0, 0));
   PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
   if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
   PetscCall(MatSeqAIJGetArray(Ad, &da));
@@ -239,7 +291,10 @@ static PetscErrorCode P1AssembleHostDirect(SquallP1 p1, PetscInt bs, const Squal
     PetscReal g[4][3], vol, S[4][4];
 
     SquallP1ElementLoad(&E, e, coef, v, g, &vol, S);
-    nmiss += SquallP1ScatterElement((int)bs, v, p1->row, p1->cd, p1->co, D, O, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol);
+    if (slots)
+      SquallP1ScatterElementSlots((int)bs, p1->slots[bs] + e, p1->ne, da, oa, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol);
+    else
+      nmiss += SquallP1ScatterElement((int)bs, v, p1->row, p1->cd, p1->co, D, O, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol);
   }
   PetscCall(P1RestoreElementsHost(p1, &E));
   if (Ao) PetscCall(MatSeqAIJRestoreArray(Ao, &oa));
@@ -247,7 +302,7 @@ static PetscErrorCode P1AssembleHostDirect(SquallP1 p1, PetscInt bs, const Squal
   /* the blocks changed behind the parallel matrix's back: let its users (PC, KSP) know */
   if (ismpi) PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscCall(PetscLogFlops(SquallP1ElementFlops(coef->c, bs) * p1->ne));
-  PetscCall(PetscLogEventEnd(SQUALL_P1Assemble, A, 0, 0, 0));
+  PetscCall(PetscLogEventEnd(ev, A, 0, 0, 0));
   PetscCheck(!nmiss, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " element entries fell outside the sparsity graph", nmiss);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -583,7 +638,19 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
         PetscCall(PetscLogEventEnd(SQUALL_P1RHS, b, 0, 0, 0));
       }
       break;
-    case SQUALL_P1_ASSEMBLY_COO:
+    case SQUALL_P1_ASSEMBLY_COO: {
+      PetscMPIInt size;
+      PetscBool   local;
+      Vec         bc = b; /* the vector whose VecSetValuesCOO runs */
+
+      /* On an H200 (PETSc 3.22.5, -use_gpu_aware_mpi 0) VecSetValuesCOO of an MPI CUDA vector crashed
+         inside its PetscSF reduction. Handing it host values does not avoid that: PETSc then copies them
+         to the device and runs the same device reduction. So on several ranks the CUDA backend never
+         asks for one: nothing is sent anyway (rows owned elsewhere are -1 and computed there), so the
+         COO goes into a sequential CUDA vector of the owned rows (local indices), which has no PetscSF,
+         and is copied into b's local part on the device. */
+      PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)b), &size));
+      local = p1->backend == SQUALL_P1_CUDA && size > 1 ? PETSC_TRUE : PETSC_FALSE;
       PetscCall(SquallP1GetInfo((PetscObject)b, &info));
       if (!info || info->p1id != p1->id || info->bs != bs || !info->coo) {
         PetscInt *idx;
@@ -593,14 +660,33 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
           for (PetscInt a = 0; a < 4; a++)
             for (PetscInt i = 0; i < bs; i++) {
               const PetscInt v             = p1->tet[4 * e + a];
-              idx[4 * bs * e + bs * a + i] = p1->row[v] >= 0 ? bs * p1->gidx[v] + i : -1;
+              idx[4 * bs * e + bs * a + i] = p1->row[v] < 0 ? -1 : bs * (local ? p1->row[v] : p1->gidx[v]) + i;
             }
         /* rows of nodes owned elsewhere are -1: computed there, never sent */
-        PetscCall(VecSetOption(b, VEC_IGNORE_NEGATIVE_INDICES, PETSC_TRUE));
-        PetscCall(VecSetPreallocationCOO(b, 4 * bs * p1->ne, idx));
+        if (local) {
+          Vec bl, w;
+
+          PetscCall(VecCreate(PETSC_COMM_SELF, &bl));
+          PetscCall(VecSetSizes(bl, bs * p1->nowned, bs * p1->nowned));
+          PetscCall(VecSetType(bl, VECSEQCUDA));
+          PetscCall(VecSetOption(bl, VEC_IGNORE_NEGATIVE_INDICES, PETSC_TRUE));
+          PetscCall(VecSetPreallocationCOO(bl, 4 * bs * p1->ne, idx));
+          PetscCall(VecCreateLocalVector(b, &w));
+          PetscCall(PetscObjectCompose((PetscObject)b, "SquallP1COOLocal", (PetscObject)bl));
+          PetscCall(PetscObjectCompose((PetscObject)b, "SquallP1COOLocalView", (PetscObject)w));
+          PetscCall(VecDestroy(&bl));
+          PetscCall(VecDestroy(&w));
+        } else {
+          PetscCall(VecSetOption(b, VEC_IGNORE_NEGATIVE_INDICES, PETSC_TRUE));
+          PetscCall(VecSetPreallocationCOO(b, 4 * bs * p1->ne, idx));
+        }
         PetscCall(PetscFree(idx));
         PetscCall(P1SetInfo(p1, (PetscObject)b, bs, &info));
         info->coo = PETSC_TRUE;
+      }
+      if (local) {
+        PetscCall(PetscObjectQuery((PetscObject)b, "SquallP1COOLocal", (PetscObject *)&bc));
+        PetscCheck(bc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The right-hand side lost its local COO vector");
       }
       PetscCall(PetscLogEventBegin(SQUALL_P1RHS, b, 0, 0, 0));
       if (p1->backend == SQUALL_P1_CUDA)
@@ -621,23 +707,19 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
         PetscCall(P1RestoreElementsHost(p1, &E));
         PetscCall(VecRestoreArrayRead(fl, &fa));
       }
-      {
-        PetscMPIInt size;
-        PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)b), &size));
-        if (p1->backend == SQUALL_P1_CUDA && size > 1) {
-          /* On an H200 (PETSc 3.22.5, -use_gpu_aware_mpi 0) VecSetValuesCOO of an MPI CUDA vector
-             with device values crashed inside its SF reduction; hand it host values there. Nothing
-             is sent anyway: rows owned elsewhere are -1. Only this comparison path is affected. */
-          PetscScalar *host;
-          PetscCall(PetscMalloc1(4 * bs * PetscMax(p1->ne, 1), &host));
-          PetscCall(SquallP1CUDACopyToHost(host, p1->coor[bs], 4 * bs * p1->ne));
-          PetscCall(VecSetValuesCOO(b, host, INSERT_VALUES));
-          PetscCall(PetscFree(host));
-        } else
-          PetscCall(VecSetValuesCOO(b, p1->coor[bs], INSERT_VALUES));
+      PetscCall(VecSetValuesCOO(bc, p1->coor[bs], INSERT_VALUES));
+      if (local) {
+        Vec w = NULL;
+
+        /* w shares b's arrays between Get and Restore: a device-to-device copy of the owned rows */
+        PetscCall(PetscObjectQuery((PetscObject)b, "SquallP1COOLocalView", (PetscObject *)&w));
+        PetscCheck(w, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The right-hand side lost its local view");
+        PetscCall(VecGetLocalVector(b, w));
+        PetscCall(VecCopy(bc, w));
+        PetscCall(VecRestoreLocalVector(b, w));
       }
       PetscCall(PetscLogEventEnd(SQUALL_P1RHS, b, 0, 0, 0));
-      break;
+    } break;
     case SQUALL_P1_ASSEMBLY_SETVALUES: {
       const PetscScalar *fa;
 

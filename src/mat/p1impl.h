@@ -17,7 +17,8 @@ struct _n_SquallP1 {
   PetscBool            setup;
   SquallP1Backend      backend;
   SquallP1AssemblyType assembly;
-  PetscReal            degtol; /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
+  SquallP1AtomicMode   atomicmode; /* how the atomic path finds its entries: search or slot map */
+  PetscReal            degtol;     /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
   PetscBool            view;
   SquallP1ElementOrder order;
   PetscInt             ncolors; /* with SQUALL_P1_ORDER_COLORED */
@@ -46,6 +47,10 @@ struct _n_SquallP1 {
   PetscInt  nebnd;
   PetscInt *ebnd;
   PetscBool hasebnd;
+
+  /* slot maps of the CPU atomic path, per block size (p1tet.h, SquallP1BuildSlots()), built on first use;
+     the CUDA backend keeps its own device copy instead */
+  int *slots[4];
 
   /* coefficient fields, scattered to local vertices (or per element), in the backend's memory */
   Vec              rho, u, K; /* local nodal: bs 1, 3, 9 */
@@ -87,6 +92,11 @@ PETSC_INTERN PetscErrorCode SquallP1OffDiagonalElements(SquallP1, PetscInt *n, c
    -1 (ignored by PETSc) except for the entries in the off-diagonal block */
 PETSC_INTERN PetscErrorCode SquallP1OffDiagonalCOOIndices(SquallP1, PetscInt bs, PetscCount *n, PetscInt **i, PetscInt **j);
 PETSC_INTERN PetscErrorCode SquallP1GetLocalWork(SquallP1, PetscInt bs, Vec *);
+/* The slot map of block size bs (1 or 3; layout and encoding in p1tet.h): SquallP1NumSlots(bs, withoff)
+   ints per element, entry-major (slots[k*ne + e]). withoff: also the off-diagonal row strides of bs = 3
+   (the CPU path writes that block; the GPU does not). Found by the same binary searches as the search
+   path (SquallP1Find), once; an entry missing from the graph is an error. The caller frees *slots. */
+PETSC_EXTERN PetscErrorCode SquallP1BuildSlots(SquallP1, PetscInt bs, PetscBool withoff, int **slots);
 /* rough flop count of one element operator (logging) */
 PETSC_INTERN PetscLogDouble SquallP1ElementFlops(const PetscReal coef[], PetscInt bs);
 

@@ -432,6 +432,62 @@ SQUALL_HOST_DEVICE static inline int SquallP1ScatterElement(int bs, const PetscI
   return nmiss;
 }
 
+/* ---- scatter through the slot map
+
+   The sparsity is fixed at set-up, so the place of every element entry in the AIJ values can be found
+   once (src/mat/p1assemble.c, SquallP1BuildSlots()) instead of by a binary search in every assembly.
+   Slot k of element e is slots[k*ne + e] (entry-major, element-minor: the 32 threads of a warp read 32
+   consecutive ints per slot, one 128-byte line). Slots 4a+b (k < 16) hold the position of entry (a, b),
+   for bs = 3 that of component (0, 0) of its 3x3 block:
+     s >= 0    position s in the diagonal block's values
+     s == -1   no entry here: row a is owned by another process
+     s <= -2   position -(s+2) in the off-diagonal block's values (a block the GPU leaves to MatSetValuesCOO)
+   For bs = 3, component (i, j) of the block is at s + i*stride + j, the stride being 3 x the length of
+   the scalar row (p1tet.h above): slots 16+a hold it for row a in the diagonal block, 20+a in the
+   off-diagonal block (read only when that block is written, so the device keeps only 20 slots). */
+#define SQUALL_P1_SLOT_NONE (-1)
+#define SQUALL_P1_SLOT_OFF(pos) (-(pos)-2)
+
+SQUALL_HOST_DEVICE static inline int SquallP1NumSlots(int bs, int withoff)
+{
+  return bs == 1 ? 16 : (withoff ? 24 : 20);
+}
+
+#if defined(__CUDA_ARCH__)
+#  define SQUALL_P1_LDG(p) __ldg(p)
+#else
+#  define SQUALL_P1_LDG(p) (*(p))
+#endif
+
+/* Adds an element operator into da (diagonal block) and oa (off-diagonal block, may be NULL: its
+   entries are skipped) through the slots of one element, slot k at s[k*ss] */
+SQUALL_HOST_DEVICE static inline void SquallP1ScatterElementSlots(int bs, const int *s, PetscInt ss, PetscScalar *da, PetscScalar *oa, const PetscReal S[4][4], const PetscReal g[4][3], PetscReal cgvol)
+{
+  SQUALL_P1_UNROLL
+  for (int a = 0; a < 4; a++) {
+    const int sd = bs == 1 ? 0 : SQUALL_P1_LDG(&s[(16 + a) * ss]), so = (bs == 1 || !oa) ? 0 : SQUALL_P1_LDG(&s[(20 + a) * ss]);
+
+    SQUALL_P1_UNROLL
+    for (int b = 0; b < 4; b++) {
+      const int    slot = SQUALL_P1_LDG(&s[(4 * a + b) * ss]);
+      PetscScalar *A    = slot >= 0 ? da : (slot <= -2 ? oa : NULL);
+      const int    pos = slot >= 0 ? slot : -slot - 2, stride = slot >= 0 ? sd : so;
+
+      if (!A) continue;
+      if (bs == 1)
+        SQUALL_P1_ADD(&A[pos], (PetscScalar)S[a][b]);
+      else {
+        SQUALL_P1_UNROLL
+        for (int i = 0; i < 3; i++) SQUALL_P1_UNROLL
+        for (int j = 0; j < 3; j++) {
+          const PetscReal val = SquallP1BlockEntry(S, g, cgvol, a, i, b, j);
+          if (val != 0) SQUALL_P1_ADD(&A[pos + i * stride + j], (PetscScalar)val);
+        }
+      }
+    }
+  }
+}
+
 /* Element right-hand side: r_a = sum_b Op_ab f_b for one element, bs = 1 or 3 (f[4*bs], r[4*bs],
    component-interleaved per vertex). With coef = {1,0,0,0} this is the load vector int phi_a f. */
 SQUALL_HOST_DEVICE static inline void SquallP1ElementApply(int bs, const PetscReal S[4][4], const PetscReal g[4][3], PetscReal cgvol, const PetscReal *f, PetscReal *r)
