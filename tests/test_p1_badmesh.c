@@ -5,6 +5,7 @@ static char help[] = "Bad input to the P1 operators must fail with a clear messa
                      "from the options database (for bad -mountain_* / -p1_* values).\n";
 
 #include <squall.h>
+#include "squalltest.h"
 #include <petscdmplex.h>
 
 int main(int argc, char **argv)
@@ -40,6 +41,16 @@ int main(int argc, char **argv)
     PetscCall(SquallP1CreateMeshFromFile(PETSC_COMM_WORLD, file, &dm));
   } else
     PetscCall(SquallP1CreateMeshFromOptions(PETSC_COMM_WORLD, &dm));
+  {
+    /* the library's default -p1_degenerate_tol 1e-10 is below single-precision round-off: the flat tetrahedron
+       (vertex 1/3, 1/3, 1/3, not exactly representable) then has 6|volume| of a few eps times its edges^3 */
+    PetscBool set;
+    char      val[32];
+
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-p1_degenerate_tol", &set));
+    PetscCall(PetscSNPrintf(val, sizeof(val), "%g", (double)SQUALL_TOL(1e-10, 100)));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-p1_degenerate_tol", val));
+  }
   PetscCall(SquallP1Create(dm, &p1));
   PetscCall(SquallP1SetFromOptions(p1));
   PetscCall(SquallP1SetUp(p1));
