@@ -146,7 +146,51 @@ template <int NQ> __device__ static inline void FinishNode(const ESDGArgs &a, Pe
     const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
     const PetscReal    fc = a.fcor[(size_t)e * NP + n];
     acc[1] += fc * qe[2 * NP + n];
-    acc[2] -= fc * qe[NP + n];
+    acc[2] += -(fc * qe[NP + n]);
+  }
+}
+
+/* FinishNode in two halves for the half-sweep kernel: the global loads (face fluxes, J, Coriolis) are
+   issued at the start, with the state's, and parked in shared memory, so that their latency is not
+   exposed again at the end (the kernel runs few warps per multiprocessor) */
+#define ESDG_NFIN 8
+template <int NQ> __device__ static inline void FinishLoad(const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal *sfin)
+{
+  constexpr int NP = NQ * NQ * NQ, NFP = NQ * NQ;
+  const int     idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
+  PetscReal     s[5]   = {0, 0, 0, 0, 0}, c1 = 0, c2 = 0;
+#pragma unroll
+  for (int f = 0; f < 6; f++) {
+    const int d = f / 2, ext = (f % 2) ? NQ - 1 : 0;
+    if (idx[d] != ext) continue;
+    const int    t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2, q = idx[t0] + NQ * idx[t1];
+    const size_t k  = ((size_t)e * 6 + f) * NFP + q;
+#pragma unroll
+    for (int c = 0; c < 5; c++) s[c] += a.FB[c * a.nSlots + k];
+  }
+  if (a.fcor) {
+    const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
+    const PetscReal    fc = a.fcor[(size_t)e * NP + n];
+    c1                    = fc * qe[2 * NP + n];
+    c2                    = -(fc * qe[NP + n]);
+  }
+#pragma unroll
+  for (int c = 0; c < 5; c++) sfin[c * NP + n] = s[c];
+  sfin[5 * NP + n] = a.J[(size_t)e * NP + n];
+  sfin[6 * NP + n] = c1;
+  sfin[7 * NP + n] = c2;
+}
+
+/* the same operations as FinishNode: (acc + faces)/J, then the Coriolis force */
+template <int NQ> __device__ static inline void FinishApply(const ESDGArgs &a, int n, const PetscReal *sfin, PetscReal acc[5])
+{
+  constexpr int   NP = NQ * NQ * NQ;
+  const PetscReal J  = sfin[5 * NP + n];
+#pragma unroll
+  for (int c = 0; c < 5; c++) acc[c] = (acc[c] + sfin[c * NP + n]) / J;
+  if (a.fcor) {
+    acc[1] += sfin[6 * NP + n];
+    acc[2] += sfin[7 * NP + n];
   }
 }
 
@@ -202,14 +246,32 @@ template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__
    (three launches replace the fused kernel, each reloading the element). */
 enum { ESDG_ABL_NONE = 0, ESDG_ABL_NOLOG = 1, ESDG_ABL_DIR0 = 2 };
 
+/* shared memory of one element of the half-sweep kernel, in reals: per-node values, the shares handed
+   to partners, the parked finish values (LIFT) and the element's nine metric values (CART) */
+template <int NQ, bool CART, bool LIFT> __host__ __device__ static constexpr int ESDGHalfShared()
+{
+  return (SQUALL_NAUX + 5 * (NQ / 2) + (LIFT ? ESDG_NFIN : 0)) * NQ * NQ * NQ + (CART ? 9 : 0);
+}
+
+/* blocks per multiprocessor the compiler must fit: on boxes up to N = 5, as many as keep 80 registers
+   per thread, which measured best at N = 4 on the H200 (109 registers: 4 blocks, 0.396 ms; 80: 6
+   blocks, 0.323 ms; 64: 8 blocks with spills, 0.491 ms); curved elements (the partner's metric per
+   pair) and higher orders spill at 80 and are left to the compiler */
+template <int NQ, bool CART> static constexpr int ESDGVolumeMinBlocks()
+{
+  return (CART && NQ <= 6 && 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) > 1) ? 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) : 1;
+}
+
 template <int NQ, bool CART, bool LIFT, int ABL, int MINB>
 __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(), MINB) ESDGVolumeHalf(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
   constexpr int               NP = NQ * NQ * NQ, NH = NQ / 2;
   extern __shared__ PetscReal sm[];
   PetscReal                  *sD     = sm;
-  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * (SQUALL_NAUX + 5 * NH) * NP;
-  PetscReal                  *sbuf   = saux + SQUALL_NAUX * NP; /* [NH][5][NP]: shares handed to partners */
+  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * ESDGHalfShared<NQ, CART, LIFT>();
+  PetscReal                  *sbuf   = saux + SQUALL_NAUX * NP;   /* [NH][5][NP]: shares handed to partners */
+  PetscReal                  *sfin   = sbuf + 5 * NH * NP;        /* [ESDG_NFIN][NP] (LIFT) */
+  PetscReal                  *sJa    = sfin + (LIFT ? ESDG_NFIN * NP : 0); /* [9] (CART) */
   const int                   n      = threadIdx.x;
   const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
   const bool                  active = l < a.nList;
@@ -217,7 +279,12 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
 
   for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
-  if (active) LoadAux<NQ>(gas, a, e, n, Q, own, saux);
+  if (active) {
+    /* a box element's metric is constant: nine values for the whole element */
+    if (CART && n < 9) sJa[n] = a.Ja[((size_t)e * 9 + n) * NP];
+    if (LIFT) FinishLoad<NQ>(a, e, n, Q, sfin);
+    LoadAux<NQ>(gas, a, e, n, Q, own, saux);
+  }
   __syncthreads();
   const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
 #pragma unroll
@@ -227,7 +294,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     if (active) {
       PetscReal nown[3];
 #pragma unroll
-      for (int c = 0; c < 3; c++) nown[c] = a.Ja[((size_t)e * 9 + d * 3 + c) * NP + n];
+      for (int c = 0; c < 3; c++) nown[c] = CART ? sJa[d * 3 + c] : a.Ja[((size_t)e * 9 + d * 3 + c) * NP + n];
 #pragma unroll
       for (int o = 1; o <= NH; o++) {
         const int m = (i + o) % NQ, p = base + m * stride;
@@ -269,7 +336,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   }
   if (!active) return;
   PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
-  if (LIFT) FinishNode<NQ>(a, e, n, Q, acc);
+  if (LIFT) FinishApply<NQ>(a, n, sfin, acc);
   if (ABL > ESDG_ABL_DIR0) {
 #pragma unroll
     for (int f = 0; f < 5; f++) fe[f * NP + n] += acc[f];
@@ -340,7 +407,8 @@ template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGEleme
 
 /* Face fluxes: one thread per face node of the faces a.faces[0..nList), each computed once for both
    sides, stored as -(s_f/w_b) F* at the element face node (and at the partner's, when it is owned). */
-template <int NQ> __global__ static void __launch_bounds__(128) ESDGFaceFlux(const SquallGas gas, const SquallSurfaceFluxType type, const ESDGArgs a, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc)
+/* MINB 5: 96 registers (some spilled) instead of 112 and 4 blocks per multiprocessor: compared at N = 4 by bench/ (tune_faces_minb1) */
+template <int NQ, int MINB = 5> __global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas gas, const SquallSurfaceFluxType type, const ESDGArgs a, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc)
 {
   constexpr int  NP = NQ * NQ * NQ, NFP = NQ * NQ;
   const PetscInt t  = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
@@ -373,15 +441,28 @@ template <int NQ> __global__ static void __launch_bounds__(128) ESDGFaceFlux(con
     Phip = a.PhiP[k];
   }
   if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
-  SquallEulerSurfaceFluxPair(&gas, type, qm, am, qp, ap, nhat, Fm, Fp);
-  const PetscReal scale = sf / a.wb;
+  /* the owned partner's side with its own metric, as the reference computes it */
+  const PetscInt kp = a.plus[k];
+  PetscReal      nhatp[3] = {-nhat[0], -nhat[1], -nhat[2]}, sfp = sf;
+  if (kp >= 0) {
+    const PetscInt   ep = kp / (6 * NFP);
+    const int        fp = (int)((kp / NFP) % 6), dp = fp / 2, np = FaceNode<NQ>(fp, (int)(kp % NFP));
+    const PetscReal  signp = (fp % 2) ? 1 : -1;
+    const PetscReal *Jap   = a.Ja + (size_t)ep * 9 * NP;
+    PetscReal        noutp[3];
+#pragma unroll
+    for (int c = 0; c < 3; c++) noutp[c] = signp * Jap[(dp * 3 + c) * NP + np];
+    sfp = sqrt(noutp[0] * noutp[0] + noutp[1] * noutp[1] + noutp[2] * noutp[2]);
+#pragma unroll
+    for (int c = 0; c < 3; c++) nhatp[c] = noutp[c] / sfp;
+  }
+  SquallEulerSurfaceFluxPair(&gas, type, qm, am, qp, ap, nhat, nhatp, Fm, Fp);
+  const PetscReal scale = sf / a.wb, scalep = sfp / a.wb;
 #pragma unroll
   for (int c = 0; c < 5; c++) a.FB[c * a.nSlots + k] = -scale * Fm[c];
-  const PetscInt kp = a.plus[k];
   if (kp >= 0) {
-    /* the partner's s_f equals this one's (watertight metrics), so the two sides cancel exactly */
 #pragma unroll
-    for (int c = 0; c < 5; c++) a.FB[c * a.nSlots + kp] = -scale * Fp[c];
+    for (int c = 0; c < 5; c++) a.FB[c * a.nSlots + kp] = -scalep * Fp[c];
   }
 }
 
@@ -523,7 +604,7 @@ template <int NQ, bool CART, bool LIFT> static PetscErrorCode ESDGLaunchFull(con
 
 template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESDGCuda *c, PetscInt first, PetscInt count, PetscBool half, PetscBool lift, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
 {
-  constexpr int NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>(), NH = NQ / 2;
+  constexpr int NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>();
   ESDGArgs      a    = ESDGGetArgs(c, s->mesh->w[0]);
   const dim3    block(NP, EPB);
   const int     grid = (int)((count + EPB - 1) / EPB);
@@ -534,11 +615,13 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
   a.elist = c->elist + first;
   a.nList = count;
   if (half) {
-    const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * (SQUALL_NAUX + 5 * NH) * NP);
-    if (cart && lift) PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
-    else if (cart) PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
-    else if (lift) PetscCall((ESDGLaunchHalf<NQ, false, true, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
-    else PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
+    constexpr int MB = ESDGVolumeMinBlocks<NQ, true>(), MC = ESDGVolumeMinBlocks<NQ, false>();
+#define ESDG_SHM(C, L) (sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * ESDGHalfShared<NQ, C, L>()))
+    if (cart && lift) PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, MB>(s->gas, a, grid, block, ESDG_SHM(true, true), Q, F, stream)));
+    else if (cart) PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, MB>(s->gas, a, grid, block, ESDG_SHM(true, false), Q, F, stream)));
+    else if (lift) PetscCall((ESDGLaunchHalf<NQ, false, true, ESDG_ABL_NONE, MC>(s->gas, a, grid, block, ESDG_SHM(false, true), Q, F, stream)));
+    else PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, MC>(s->gas, a, grid, block, ESDG_SHM(false, false), Q, F, stream)));
+#undef ESDG_SHM
   } else {
     const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * SQUALL_NAUX * NP);
     if (cart && lift) PetscCall((ESDGLaunchFull<NQ, true, true>(s->gas, a, grid, block, shm, Q, F, stream)));
@@ -552,14 +635,15 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
 
 /* the variants of the ablation study and the register-cap tuning, N = 4 on boxes, all elements:
    0 unbalanced half sweep, 1 no precomputed logs, 2 one launch per direction, 3/4/5 the half sweep
-   with at least 4/6/8 blocks per multiprocessor (fewer registers per thread) */
-static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int variant, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+   with at least 1/6/8 blocks per multiprocessor (1: no register cap; the production kernel uses 6),
+   6 the face kernel without register cap */
+static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int variant, const PetscScalar *Q, const PetscScalar *Qloc, PetscScalar *F, cudaStream_t stream)
 {
-  constexpr int  NQ = 5, NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>(), NH = NQ / 2;
+  constexpr int  NQ = 5, NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>();
   const ESDGArgs a = ESDGGetArgs(c, s->mesh->w[0]);
   const dim3     block(NP, EPB);
   const int      grid = (int)((c->nOwned + EPB - 1) / EPB);
-  const size_t   shm  = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * (SQUALL_NAUX + 5 * NH) * NP);
+  const size_t   shm  = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * ESDGHalfShared<NQ, true, false>());
 
   PetscFunctionBegin;
   PetscCheck(s->mesh->N == 4 && s->mesh->cartesian, s->comm, PETSC_ERR_SUP, "The ablation variants exist for -esdg_order 4 on boxes only");
@@ -578,7 +662,7 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
     PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_DIR0 + 2, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
     break;
   case 3:
-    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 4>(s->gas, a, grid, block, shm, Q, F, stream)));
+    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
     break;
   case 4:
     PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 6>(s->gas, a, grid, block, shm, Q, F, stream)));
@@ -586,6 +670,11 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
   case 5:
     PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 8>(s->gas, a, grid, block, shm, Q, F, stream)));
     break;
+  case 6: {
+    ESDGArgs af = a;
+    af.nList    = c->nFacesEarly + c->nFacesGhost;
+    ESDGFaceFlux<NQ, 1><<<(int)(((size_t)af.nList * NQ * NQ + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, af, Q, Qloc);
+  } break;
   default:
     SETERRQ(s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown ESDG kernel variant %d", variant);
   }
@@ -955,7 +1044,7 @@ PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, Pe
      faces                         the face kernel over all computed faces
      surface_element               the first version's per-element surface kernel over all elements
      rhs, rhs_element              the whole RHS in face mode / element mode
-     abl_unbalanced, abl_nolog, abl_unfused, tune_minb4, tune_minb6, tune_minb8   (N = 4, boxes) */
+     abl_unbalanced, abl_nolog, abl_unfused, tune_minb1, tune_minb6, tune_minb8, tune_faces_minb1   (N = 4, boxes) */
 PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms)
 {
   SquallDGMesh       m = s->mesh;
@@ -965,7 +1054,7 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
   cudaStream_t       stream = NULL;
   cudaEvent_t        t0, t1;
   PetscReal         *samples;
-  const char        *abl[] = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb4", "tune_minb6", "tune_minb8"};
+  const char        *abl[] = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1"};
   int                variant = -1, kind = -1;
   const PetscBool    half0 = c ? c->half : PETSC_FALSE, face0 = c ? c->faceMode : PETSC_FALSE;
   PetscBool          match;
@@ -978,7 +1067,7 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
       PetscCall(PetscStrcmp(which, kinds[k], &match));
       if (match) kind = k;
     }
-    for (int k = 0; k < 6 && kind < 0; k++) {
+    for (int k = 0; k < 7 && kind < 0; k++) {
       PetscCall(PetscStrcmp(which, abl[k], &match));
       if (match) {
         kind    = 7;
@@ -1021,7 +1110,7 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
         ESDG_DISPATCH(m->N, ESDGLaunchSurface, (s, c, 0, c->nInterior + c->nHalo, qd, qld, fd, stream));
         break;
       default:
-        PetscCall(ESDGLaunchVariantN4(s, c, variant, qd, fd, stream));
+        PetscCall(ESDGLaunchVariantN4(s, c, variant, qd, qld, fd, stream));
       }
       PetscCallCUDA(cudaEventRecord(t1, stream));
       PetscCall(VecCUDARestoreArrayRead(s->Qloc, &qld));

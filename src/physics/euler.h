@@ -207,7 +207,13 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallEulerMaxWaveSpeed(const SquallG
    single reciprocal of their product (the logarithmic mean of b enters only through
    1/(2(gamma-1) b_ln), from the inverse-mean formula, as in Ranocha et al.). The product is ~ rho b^2
    (~1e-10 in SI units), far from the under/overflow range even in single precision. */
-SQUALL_HOST_DEVICE static inline void SquallEulerECFluxPair(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], const PetscReal n[3], PetscReal Fs[5], PetscReal G1[3], PetscReal G2[3])
+/* The normal-independent part of the pair flux (the means and the gravity factors), so that the same
+   pair can be contracted with more than one normal (the two sides of a face). */
+typedef struct {
+  PetscReal rho_ln, p_hat, ub, vb, wb, ek, g1, g2;
+} SquallEulerECMeans;
+
+SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], SquallEulerECMeans *M)
 {
   const PetscReal gm1  = gas->gamma - 1;
   const PetscReal rho1 = a1[SQ_RHO], rho2 = a2[SQ_RHO], b1 = a1[SQ_B], b2 = a2[SQ_B];
@@ -226,29 +232,49 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECFluxPair(const SquallGas *gas
   const PetscReal rho_ln = serr ? rser : fr;
   /* e_ln = 1/(2 (gamma-1) b_ln) */
   const PetscReal fb = db * iDb, e_ln = iDbg * (serb ? SquallInvLogMeanSeries_Private(fb * fb) : (PetscReal)0.5 * lb);
-  const PetscReal p_hat = (PetscReal)0.5 * sr * isb;
   /* velocity averages: per-node |u|^2 first, then symmetric combinations only */
   const PetscReal uu1 = a1[SQ_U] * a1[SQ_U] + a1[SQ_V] * a1[SQ_V] + a1[SQ_W] * a1[SQ_W];
   const PetscReal uu2 = a2[SQ_U] * a2[SQ_U] + a2[SQ_V] * a2[SQ_V] + a2[SQ_W] * a2[SQ_W];
   const PetscReal ub = (PetscReal)0.5 * (a1[SQ_U] + a2[SQ_U]), vb = (PetscReal)0.5 * (a1[SQ_V] + a2[SQ_V]), wb = (PetscReal)0.5 * (a1[SQ_W] + a2[SQ_W]);
-  const PetscReal un   = ub * n[0] + vb * n[1] + wb * n[2];
   const PetscReal Phib = (PetscReal)0.5 * (a1[SQ_PHI] + a2[SQ_PHI]);
-  const PetscReal Frho = rho_ln * un;
   /* G_12 = (1/2) {{b}} rho_ln [[Phi]] n / b1 and G_21 = -(b1/b2) G_12 share this factor */
   const PetscReal gc = (PetscReal)0.25 * sb * rho_ln * (a2[SQ_PHI] - a1[SQ_PHI]);
-  const PetscReal g1 = gc * a1[SQ_INVB], g2 = -gc * a2[SQ_INVB];
+
+  M->rho_ln = rho_ln;
+  M->p_hat  = (PetscReal)0.5 * sr * isb;
+  M->ub     = ub;
+  M->vb     = vb;
+  M->wb     = wb;
+  M->ek     = e_ln - (PetscReal)0.25 * (uu1 + uu2) + Phib + (ub * ub + vb * vb + wb * wb);
+  M->g1     = gc * a1[SQ_INVB];
+  M->g2     = -gc * a2[SQ_INVB];
+}
+
+/* the symmetric flux Fs of the means along n (linear in n) */
+SQUALL_HOST_DEVICE static inline void SquallEulerECContract(const SquallEulerECMeans *M, const PetscReal n[3], PetscReal Fs[5])
+{
+  const PetscReal un   = M->ub * n[0] + M->vb * n[1] + M->wb * n[2];
+  const PetscReal Frho = M->rho_ln * un;
 
   Fs[0] = Frho;
-  Fs[1] = Frho * ub + p_hat * n[0];
-  Fs[2] = Frho * vb + p_hat * n[1];
-  Fs[3] = Frho * wb + p_hat * n[2];
-  Fs[4] = Frho * (e_ln - (PetscReal)0.25 * (uu1 + uu2) + Phib + (ub * ub + vb * vb + wb * wb)) + p_hat * un;
-  G1[0] = g1 * n[0];
-  G1[1] = g1 * n[1];
-  G1[2] = g1 * n[2];
-  G2[0] = g2 * n[0];
-  G2[1] = g2 * n[1];
-  G2[2] = g2 * n[2];
+  Fs[1] = Frho * M->ub + M->p_hat * n[0];
+  Fs[2] = Frho * M->vb + M->p_hat * n[1];
+  Fs[3] = Frho * M->wb + M->p_hat * n[2];
+  Fs[4] = Frho * M->ek + M->p_hat * un;
+}
+
+SQUALL_HOST_DEVICE static inline void SquallEulerECFluxPair(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], const PetscReal n[3], PetscReal Fs[5], PetscReal G1[3], PetscReal G2[3])
+{
+  SquallEulerECMeans M;
+
+  SquallEulerECMeansPair(gas, a1, a2, &M);
+  SquallEulerECContract(&M, n, Fs);
+  G1[0] = M.g1 * n[0];
+  G1[1] = M.g1 * n[1];
+  G1[2] = M.g1 * n[2];
+  G2[0] = M.g2 * n[0];
+  G2[1] = M.g2 * n[1];
+  G2[2] = M.g2 * n[2];
 }
 
 /* the same flux seen from node 1 only: node 1 receives Fs + (0, G, 0) */
@@ -324,19 +350,23 @@ SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFlux(const SquallGas *ga
   }
 }
 
-/* Both sides of a face from one evaluation: Fm = SquallEulerSurfaceFlux(qm, qp; nhat) (the same
-   operations in the same order) and Fp, the flux the outer node receives along its own outward normal
-   -nhat. Fs is symmetric and odd in n, the dissipation odd under (dv, nhat) -> (-dv, -nhat) and the
-   gravity fluctuation of the outer node is G_21 (SquallEulerECFluxPair), so
-     Fp = -(Fs + (0, G_21, 0) - D/2)
-   which equals SquallEulerSurfaceFlux(qp, qm; -nhat) up to rounding and makes the two sides'
-   contributions cancel exactly in the mass and momentum sums. A face kernel thus computes every
-   shared face once. */
-SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFluxPair(const SquallGas *gas, SquallSurfaceFluxType type, const PetscReal qm[5], const PetscReal am[], const PetscReal qp[5], const PetscReal ap[], const PetscReal nhat[3], PetscReal Fm[5], PetscReal Fp[5])
+/* Both sides of a face from one evaluation of the means: Fm = SquallEulerSurfaceFlux(qm, qp; nhat)
+   (the same operations in the same order) and Fp, the flux of the outer node along its own outward
+   unit normal nhatp (-nhat up to the rounding of the two elements' metrics). Fs and the gravity
+   fluctuation are linear in the normal, so the outer side contracts the same means with nhatp and
+   gets the fluctuation of node 2, G_21 = g2 n (SquallEulerECFluxPair); the dissipation is odd under
+   (dv, nhat) -> (-dv, -nhat) and is taken from the inner side. Each side thus sees its own metric
+   (which keeps the discrete hydrostatic balance and free stream of the reference) and, when nhatp is
+   exactly -nhat, the two sides' mass and energy fluxes cancel exactly. A face kernel computes every
+   shared face once with it. */
+SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFluxPair(const SquallGas *gas, SquallSurfaceFluxType type, const PetscReal qm[5], const PetscReal am[], const PetscReal qp[5], const PetscReal ap[], const PetscReal nhat[3], const PetscReal nhatp[3], PetscReal Fm[5], PetscReal Fp[5])
 {
-  PetscReal Fs[5], G1[3], G2[3], Dh[5] = {0, 0, 0, 0, 0};
+  SquallEulerECMeans M;
+  PetscReal          Fs[5], Fsp[5], Dh[5] = {0, 0, 0, 0, 0};
 
-  SquallEulerECFluxPair(gas, am, ap, nhat, Fs, G1, G2);
+  SquallEulerECMeansPair(gas, am, ap, &M);
+  SquallEulerECContract(&M, nhat, Fs);
+  SquallEulerECContract(&M, nhatp, Fsp);
   if (type == SQUALL_FLUX_ES) {
     PetscReal dv[5], D[5];
     SquallEulerEntropyJump_Private(gas, am, ap, dv);
@@ -347,13 +377,13 @@ SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFluxPair(const SquallGas
     for (int k = 0; k < 5; k++) Dh[k] = hl * (qp[k] - qm[k]);
   }
   Fm[0] = Fs[0] - Dh[0];
-  Fp[0] = -Fm[0];
+  Fp[0] = Fsp[0] + Dh[0];
   for (int c = 0; c < 3; c++) {
-    Fm[1 + c] = (Fs[1 + c] + G1[c]) - Dh[1 + c];
-    Fp[1 + c] = -((Fs[1 + c] + G2[c]) - Dh[1 + c]);
+    Fm[1 + c] = (Fs[1 + c] + M.g1 * nhat[c]) - Dh[1 + c];
+    Fp[1 + c] = (Fsp[1 + c] + M.g2 * nhatp[c]) + Dh[1 + c];
   }
   Fm[4] = Fs[4] - Dh[4];
-  Fp[4] = -Fm[4];
+  Fp[4] = Fsp[4] + Dh[4];
 }
 
 /* reflecting (free-slip) wall: q_out = (rho, m - 2 (m.nhat) nhat, E), to be used with the same Phi */

@@ -108,7 +108,8 @@ static PetscErrorCode BaroclinicState(const PetscReal x[3], PetscReal Phi, Petsc
     T                  = c->T0 * PetscExpReal(k * L) + Pp / Rd * (2 / (c->b * c->b) * L * L - 1) * G;
     const PetscReal dL = F / (-Rd * T);
     L -= dL;
-    if (PetscAbsReal(dL) <= 1e-14 * (1 + PetscAbsReal(L))) break;
+    /* quadratic convergence: stop at a step near the precision's round-off (1e-14 in double) */
+    if (PetscAbsReal(dL) <= PetscMax((PetscReal)1e-14, 10 * PETSC_MACHINE_EPSILON) * (1 + PetscAbsReal(L))) break;
   }
   PetscCheck(it < 60, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Baroclinic initial state: Newton for eta did not converge at z = %g", (double)(Phi / g));
   G    = PetscExpReal(-(L / c->b) * (L / c->b));
