@@ -316,7 +316,7 @@ static PetscErrorCode TestSurfaceFluxPair(PetscRandom rnd)
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < 3000; i++) {
-    PetscReal q1[5], q2[5], Phi1, Phi2, a1[SQUALL_NAUX], a2[SQUALL_NAUX], nhat[3], mhat[3], Fm[5], Fp[5], F1[5], F2[5], S[5];
+    PetscReal                   q1[5], q2[5], Phi1, Phi2, a1[SQUALL_NAUX], a2[SQUALL_NAUX], nhat[3], mhat[3], Fm[5], Fp[5], F1[5], F2[5], S[5];
     const SquallSurfaceFluxType t = types[i % 3];
     PetscCall(RandomPair(rnd, i / 3, PETSC_TRUE, q1, &Phi1, a1, q2, &Phi2, a2));
     PetscCall(RandomVector(rnd, 1, nhat));
@@ -336,7 +336,7 @@ static PetscErrorCode TestSurfaceFluxPair(PetscRandom rnd)
   /* the outer side with its own, slightly different normal: Fs and gravity contracted with it exactly
      as the one-sided flux does, the dissipation from the inner normal (a difference of order |dn| |D|) */
   for (PetscInt i = 0; i < 3000; i++) {
-    PetscReal q1[5], q2[5], Phi1, Phi2, a1[SQUALL_NAUX], a2[SQUALL_NAUX], nhat[3], mhat[3], dn[3], Fm[5], Fp[5], F2[5], S[5], len = 0;
+    PetscReal                   q1[5], q2[5], Phi1, Phi2, a1[SQUALL_NAUX], a2[SQUALL_NAUX], nhat[3], mhat[3], dn[3], Fm[5], Fp[5], F2[5], S[5], len = 0;
     const SquallSurfaceFluxType t = types[i % 3];
     PetscCall(RandomPair(rnd, i / 3, i % 2 ? PETSC_TRUE : PETSC_FALSE, q1, &Phi1, a1, q2, &Phi2, a2));
     PetscCall(RandomVector(rnd, 1, nhat));

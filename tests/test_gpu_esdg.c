@@ -6,6 +6,7 @@ static char help[] = "ESDG on the GPU against the CPU reference: one RHS evaluat
 #include <squall.h>
 #include "ts/esdgimpl.h"
 #include "cuda/squallcuda.h"
+#include "squalltest.h"
 
 static PetscErrorCode CreateSolver(const char *vectype, const char *casename, SquallESDG *s, Vec *Q)
 {
@@ -99,8 +100,10 @@ int main(int argc, char **argv)
   Vec        Qc, Qg, Fc, Fg;
   PetscInt   steps = 3;
   PetscBool  gpu;
-  PetscReal  rel[5], rhsscale[5], stepscale[5], tol = 1e-13, steptol = 1e-11, relmax = 0, dt, tg;
-  char       casename[64] = "random";
+  /* 450 eps: an RHS entry sums O(100) flux terms, in another order on the device; 2000 eps: 3 steps of
+     14 stages carry that difference */
+  PetscReal rel[5], rhsscale[5], stepscale[5], tol = SQUALL_TOL(1e-13, 450), steptol = SQUALL_TOL(1e-11, 2000), relmax = 0, dt, tg;
+  char      casename[64] = "random";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &gpu));
@@ -143,7 +146,7 @@ int main(int argc, char **argv)
   {
     PetscReal dtg;
     PetscCall(SquallESDGComputeTimeStep(sg, Qg, 0.5, &dtg));
-    PetscCheck(PetscAbsReal(dtg - dt) <= 1e-12 * dt, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CFL time step GPU %.17g vs CPU %.17g", (double)dtg, (double)dt);
+    PetscCheck(PetscAbsReal(dtg - dt) <= SQUALL_TOL(1e-12, 100) * dt, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CFL time step GPU %.17g vs CPU %.17g", (double)dtg, (double)dt);
   }
   PetscCall(Advance(sc, Qc, steps, dt));
   PetscCall(Advance(sg, Qg, steps, dt));

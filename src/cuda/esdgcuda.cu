@@ -40,13 +40,14 @@ typedef struct {
   PetscInt  *faces; /* [nFacesEarly + nFacesGhost] e*6+f of the faces computed here, ghost-free ones first */
   PetscInt  *plus;  /* [nOwned*6*Nfp] for a computed face node with an owned partner: the partner's slot, else -1 */
   PetscReal *FB;    /* [5][nOwned*6*Nfp] -(s_f/w_b) F* at every element face node */
+  PetscReal *FG;    /* [4][nOwned*6*Nfp] the element's outward unit normal and s_f at every face node */
   PetscInt   nFacesEarly, nFacesGhost;
   PetscBool  half, faceMode;
 } ESDGCuda;
 
 typedef struct {
   const PetscInt  *gslot, *vmapP, *elist, *faces, *plus;
-  const PetscReal *PhiP, *Phi, *J, *Ja, *fcor, *D;
+  const PetscReal *PhiP, *Phi, *J, *Ja, *fcor, *D, *FG;
   PetscReal       *FB;
   int             *bad;
   PetscInt         nOwned, nList;
@@ -63,6 +64,7 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.faces  = c->faces;
   a.plus   = c->plus;
   a.FB     = c->FB;
+  a.FG     = c->FG;
   a.nSlots = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
   a.PhiP   = c->PhiP;
   a.Phi    = c->Phi;
@@ -135,7 +137,7 @@ template <int NQ> __device__ static inline void FinishNode(const ESDGArgs &a, Pe
     const int d = f / 2, ext = (f % 2) ? NQ - 1 : 0;
     if (idx[d] != ext) continue;
     const int    t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2, q = idx[t0] + NQ * idx[t1];
-    const size_t k  = ((size_t)e * 6 + f) * NFP + q;
+    const size_t k = ((size_t)e * 6 + f) * NFP + q;
 #pragma unroll
     for (int c = 0; c < 5; c++) s[c] += a.FB[c * a.nSlots + k];
   }
@@ -158,13 +160,13 @@ template <int NQ> __device__ static inline void FinishLoad(const ESDGArgs &a, Pe
 {
   constexpr int NP = NQ * NQ * NQ, NFP = NQ * NQ;
   const int     idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
-  PetscReal     s[5]   = {0, 0, 0, 0, 0}, c1 = 0, c2 = 0;
+  PetscReal     s[5] = {0, 0, 0, 0, 0}, c1 = 0, c2 = 0;
 #pragma unroll
   for (int f = 0; f < 6; f++) {
     const int d = f / 2, ext = (f % 2) ? NQ - 1 : 0;
     if (idx[d] != ext) continue;
     const int    t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2, q = idx[t0] + NQ * idx[t1];
-    const size_t k  = ((size_t)e * 6 + f) * NFP + q;
+    const size_t k = ((size_t)e * 6 + f) * NFP + q;
 #pragma unroll
     for (int c = 0; c < 5; c++) s[c] += a.FB[c * a.nSlots + k];
   }
@@ -269,8 +271,8 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   extern __shared__ PetscReal sm[];
   PetscReal                  *sD     = sm;
   PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * ESDGHalfShared<NQ, CART, LIFT>();
-  PetscReal                  *sbuf   = saux + SQUALL_NAUX * NP;   /* [NH][5][NP]: shares handed to partners */
-  PetscReal                  *sfin   = sbuf + 5 * NH * NP;        /* [ESDG_NFIN][NP] (LIFT) */
+  PetscReal                  *sbuf   = saux + SQUALL_NAUX * NP;            /* [NH][5][NP]: shares handed to partners */
+  PetscReal                  *sfin   = sbuf + 5 * NH * NP;                 /* [ESDG_NFIN][NP] (LIFT) */
   PetscReal                  *sJa    = sfin + (LIFT ? ESDG_NFIN * NP : 0); /* [9] (CART) */
   const int                   n      = threadIdx.x;
   const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
@@ -281,7 +283,8 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
   if (active) {
     /* a box element's metric is constant: nine values for the whole element */
-    if (CART && n < 9) sJa[n] = a.Ja[((size_t)e * 9 + n) * NP];
+    if (CART)
+      for (int k = n; k < 9; k += NP) sJa[k] = a.Ja[((size_t)e * 9 + k) * NP];
     if (LIFT) FinishLoad<NQ>(a, e, n, Q, sfin);
     LoadAux<NQ>(gas, a, e, n, Q, own, saux);
   }
@@ -411,21 +414,28 @@ template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGEleme
 template <int NQ, int MINB = 5> __global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas gas, const SquallSurfaceFluxType type, const ESDGArgs a, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc)
 {
   constexpr int  NP = NQ * NQ * NQ, NFP = NQ * NQ;
-  const PetscInt t  = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= a.nList * NFP) return;
-  const PetscInt   ef = a.faces[t / NFP];
-  const PetscInt   e  = ef / 6;
-  const int        f = (int)(ef % 6), q = (int)(t % NFP), d = f / 2, n = FaceNode<NQ>(f, q);
-  const size_t     k    = (size_t)ef * NFP + q;
-  const PetscReal  sign = (f % 2) ? 1 : -1;
-  const PetscInt   code = a.vmapP[k];
-  const PetscReal *Ja   = a.Ja + (size_t)e * 9 * NP;
-  PetscReal        nout[3], sf, nhat[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fm[5], Fp[5], Phip;
+  const PetscInt ef = a.faces[t / NFP];
+  const PetscInt e  = ef / 6;
+  const int      f = (int)(ef % 6), q = (int)(t % NFP), n = FaceNode<NQ>(f, q);
+  const size_t   k    = (size_t)ef * NFP + q;
+  const PetscInt code = a.vmapP[k], kp = a.plus[k];
+  PetscReal      sf, sfp, nhat[3], nhatp[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fm[5], Fp[5], Phip;
+  /* each side's own unit normal and s_f, precomputed per face node (read coalesced; no metric of the
+     partner element to gather): the partner side sees its own metric, as in the reference */
 #pragma unroll
-  for (int c = 0; c < 3; c++) nout[c] = sign * Ja[(d * 3 + c) * NP + n];
-  sf = sqrt(nout[0] * nout[0] + nout[1] * nout[1] + nout[2] * nout[2]);
+  for (int c = 0; c < 3; c++) nhat[c] = a.FG[c * a.nSlots + k];
+  sf = a.FG[3 * a.nSlots + k];
+  if (kp >= 0) {
 #pragma unroll
-  for (int c = 0; c < 3; c++) nhat[c] = nout[c] / sf;
+    for (int c = 0; c < 3; c++) nhatp[c] = a.FG[c * a.nSlots + kp];
+    sfp = a.FG[3 * a.nSlots + kp];
+  } else {
+#pragma unroll
+    for (int c = 0; c < 3; c++) nhatp[c] = -nhat[c];
+    sfp = sf;
+  }
   const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
 #pragma unroll
   for (int c = 0; c < 5; c++) qm[c] = qe[c * NP + n];
@@ -441,21 +451,6 @@ template <int NQ, int MINB = 5> __global__ static void __launch_bounds__(128, MI
     Phip = a.PhiP[k];
   }
   if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
-  /* the owned partner's side with its own metric, as the reference computes it */
-  const PetscInt kp = a.plus[k];
-  PetscReal      nhatp[3] = {-nhat[0], -nhat[1], -nhat[2]}, sfp = sf;
-  if (kp >= 0) {
-    const PetscInt   ep = kp / (6 * NFP);
-    const int        fp = (int)((kp / NFP) % 6), dp = fp / 2, np = FaceNode<NQ>(fp, (int)(kp % NFP));
-    const PetscReal  signp = (fp % 2) ? 1 : -1;
-    const PetscReal *Jap   = a.Ja + (size_t)ep * 9 * NP;
-    PetscReal        noutp[3];
-#pragma unroll
-    for (int c = 0; c < 3; c++) noutp[c] = signp * Jap[(dp * 3 + c) * NP + np];
-    sfp = sqrt(noutp[0] * noutp[0] + noutp[1] * noutp[1] + noutp[2] * noutp[2]);
-#pragma unroll
-    for (int c = 0; c < 3; c++) nhatp[c] = noutp[c] / sfp;
-  }
   SquallEulerSurfaceFluxPair(&gas, type, qm, am, qp, ap, nhat, nhatp, Fm, Fp);
   const PetscReal scale = sf / a.wb, scalep = sfp / a.wb;
 #pragma unroll
@@ -583,7 +578,6 @@ template <int NQ> __global__ static void ESDGNodeReduce(const SquallGas gas, con
 /* ---------------------------------------------------------------------------------------------
    host side */
 
-
 /* volume kernel over the elements elist[first .. first+count); with lift, the faces' fluxes (face
    mode) are added and the node finished; abl/minb select the ablation and tuning variants (N = 4) */
 template <int NQ, bool CART, bool LIFT, int ABL, int MINB> static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
@@ -605,7 +599,7 @@ template <int NQ, bool CART, bool LIFT> static PetscErrorCode ESDGLaunchFull(con
 template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESDGCuda *c, PetscInt first, PetscInt count, PetscBool half, PetscBool lift, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
 {
   constexpr int NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>();
-  ESDGArgs      a    = ESDGGetArgs(c, s->mesh->w[0]);
+  ESDGArgs      a = ESDGGetArgs(c, s->mesh->w[0]);
   const dim3    block(NP, EPB);
   const int     grid = (int)((count + EPB - 1) / EPB);
   const bool    cart = s->mesh->cartesian;
@@ -617,17 +611,25 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
   if (half) {
     constexpr int MB = ESDGVolumeMinBlocks<NQ, true>(), MC = ESDGVolumeMinBlocks<NQ, false>();
 #define ESDG_SHM(C, L) (sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * ESDGHalfShared<NQ, C, L>()))
-    if (cart && lift) PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, MB>(s->gas, a, grid, block, ESDG_SHM(true, true), Q, F, stream)));
-    else if (cart) PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, MB>(s->gas, a, grid, block, ESDG_SHM(true, false), Q, F, stream)));
-    else if (lift) PetscCall((ESDGLaunchHalf<NQ, false, true, ESDG_ABL_NONE, MC>(s->gas, a, grid, block, ESDG_SHM(false, true), Q, F, stream)));
-    else PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, MC>(s->gas, a, grid, block, ESDG_SHM(false, false), Q, F, stream)));
+    if (cart && lift)
+      PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, MB>(s->gas, a, grid, block, ESDG_SHM(true, true), Q, F, stream)));
+    else if (cart)
+      PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, MB>(s->gas, a, grid, block, ESDG_SHM(true, false), Q, F, stream)));
+    else if (lift)
+      PetscCall((ESDGLaunchHalf<NQ, false, true, ESDG_ABL_NONE, MC>(s->gas, a, grid, block, ESDG_SHM(false, true), Q, F, stream)));
+    else
+      PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, MC>(s->gas, a, grid, block, ESDG_SHM(false, false), Q, F, stream)));
 #undef ESDG_SHM
   } else {
     const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * SQUALL_NAUX * NP);
-    if (cart && lift) PetscCall((ESDGLaunchFull<NQ, true, true>(s->gas, a, grid, block, shm, Q, F, stream)));
-    else if (cart) PetscCall((ESDGLaunchFull<NQ, true, false>(s->gas, a, grid, block, shm, Q, F, stream)));
-    else if (lift) PetscCall((ESDGLaunchFull<NQ, false, true>(s->gas, a, grid, block, shm, Q, F, stream)));
-    else PetscCall((ESDGLaunchFull<NQ, false, false>(s->gas, a, grid, block, shm, Q, F, stream)));
+    if (cart && lift)
+      PetscCall((ESDGLaunchFull<NQ, true, true>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else if (cart)
+      PetscCall((ESDGLaunchFull<NQ, true, false>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else if (lift)
+      PetscCall((ESDGLaunchFull<NQ, false, true>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else
+      PetscCall((ESDGLaunchFull<NQ, false, false>(s->gas, a, grid, block, shm, Q, F, stream)));
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -648,35 +650,26 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
   PetscFunctionBegin;
   PetscCheck(s->mesh->N == 4 && s->mesh->cartesian, s->comm, PETSC_ERR_SUP, "The ablation variants exist for -esdg_order 4 on boxes only");
   switch (variant) {
-  case 0: {
-    const size_t shmu = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * (SQUALL_NAUX + 5 * NQ) * NP);
-    PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalfUnbalanced<NQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmu));
-    ESDGVolumeHalfUnbalanced<NQ><<<grid, block, shmu, stream>>>(s->gas, a, Q, F);
-  } break;
-  case 1:
-    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NOLOG, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
-    break;
-  case 2:
-    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_DIR0, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
-    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_DIR0 + 1, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
-    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_DIR0 + 2, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
-    break;
-  case 3:
-    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
-    break;
-  case 4:
-    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 6>(s->gas, a, grid, block, shm, Q, F, stream)));
-    break;
-  case 5:
-    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 8>(s->gas, a, grid, block, shm, Q, F, stream)));
-    break;
-  case 6: {
-    ESDGArgs af = a;
-    af.nList    = c->nFacesEarly + c->nFacesGhost;
-    ESDGFaceFlux<NQ, 1><<<(int)(((size_t)af.nList * NQ * NQ + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, af, Q, Qloc);
-  } break;
-  default:
-    SETERRQ(s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown ESDG kernel variant %d", variant);
+    case 0: {
+      const size_t shmu = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * (SQUALL_NAUX + 5 * NQ) * NP);
+      PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalfUnbalanced<NQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmu));
+      ESDGVolumeHalfUnbalanced<NQ><<<grid, block, shmu, stream>>>(s->gas, a, Q, F);
+    } break;
+    case 1: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NOLOG, 1>(s->gas, a, grid, block, shm, Q, F, stream))); break;
+    case 2:
+      PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_DIR0, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
+      PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_DIR0 + 1, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
+      PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_DIR0 + 2, 1>(s->gas, a, grid, block, shm, Q, F, stream)));
+      break;
+    case 3: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream))); break;
+    case 4: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 6>(s->gas, a, grid, block, shm, Q, F, stream))); break;
+    case 5: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 8>(s->gas, a, grid, block, shm, Q, F, stream))); break;
+    case 6: {
+      ESDGArgs af = a;
+      af.nList    = c->nFacesEarly + c->nFacesGhost;
+      ESDGFaceFlux<NQ, 1><<<(int)(((size_t)af.nList * NQ * NQ + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, af, Q, Qloc);
+    } break;
+    default: SETERRQ(s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown ESDG kernel variant %d", variant);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -787,8 +780,10 @@ static PetscErrorCode ESDGBuildFaces(SquallESDG s, PetscInt *faces, PetscInt *nE
           }
         }
         faces[ne + ng] = e * 6 + f;
-        if (pass == 0) ne++;
-        else ng++;
+        if (pass == 0)
+          ne++;
+        else
+          ng++;
       }
   }
   *nEarly = ne;
@@ -852,6 +847,28 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
   PetscCall(Upload(&c->faces, faces, (size_t)(c->nFacesEarly + c->nFacesGhost)));
   PetscCall(Upload(&c->plus, plus, (size_t)E * 6 * Nfp));
   PetscCallCUDA(cudaMalloc((void **)&c->FB, PetscMax((size_t)5 * E * 6 * Nfp, (size_t)1) * sizeof(PetscReal)));
+  {
+    /* outward unit normal and s_f of every element face node, with the reference's operations */
+    const size_t S = (size_t)E * 6 * Nfp;
+    PetscReal   *fg;
+    PetscCall(PetscMalloc1(PetscMax(4 * S, (size_t)1), &fg));
+    for (PetscInt e = 0; e < E; e++)
+      for (PetscInt f = 0; f < 6; f++) {
+        const PetscReal *Ja = SQUALL_DG_JA(m, e), sign = (f % 2) ? 1 : -1;
+        const PetscInt   d = f / 2;
+        for (PetscInt q = 0; q < Nfp; q++) {
+          const PetscInt n = m->fmask[f * Nfp + q];
+          const size_t   k = ((size_t)e * 6 + f) * Nfp + q;
+          PetscReal      nout[3], sf;
+          for (PetscInt c = 0; c < 3; c++) nout[c] = sign * Ja[(d * 3 + c) * Np + n];
+          sf = PetscSqrtReal(nout[0] * nout[0] + nout[1] * nout[1] + nout[2] * nout[2]);
+          for (PetscInt c = 0; c < 3; c++) fg[c * S + k] = nout[c] / sf;
+          fg[3 * S + k] = sf;
+        }
+      }
+    PetscCall(Upload(&c->FG, fg, 4 * S));
+    PetscCall(PetscFree(fg));
+  }
   if (s->coriolis != SQUALL_CORIOLIS_NONE) {
     PetscCall(PetscMalloc1((size_t)E * Np, &fcor));
     for (PetscInt e = 0; e < E; e++)
@@ -884,6 +901,7 @@ PetscErrorCode SquallESDGDestroyCUDA(SquallESDG s)
   PetscCallCUDA(cudaFree(c->faces));
   PetscCallCUDA(cudaFree(c->plus));
   PetscCallCUDA(cudaFree(c->FB));
+  PetscCallCUDA(cudaFree(c->FG));
   if (c->fcor) PetscCallCUDA(cudaFree(c->fcor));
   PetscCallCUDA(cudaFree(c->bad));
   PetscCallCUDA(cudaFree(c->red));
@@ -1054,7 +1072,7 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
   cudaStream_t       stream = NULL;
   cudaEvent_t        t0, t1;
   PetscReal         *samples;
-  const char        *abl[] = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1"};
+  const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1"};
   int                variant = -1, kind = -1;
   const PetscBool    half0 = c ? c->half : PETSC_FALSE, face0 = c ? c->faceMode : PETSC_FALSE;
   PetscBool          match;
@@ -1096,21 +1114,12 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
       PetscCall(VecCUDAGetArrayRead(s->Qloc, &qld));
       PetscCallCUDA(cudaEventRecord(t0, stream));
       switch (kind) {
-      case 0:
-      case 1:
-        ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, 0, c->nOwned, kind == 1 ? PETSC_TRUE : PETSC_FALSE, PETSC_FALSE, qd, fd, stream));
-        break;
-      case 2:
-        ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, 0, c->nOwned, c->half, PETSC_TRUE, qd, fd, stream));
-        break;
-      case 3:
-        ESDG_DISPATCH(m->N, ESDGLaunchFaces, (s, c, 0, c->nFacesEarly + c->nFacesGhost, qd, qld, stream));
-        break;
-      case 4:
-        ESDG_DISPATCH(m->N, ESDGLaunchSurface, (s, c, 0, c->nInterior + c->nHalo, qd, qld, fd, stream));
-        break;
-      default:
-        PetscCall(ESDGLaunchVariantN4(s, c, variant, qd, qld, fd, stream));
+        case 0:
+        case 1: ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, 0, c->nOwned, kind == 1 ? PETSC_TRUE : PETSC_FALSE, PETSC_FALSE, qd, fd, stream)); break;
+        case 2: ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, 0, c->nOwned, c->half, PETSC_TRUE, qd, fd, stream)); break;
+        case 3: ESDG_DISPATCH(m->N, ESDGLaunchFaces, (s, c, 0, c->nFacesEarly + c->nFacesGhost, qd, qld, stream)); break;
+        case 4: ESDG_DISPATCH(m->N, ESDGLaunchSurface, (s, c, 0, c->nInterior + c->nHalo, qd, qld, fd, stream)); break;
+        default: PetscCall(ESDGLaunchVariantN4(s, c, variant, qd, qld, fd, stream));
       }
       PetscCallCUDA(cudaEventRecord(t1, stream));
       PetscCall(VecCUDARestoreArrayRead(s->Qloc, &qld));

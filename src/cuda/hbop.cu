@@ -342,6 +342,7 @@ static PetscErrorCode HBGather(Mat_HB *hb, PetscScalar *y, const PetscScalar *x,
     if (hb->nshared) PetscCallCUDA(cudaMemsetAsync(c->yshared, 0, (size_t)hb->nshared * sizeof(PetscScalar), stream));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscSFReduceWithMemTypeBegin(hb->num.sfy, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, c->yghost, PETSC_MEMTYPE_CUDA, c->yshared, MPI_SUM));
+    if (!hb->overlap) PetscCall(PetscSFReduceEnd(hb->num.sfy, MPIU_SCALAR, c->yghost, c->yshared, MPI_SUM));
     PetscCall(PetscLogGpuTimeBegin());
   }
   if (x)
@@ -351,7 +352,7 @@ static PetscErrorCode HBGather(Mat_HB *hb, PetscScalar *y, const PetscScalar *x,
   PetscCallCUDA(cudaGetLastError());
   if (parallel) {
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscSFReduceEnd(hb->num.sfy, MPIU_SCALAR, c->yghost, c->yshared, MPI_SUM));
+    if (hb->overlap) PetscCall(PetscSFReduceEnd(hb->num.sfy, MPIU_SCALAR, c->yghost, c->yshared, MPI_SUM));
     PetscCall(PetscLogGpuTimeBegin());
     if (hb->nshared) {
       if (x)
@@ -385,8 +386,9 @@ static PetscErrorCode HBMultDevice(Mat_HB *hb, const PetscScalar *x, PetscScalar
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
   if (size > 1) PetscCall(PetscSFBcastWithMemTypeBegin(hb->num.sfx, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, x, PETSC_MEMTYPE_CUDA, c->xghost, MPI_REPLACE));
+  if (size > 1 && !hb->overlap) PetscCall(PetscSFBcastEnd(hb->num.sfx, MPIU_SCALAR, x, c->xghost, MPI_REPLACE));
   PetscCall(HBLocalOp(hb, 0, hb->nint, x, stream));
-  if (size > 1) PetscCall(PetscSFBcastEnd(hb->num.sfx, MPIU_SCALAR, x, c->xghost, MPI_REPLACE));
+  if (size > 1 && hb->overlap) PetscCall(PetscSFBcastEnd(hb->num.sfx, MPIU_SCALAR, x, c->xghost, MPI_REPLACE));
   PetscCall(HBLocalOp(hb, hb->nint, hb->nelem, x, stream));
   PetscCall(HBGather(hb, y, wantdot ? x : NULL, dot, (PetscBool)(size > 1), stream));
   PetscFunctionReturn(PETSC_SUCCESS);

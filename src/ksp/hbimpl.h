@@ -52,6 +52,7 @@ typedef struct {
   PetscInt  kswitch;   /* the CUDA kernel is layer-by-layer (2D blocks) from this order on */
   PetscBool capregs;   /* CUDA, 2D kernel, Nq >= 14: cap registers for two blocks per SM (some spill) */
   PetscBool logsetup;  /* -hb_log_setup: timestamped setup phases on stderr */
+  PetscBool overlap;   /* hide the halo exchanges behind the interior elements and owned rows (default) */
   char      vectype[64];
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */

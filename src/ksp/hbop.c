@@ -65,6 +65,7 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCall(PetscOptionsInt("-hb_kernel_switch", "CUDA operator: 3D thread blocks for orders below this, layer-by-layer 2D blocks from it on", "SquallHBCreateOperator", hb->kswitch, &hb->kswitch, NULL));
   PetscCheck(hb->kswitch >= 1 && hb->kswitch <= 10, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_switch %" PetscInt_FMT " is out of range: valid values are 1 (always 2D) to 10 (3D up to order 9)", hb->kswitch);
   PetscCall(PetscOptionsBool("-hb_kernel_cap_registers", "CUDA, layer-by-layer kernel, orders >= 13: cap registers at 128 for two blocks per SM (spills a little)", "SquallHBCreateOperator", hb->capregs, &hb->capregs, NULL));
+  PetscCall(PetscOptionsBool("-hb_overlap", "Overlap the halo exchanges with the interior elements and owned rows (off: complete each exchange first, to measure what the overlap hides)", "SquallHBCreateOperator", hb->overlap, &hb->overlap, NULL));
   PetscCall(PetscOptionsBool("-hb_log_setup", "Print the time of each setup phase to stderr", "SquallHBCreateOperator", hb->logsetup, &hb->logsetup, NULL));
   PetscCall(PetscOptionsString("-hb_vec_type", "Vectors of MatCreateVecs(): standard (host) or cuda (device); default -vec_type", "SquallHBCreateOperator", hb->vectype, hb->vectype, sizeof(hb->vectype), NULL));
   PetscOptionsEnd();
@@ -320,8 +321,9 @@ static PetscErrorCode HBMultHost(Mat_HB *hb, Vec x, Vec y, PetscBool wantdot, Pe
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArrayWrite(y, &ya));
   if (size > 1) PetscCall(PetscSFBcastWithMemTypeBegin(hb->num.sfx, MPIU_SCALAR, PETSC_MEMTYPE_HOST, xa, PETSC_MEMTYPE_HOST, hb->xghost, MPI_REPLACE));
+  if (size > 1 && !hb->overlap) PetscCall(PetscSFBcastEnd(hb->num.sfx, MPIU_SCALAR, xa, hb->xghost, MPI_REPLACE));
   PetscCall(HBLocalOpHost(hb, 0, hb->nint, xa, NULL, hb->yL));
-  if (size > 1) PetscCall(PetscSFBcastEnd(hb->num.sfx, MPIU_SCALAR, xa, hb->xghost, MPI_REPLACE));
+  if (size > 1 && hb->overlap) PetscCall(PetscSFBcastEnd(hb->num.sfx, MPIU_SCALAR, xa, hb->xghost, MPI_REPLACE));
   PetscCall(HBLocalOpHost(hb, hb->nint, hb->nelem, xa, hb->xghost, hb->yL));
   PetscCall(HBGatherHost(hb, hb->yL, ya, wantdot ? xa : NULL, dot));
   PetscCall(VecRestoreArrayWrite(y, &ya));
@@ -488,6 +490,7 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
   }
   hb->lambda  = 1;
   hb->kswitch = 9;
+  hb->overlap = PETSC_TRUE;
   PetscCall(PetscStrncpy(hb->vectype, "standard", sizeof(hb->vectype)));
   PetscCall(HBSetFromOptions(hb));
   PetscCall(HBSetUp(hb));

@@ -359,7 +359,8 @@ SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFlux(const SquallGas *ga
    (which keeps the discrete hydrostatic balance and free stream of the reference) and, when nhatp is
    exactly -nhat, the two sides' mass and energy fluxes cancel exactly. A face kernel computes every
    shared face once with it. */
-SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFluxPair(const SquallGas *gas, SquallSurfaceFluxType type, const PetscReal qm[5], const PetscReal am[], const PetscReal qp[5], const PetscReal ap[], const PetscReal nhat[3], const PetscReal nhatp[3], PetscReal Fm[5], PetscReal Fp[5])
+SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFluxPair(const SquallGas *gas, SquallSurfaceFluxType type, const PetscReal qm[5], const PetscReal am[], const PetscReal qp[5], const PetscReal ap[], const PetscReal nhat[3],
+                                                                 const PetscReal nhatp[3], PetscReal Fm[5], PetscReal Fp[5])
 {
   SquallEulerECMeans M;
   PetscReal          Fs[5], Fsp[5], Dh[5] = {0, 0, 0, 0, 0};
