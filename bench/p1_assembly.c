@@ -5,15 +5,22 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "search per entry: gpu_atomic_search; slot map built once: gpu_atomic_slots), PETSc's MatSetValuesCOO\n"
                      "with device values, and host MatSetValues on one core (plus squall's CPU reference); the slots kernel\n"
                      "also with the elements coloured or sorted by their smallest vertex (-p1_element_order) on the smaller meshes.\n"
-                     "Prints one JSON line per measurement: tets, nodes, nnz, time, bytes counted and effective bandwidth;\n"
-                     "the first line (method byte_model) states how the bytes are counted.\n"
+                     "Prints one JSON line per measurement: tets, nodes, nnz, time, bytes counted and effective bandwidth, and\n"
+                     "wall_s, the seconds since the start (the set-up of each method is the gap to the previous line); the\n"
+                     "first line (method byte_model) states how the bytes are counted, the last (method done) the total time.\n"
+                     "The default sweep should take about a minute on one H200 (the host set-up of the large meshes and\n"
+                     "of the COO patterns dominates; the device work is a few seconds): the 10.4 and 21.1 M meshes run the\n"
+                     "scalar atomic methods only (search, slots, right-hand side).\n"
                      "  -bench_cells nx,ny,nz,nx,ny,nz,...  hexahedra of each mesh of the sweep (x6 tetrahedra)\n"
                      "                        default 46,46,44 (0.56 M tets) 73,73,70 (2.2 M) 97,97,93 (5.2 M) 122,122,117 (10.4 M) 154,154,148 (21.1 M)\n"
                      "  -bench_max_mtets <m>  stop the sweep after the first mesh with at least m million tetrahedra (default 20)\n"
+                     "  -bench_bs3_max_mtets <m>  largest mesh for the 3x3-block matrices and right-hand sides (default 5.5):\n"
+                     "                        above it only the scalar methods run\n"
                      "  -bench_repeats <n>    timed repeats on the device (default 20; host: -bench_host_repeats, default 3)\n"
                      "  -bench_host_max_mtets, -bench_coo_max_mtets, -bench_coo3_max_mtets, -bench_order_max_mtets  largest meshes\n"
-                     "                        (million tets) for host MatSetValues (0.6), scalar COO (11), block COO (2.5) and the\n"
-                     "                        coloured and sorted element orders (2.5): their set-up is slow or memory-hungry\n"
+                     "                        (million tets) for host MatSetValues (0.6), scalar COO (5.5), block COO (0.6) and the\n"
+                     "                        coloured and sorted element orders (0.6): their set-up on the host is slow (COO: PETSc's\n"
+                     "                        MatSetPreallocationCOO, ~1.5 s per million tets scalar, ~10-15 s for 3x3 blocks at 0.56 M)\n"
                      "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n";
 
 #include <squall.h>
@@ -31,13 +38,14 @@ typedef struct {
 #define P1_PEAK_GBPS 4350.0 /* H200 HBM3e */
 
 typedef struct {
-  PetscInt   nt, nv, nnz, nown;
-  PetscInt64 tets;
-  PetscBool  gpu;
-  PetscInt   repeats, hrepeats;
-  FILE      *json; /* the JSON lines (rank 0's stream) */
-  Row        rows[P1_MAX_ROWS];
-  PetscInt   nrows;
+  PetscInt       nt, nv, nnz, nown;
+  PetscInt64     tets;
+  PetscBool      gpu;
+  PetscInt       repeats, hrepeats;
+  FILE          *json;  /* the JSON lines (rank 0's stream), flushed after each line: a killed run keeps them */
+  PetscLogDouble start; /* wall clock at the start, for wall_s */
+  Row            rows[P1_MAX_ROWS];
+  PetscInt       nrows;
 } Bench;
 
 static int CmpDouble(const void *a, const void *b)
@@ -86,14 +94,17 @@ static PetscErrorCode Time(PetscBool device, PetscInt n, BenchFn fn, void *ctx, 
 
 static PetscErrorCode Report(const Bench *b, const char *method, const char *op, PetscInt bs, PetscInt n, PetscLogDouble med, PetscLogDouble tmin, PetscLogDouble bytes, PetscReal check)
 {
-  char extra[64] = "";
+  char           extra[64] = "";
+  PetscLogDouble now;
 
   PetscFunctionBegin;
+  PetscCall(PetscTime(&now));
   if (check >= 0) PetscCall(PetscSNPrintf(extra, sizeof(extra), ", \"maxreldiff_vs_atomic_search\": %.3e", (double)check));
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, b->json,
                          "{\"bench\": \"p1_assembly\", \"method\": \"%s\", \"op\": \"%s\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"nodes\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT ", \"repeats\": %" PetscInt_FMT
-                         ", \"time_ms\": %.6f, \"time_ms_min\": %.6f, \"bytes\": %.0f, \"GBps\": %.2f%s}\n",
-                         method, op, bs, b->tets, b->nv, (PetscInt64)bs * bs * b->nnz, n, med, tmin, bytes, bytes / (med * 1e-3) / 1e9, extra));
+                         ", \"time_ms\": %.6f, \"time_ms_min\": %.6f, \"bytes\": %.0f, \"GBps\": %.2f%s, \"wall_s\": %.2f}\n",
+                         method, op, bs, b->tets, b->nv, (PetscInt64)bs * bs * b->nnz, n, med, tmin, bytes, bytes / (med * 1e-3) / 1e9, extra, now - b->start));
+  PetscCall(PetscFFlush(b->json));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -191,13 +202,20 @@ static PetscLogDouble BytesRHS(const Bench *b, PetscInt bs, PetscInt nodal)
   return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + (PetscLogDouble)(nodal + bs) * b->nv * sizeof(PetscScalar) + (PetscLogDouble)bs * b->nown * sizeof(PetscScalar);
 }
 
-static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostmax, PetscReal coomax, PetscReal coo3max, PetscReal ordermax)
+/* the largest meshes (million tetrahedra) of the methods whose set-up is slow or memory-hungry */
+typedef struct {
+  PetscReal host, coo, coo3, order, bs3;
+} Limits;
+
+static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L)
 {
   const PetscReal  c1[SQUALL_P1_NUM_TERMS] = {1, 60, 60, 0}, c3[SQUALL_P1_NUM_TERMS] = {1, 0, 600, 600}, cr[SQUALL_P1_NUM_TERMS] = {1, -30, -30, 0};
   SquallP1Mountain m;
   DM               dm;
   SquallP1         pg = NULL, ph = NULL;
   PetscLogDouble   t0, t1, t2, med, tmin, tsearch[2] = {0, 0}, tslots[2] = {0, 0};
+  const PetscReal  hostmax = L->host, coomax = L->coo, coo3max = L->coo3, ordermax = L->order;
+  PetscInt         bsmax;
   Call             c;
   PetscInt         bsf;
   PetscInt64       nnz;
@@ -216,10 +234,13 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
   PetscCall(SquallP1GetSizes(pg, &B->nown, &B->nv, &B->nt, NULL));
   PetscCall(SquallP1GetNonzeros(pg, &B->nnz, &nnz));
   B->tets = B->nt;
+  /* 3x3 blocks only up to L->bs3: their AIJ set-up on the host (9x the scalar nonzeros, per matrix) is slow */
+  bsmax = B->tets <= L->bs3 * 1e6 ? 3 : 1;
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
                          "{\"bench\": \"p1_assembly\", \"method\": \"setup\", \"cells\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "], \"tets\": %" PetscInt64_FMT ", \"nodes\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT
-                         ", \"backend\": \"%s\", \"mesh_s\": %.2f, \"setup_s\": %.2f}\n",
-                         cells[0], cells[1], cells[2], B->tets, B->nv, nnz, B->gpu ? "cuda" : "host", t1 - t0, t2 - t1));
+                         ", \"backend\": \"%s\", \"mesh_s\": %.2f, \"setup_s\": %.2f, \"wall_s\": %.2f}\n",
+                         cells[0], cells[1], cells[2], B->tets, B->nv, nnz, B->gpu ? "cuda" : "host", t1 - t0, t2 - t1, t2 - B->start));
+  PetscCall(PetscFFlush(B->json));
   PetscCall(SetFields(pg));
   c.p1 = pg;
 
@@ -227,7 +248,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
   PetscCall(Time(B->gpu, B->repeats, CallGeometry, &c, &med, &tmin));
   PetscCall(Report(B, B->gpu ? "gpu_element_kernel" : "cpu_reference", "element_kernel", 1, B->repeats, med, tmin, BytesGeometry(B), -1));
 
-  for (PetscInt bs = 1; bs <= 3; bs += 2) {
+  for (PetscInt bs = 1; bs <= bsmax; bs += 2) {
     Mat       Aa, Ac = NULL;
     PetscReal diff;
 
@@ -253,6 +274,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
     PetscCall(MatDestroy(&As));
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"slots_over_search\": %.2f}\n", bs, B->tets,
                            tsearch[bs == 3] / tslots[bs == 3]));
+    PetscCall(PetscFFlush(B->json));
     if (B->nrows < P1_MAX_ROWS) {
       row[bs == 3]         = &B->rows[B->nrows++];
       row[bs == 3]->tets   = B->tets;
@@ -273,6 +295,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
       PetscCall(Report(B, B->gpu ? "gpu_coo" : "cpu_coo", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), diff));
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"search_over_coo\": %.2f, \"slots_over_coo\": %.2f}\n", bs,
                              B->tets, med / tsearch[bs == 3], med / tslots[bs == 3]));
+      PetscCall(PetscFFlush(B->json));
       PetscCall(MatDestroy(&Ac));
     }
     /* right-hand sides (element-wise operator applied to a nodal field) */
@@ -315,7 +338,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
     PetscCall(SetFields(pc));
     c.p1 = pc;
     PetscCall(PetscSNPrintf(name, sizeof(name), "%s_slots_%s", B->gpu ? "gpu_atomic" : "cpu_reference", SquallP1ElementOrders[order]));
-    for (PetscInt bs = 1; bs <= 3; bs += 2) {
+    for (PetscInt bs = 1; bs <= bsmax; bs += 2) {
       c.coef = bs == 1 ? c1 : c3;
       PetscCall(SquallP1CreateMatrix(pc, bs, &c.A));
       PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
@@ -342,7 +365,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
     PetscCall(SetFields(ph));
     PetscCall(SquallP1SetAssemblyType(ph, SQUALL_P1_ASSEMBLY_SETVALUES));
     c.p1 = ph;
-    for (PetscInt bs = 1; bs <= 3; bs += 2) {
+    for (PetscInt bs = 1; bs <= bsmax; bs += 2) {
       c.coef = bs == 1 ? c1 : c3;
       PetscCall(SquallP1CreateMatrix(ph, bs, &c.A));
       PetscCall(Time(PETSC_FALSE, B->hrepeats, CallAssemble, &c, &med, &tmin));
@@ -352,6 +375,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], PetscReal hostm
         PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
                                "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"search_over_host_setvalues\": %.1f, \"slots_over_host_setvalues\": %.1f}\n", bs,
                                B->tets, med / tsearch[bs == 3], med / tslots[bs == 3]));
+      PetscCall(PetscFFlush(B->json));
       PetscCall(MatDestroy(&c.A));
       bsf = bs;
       PetscCall(SquallP1CreateVector(ph, bs, &c.f));
@@ -393,18 +417,21 @@ static PetscErrorCode Summary(const Bench *B)
 
 int main(int argc, char **argv)
 {
-  PetscInt    cells[30] = {46, 46, 44, 73, 73, 70, 97, 97, 93, 122, 122, 117, 154, 154, 148}, n = 30;
-  PetscReal   maxm = 20, hostmax = 0.6, coomax = 11, coo3max = 2.5, ordermax = 2.5;
-  PetscInt    ndev = 0;
-  PetscMPIInt size;
-  PetscBool   flg, hasjson;
-  Bench       B;
-  char        json[PETSC_MAX_PATH_LEN] = "";
+  PetscInt       cells[30] = {46, 46, 44, 73, 73, 70, 97, 97, 93, 122, 122, 117, 154, 154, 148}, n = 30;
+  PetscReal      maxm = 20;
+  Limits         L    = {0.6, 5.5, 0.6, 0.6, 5.5}; /* host, coo, coo3, order, bs3 */
+  PetscLogDouble end;
+  PetscInt       ndev = 0;
+  PetscMPIInt    size;
+  PetscBool      flg, hasjson;
+  Bench          B;
+  char           json[PETSC_MAX_PATH_LEN] = "";
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "The benchmark runs on one rank (one GPU, or one core for the host paths)");
   PetscCall(PetscMemzero(&B, sizeof(B)));
+  PetscCall(PetscTime(&B.start));
   B.repeats  = 20;
   B.hrepeats = 3;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "P1 assembly benchmark", NULL);
@@ -412,10 +439,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_max_mtets", "Stop after the first mesh with at least this many million tetrahedra", NULL, maxm, &maxm, NULL));
   PetscCall(PetscOptionsInt("-bench_repeats", "Timed repeats on the device", NULL, B.repeats, &B.repeats, NULL));
   PetscCall(PetscOptionsInt("-bench_host_repeats", "Timed repeats on the host", NULL, B.hrepeats, &B.hrepeats, NULL));
-  PetscCall(PetscOptionsReal("-bench_host_max_mtets", "Largest mesh (million tets) for host MatSetValues", NULL, hostmax, &hostmax, NULL));
-  PetscCall(PetscOptionsReal("-bench_coo_max_mtets", "Largest mesh (million tets) for the scalar COO path", NULL, coomax, &coomax, NULL));
-  PetscCall(PetscOptionsReal("-bench_coo3_max_mtets", "Largest mesh (million tets) for the block COO path", NULL, coo3max, &coo3max, NULL));
-  PetscCall(PetscOptionsReal("-bench_order_max_mtets", "Largest mesh (million tets) for the coloured and sorted element orders", NULL, ordermax, &ordermax, NULL));
+  PetscCall(PetscOptionsReal("-bench_bs3_max_mtets", "Largest mesh (million tets) for the 3x3-block matrices and right-hand sides", NULL, L.bs3, &L.bs3, NULL));
+  PetscCall(PetscOptionsReal("-bench_host_max_mtets", "Largest mesh (million tets) for host MatSetValues", NULL, L.host, &L.host, NULL));
+  PetscCall(PetscOptionsReal("-bench_coo_max_mtets", "Largest mesh (million tets) for the scalar COO path", NULL, L.coo, &L.coo, NULL));
+  PetscCall(PetscOptionsReal("-bench_coo3_max_mtets", "Largest mesh (million tets) for the block COO path", NULL, L.coo3, &L.coo3, NULL));
+  PetscCall(PetscOptionsReal("-bench_order_max_mtets", "Largest mesh (million tets) for the coloured and sorted element orders", NULL, L.order, &L.order, NULL));
   PetscCall(PetscOptionsString("-bench_json", "File for the JSON lines (default: stdout)", NULL, json, json, sizeof(json), &hasjson));
   PetscOptionsEnd();
   B.json = PETSC_STDOUT;
@@ -429,9 +457,11 @@ int main(int argc, char **argv)
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, "{\"bench\": \"p1_assembly\", \"method\": \"byte_model\", \"scalar_bytes\": %d, \"int_bytes\": %d, \"peak_GBps\": %.0f, \"model\": \"%s\"}\n", (int)sizeof(PetscScalar), (int)sizeof(PetscInt),
                          P1_PEAK_GBPS, BYTE_MODEL));
   for (PetscInt k = 0; k < n / 3; k++) {
-    PetscCall(RunSize(&B, &cells[3 * k], hostmax, coomax, coo3max, ordermax));
+    PetscCall(RunSize(&B, &cells[3 * k], &L));
     if (B.tets >= maxm * 1e6) break;
   }
+  PetscCall(PetscTime(&end));
+  PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, "{\"bench\": \"p1_assembly\", \"method\": \"done\", \"wall_s\": %.2f}\n", end - B.start));
   if (B.json != PETSC_STDOUT) PetscCall(PetscFClose(PETSC_COMM_WORLD, B.json));
   PetscCall(Summary(&B));
   PetscCall(PetscFinalize());
