@@ -42,8 +42,8 @@ int main(int argc, char **argv)
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
     PetscCall(SquallESDGComputeRHS(s, 0, Q, F)); /* warm-up, and the ghost values for the face kernels */
     {
-      const PetscLogDouble pairs = 3.0 * s->mesh->Nfp * s->mesh->Nq * (s->mesh->Nq - 1) / 2.0 * nglob;
-      const PetscReal      nodes = (PetscReal)nglob * s->mesh->Np;
+      const PetscLogDouble pairs   = 3.0 * s->mesh->Nfp * s->mesh->Nq * (s->mesh->Nq - 1) / 2.0 * nglob;
+      const PetscReal      nodes   = (PetscReal)nglob * s->mesh->Np;
       const char          *names[] = {"rhs", "rhs_element", "volume_full", "volume_half", "volume_lift", "faces", "surface_element", "abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1"};
       const PetscInt       nn      = s->useGPU ? 14 : 0;
       PetscReal            ms[14];
@@ -63,8 +63,10 @@ int main(int argc, char **argv)
         rhs_ms = 1e3 * (t1 - t0) / reps;
       }
       PetscCall(PetscSNPrintf(rec, sizeof(rec),
-                              "{\"tag\": \"%s\", \"device\": \"%s\", \"precision\": \"%s\", \"ranks\": %d, \"N\": %" PetscInt_FMT ", \"elements\": %" PetscInt_FMT ", \"nodes\": %.0f, \"surface_flux\": \"%s\", \"rhs_ms\": %.6g, \"rhs_per_s\": %.6g, \"element_rhs_per_s\": %.6g, \"node_updates_per_s\": %.6g, \"volume_flops\": %.6g",
-                              tag, s->useGPU ? "gpu" : "cpu", sizeof(PetscReal) == 4 ? "single" : "double", size, orders[k], nglob, (double)nodes, SquallSurfaceFluxTypes[s->surface], (double)rhs_ms, 1e3 / rhs_ms, 1e3 * nglob / rhs_ms, 1e3 * nodes / rhs_ms, (double)vflops));
+                              "{\"tag\": \"%s\", \"device\": \"%s\", \"precision\": \"%s\", \"ranks\": %d, \"N\": %" PetscInt_FMT ", \"elements\": %" PetscInt_FMT
+                              ", \"nodes\": %.0f, \"surface_flux\": \"%s\", \"rhs_ms\": %.6g, \"rhs_per_s\": %.6g, \"element_rhs_per_s\": %.6g, \"node_updates_per_s\": %.6g, \"volume_flops\": %.6g",
+                              tag, s->useGPU ? "gpu" : "cpu", sizeof(PetscReal) == 4 ? "single" : "double", size, orders[k], nglob, (double)nodes, SquallSurfaceFluxTypes[s->surface], (double)rhs_ms, 1e3 / rhs_ms, 1e3 * nglob / rhs_ms,
+                              1e3 * nodes / rhs_ms, (double)vflops));
       for (PetscInt k2 = 0; k2 < nn; k2++) {
         if (ms[k2] < 0) continue;
         PetscCall(PetscStrlen(rec, &len));

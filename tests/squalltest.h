@@ -8,4 +8,4 @@
    the bound is k eps. */
 #include <petscsys.h>
 
-#define SQUALL_TOL(d, k) PetscMax((PetscReal)(d), (PetscReal)(k) * PETSC_MACHINE_EPSILON)
+#define SQUALL_TOL(d, k) PetscMax((PetscReal)(d), (PetscReal)(k)*PETSC_MACHINE_EPSILON)

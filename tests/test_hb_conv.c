@@ -23,10 +23,10 @@ static PetscErrorCode Source(const PetscReal x[3], PetscScalar *f, void *ctx)
 
 int main(int argc, char **argv)
 {
-  PetscInt  orders[16] = {2, 3, 4, 5, 6, 7, 8}, norders = 16;
+  PetscInt        orders[16] = {2, 3, 4, 5, 6, 7, 8}, norders = 16;
   PetscReal       minfactor = 3, maxerror = 1e-7, prev = -1, err = 0;
-  const PetscReal floor     = 20 * PETSC_MACHINE_EPSILON;
-  PetscBool flg;
+  const PetscReal floor = 20 * PETSC_MACHINE_EPSILON;
+  PetscBool       flg;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-orders", orders, &norders, &flg));
@@ -62,8 +62,10 @@ int main(int argc, char **argv)
     PetscCall(VecAXPY(u, -1, ue));
     PetscCall(VecNorm(u, NORM_INFINITY, &err));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "N=%2" PetscInt_FMT ": max nodal error %.3e (%" PetscInt_FMT " hbcg iterations)\n", orders[o], (double)err, its));
-    if (prev >= 0 && prev / minfactor < floor) PetscCheck(err <= floor, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "N=%" PetscInt_FMT ": error %g above the round-off floor %g", orders[o], (double)err, (double)floor);
-    else PetscCheck(prev < 0 || err * minfactor <= prev, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "N=%" PetscInt_FMT ": error %g is not %g times smaller than %g at the previous order", orders[o], (double)err, (double)minfactor, (double)prev);
+    if (prev >= 0 && prev / minfactor < floor)
+      PetscCheck(err <= floor, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "N=%" PetscInt_FMT ": error %g above the round-off floor %g", orders[o], (double)err, (double)floor);
+    else
+      PetscCheck(prev < 0 || err * minfactor <= prev, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "N=%" PetscInt_FMT ": error %g is not %g times smaller than %g at the previous order", orders[o], (double)err, (double)minfactor, (double)prev);
     prev = err;
     PetscCall(KSPDestroy(&ksp));
     PetscCall(VecDestroy(&ue));

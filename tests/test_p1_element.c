@@ -203,7 +203,8 @@ static PetscErrorCode TestElementMatrices(PetscRandom rnd)
       CHECK(w12[0] >= -SQUALL_TOL(1e-12, 1000) * w12[11], "grad-div block has eigenvalue %g", (double)w12[0]);
     }
   }
-  CHECK(worst[0] < SQUALL_TOL(1e-14, 40) && worst[1] < SQUALL_TOL(1e-14, 40) && worst[3] < SQUALL_TOL(1e-14, 40) && worst[4] < SQUALL_TOL(1e-13, 400), "element matrices: mass %g, weighted mass %g, Laplacian rows %g, tensor diffusion %g", (double)worst[0], (double)worst[1], (double)worst[3], (double)worst[4]);
+  CHECK(worst[0] < SQUALL_TOL(1e-14, 40) && worst[1] < SQUALL_TOL(1e-14, 40) && worst[3] < SQUALL_TOL(1e-14, 40) && worst[4] < SQUALL_TOL(1e-13, 400), "element matrices: mass %g, weighted mass %g, Laplacian rows %g, tensor diffusion %g",
+        (double)worst[0], (double)worst[1], (double)worst[3], (double)worst[4]);
   CHECK(worst[2] < SQUALL_TOL(1e-13, 400), "advection off by %g", (double)worst[2]);
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "element matrices on 200 tetrahedra: mass = |K|/20 (1 + delta_ab) to %.1e, weighted mass %.1e, advection %.1e, Laplacian row sums %.1e (symmetric, PSD, 1-D kernel), tensor diffusion %.1e\n", (double)worst[0],
                         (double)worst[1], (double)worst[2], (double)worst[3], (double)worst[4]));
@@ -229,7 +230,7 @@ static PetscErrorCode TestSolve6(PetscRandom rnd)
     for (int k = 0; k < 6; k++) PetscCall(PetscRandomGetValueReal(rnd, &b[k]));
     if (t % 5 == 0)
       for (int j = 0; j < 6; j++) A[j] = 1e-3 * (A[6 + j] + dep * A[j]); /* small, nearly dependent first row: pivoting matters */
-    if (t % 7 == 0) A[0] = 0;                                             /* a zero leading pivot */
+    if (t % 7 == 0) A[0] = 0;                                            /* a zero leading pivot */
     for (int i = 0; i < 6; i++) {
       for (int j = 0; j < 6; j++) At[i + 6 * j] = A[6 * i + j]; /* LAPACK is column-major */
       bl[i] = b[i];

@@ -1,8 +1,8 @@
 /* SquallESDG: the entropy-stable DG semi-discretisation object, its options and its TS wiring. */
 #include "ts/esdgimpl.h"
 
-const char *const SquallSurfaceFluxTypes[] = {"ec", "es", "rusanov", "SquallSurfaceFluxType", "SQUALL_FLUX_", NULL};
-const char *const SquallCoriolisTypes[]    = {"none", "fplane", "betaplane", "SquallCoriolisType", "SQUALL_CORIOLIS_", NULL};
+const char *const SquallSurfaceFluxTypes[]    = {"ec", "es", "rusanov", "SquallSurfaceFluxType", "SQUALL_FLUX_", NULL};
+const char *const SquallCoriolisTypes[]       = {"none", "fplane", "betaplane", "SquallCoriolisType", "SQUALL_CORIOLIS_", NULL};
 const char *const SquallESDGGPUSurfaceTypes[] = {"face", "element", "SquallESDGGPUSurface", "", NULL};
 
 PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
@@ -78,7 +78,8 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscCall(PetscOptionsReal("-esdg_cfl", "If > 0, set the time step after every step to cfl * (LGL spacing / max wave speed)", "SquallESDGSetUpTS", s->cfl, &s->cfl, &flg));
   PetscCall(PetscOptionsInt("-esdg_monitor", "Print mass, energy, entropy, max|w|, min rho and p every k steps (0: never)", "SquallESDGSetUpTS", s->monitor_every, &s->monitor_every, NULL));
   PetscCall(PetscOptionsBool("-esdg_gpu_half_sweep", "GPU volume kernel: evaluate each node pair once (load-balanced half sweep) instead of from both nodes", "SquallESDG", s->gpuHalf, &s->gpuHalf, NULL));
-  PetscCall(PetscOptionsEList("-esdg_gpu_surface", "GPU face fluxes: face (each face once, finished in the volume kernel) or element (per element side, the first version)", "SquallESDG", SquallESDGGPUSurfaceTypes, 2, SquallESDGGPUSurfaceTypes[gsurf], &gsurf, NULL));
+  PetscCall(PetscOptionsEList("-esdg_gpu_surface", "GPU face fluxes: face (each face once, finished in the volume kernel) or element (per element side, the first version)", "SquallESDG", SquallESDGGPUSurfaceTypes, 2, SquallESDGGPUSurfaceTypes[gsurf],
+                              &gsurf, NULL));
   PetscOptionsEnd();
   s->gpuSurface = gsurf;
   PetscCall(SquallESDGSetGas(s, gamma, R, g));

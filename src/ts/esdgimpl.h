@@ -36,10 +36,10 @@ typedef struct {
 PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG, PetscReal, Vec, Vec);
 
 /* the GPU path (src/cuda/esdgcuda.cu), used when the DM's vectors are device vectors */
-PETSC_EXTERN PetscErrorCode SquallESDGSetUpCUDA(SquallESDG);
-PETSC_EXTERN PetscErrorCode SquallESDGDestroyCUDA(SquallESDG);
-PETSC_EXTERN PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG, PetscReal, Vec, Vec);
-PETSC_EXTERN PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG, Vec, PetscReal *lmax, PetscInt *nbad);
-PETSC_EXTERN PetscErrorCode SquallESDGVolumeFlops(SquallESDG, PetscBool half, PetscLogDouble *);
-PETSC_EXTERN PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms);
+PETSC_EXTERN PetscErrorCode    SquallESDGSetUpCUDA(SquallESDG);
+PETSC_EXTERN PetscErrorCode    SquallESDGDestroyCUDA(SquallESDG);
+PETSC_EXTERN PetscErrorCode    SquallESDGComputeRHS_CUDA(SquallESDG, PetscReal, Vec, Vec);
+PETSC_EXTERN PetscErrorCode    SquallESDGNodeReduceCUDA(SquallESDG, Vec, PetscReal *lmax, PetscInt *nbad);
+PETSC_EXTERN PetscErrorCode    SquallESDGVolumeFlops(SquallESDG, PetscBool half, PetscLogDouble *);
+PETSC_EXTERN PetscErrorCode    SquallESDGTimeKernelCUDA(SquallESDG, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms);
 PETSC_EXTERN const char *const SquallESDGGPUSurfaceTypes[];
