@@ -978,35 +978,33 @@ static PetscErrorCode ESDGSurfaceElements(SquallESDG s, ESDGCuda *c, PetscInt fi
 
 PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F)
 {
-  SquallDGMesh       m = s->mesh;
   ESDGCuda          *c = (ESDGCuda *)s->cuda;
-  const PetscScalar *qd, *qld;
-  PetscScalar       *fd;
+  const PetscScalar *qd;
+  PetscScalar       *fd, *qld;
   cudaStream_t       stream = NULL;
 
   PetscFunctionBegin;
   PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(VecCUDAGetArrayRead(Q, &qd));
   PetscCall(VecCUDAGetArrayWrite(F, &fd));
-  PetscCall(DMGlobalToLocalBegin(m->sdm, Q, INSERT_VALUES, s->Qloc));
+  PetscCall(VecCUDAGetArray(s->Qloc, &qld));
+  /* the face nodes of ghost elements only (src/ts/esdgghost.c), device to device */
+  PetscCall(SquallESDGGhostBegin(s, PETSC_MEMTYPE_CUDA, qd, qld));
   if (c->faceMode) {
     /* what needs no ghost value hides the exchange: the ghost-free faces, then the elements whose
        faces are all among them, finished; then the faces with a ghost side and their elements */
     PetscCall(ESDGFaces(s, c, 0, c->nFacesEarly, qd, NULL, stream));
     PetscCall(ESDGVolume(s, c, 0, c->nInterior, PETSC_TRUE, qd, fd, stream));
-    PetscCall(DMGlobalToLocalEnd(m->sdm, Q, INSERT_VALUES, s->Qloc));
-    PetscCall(VecCUDAGetArrayRead(s->Qloc, &qld));
+    PetscCall(SquallESDGGhostEnd(s, qd, qld));
     PetscCall(ESDGFaces(s, c, c->nFacesEarly, c->nFacesGhost, qd, qld, stream));
     PetscCall(ESDGVolume(s, c, c->nInterior, c->nHalo, PETSC_TRUE, qd, fd, stream));
-    PetscCall(VecCUDARestoreArrayRead(s->Qloc, &qld));
   } else {
     PetscCall(ESDGVolume(s, c, 0, c->nOwned, PETSC_FALSE, qd, fd, stream));
     PetscCall(ESDGSurfaceElements(s, c, 0, c->nInterior, qd, NULL, fd, stream));
-    PetscCall(DMGlobalToLocalEnd(m->sdm, Q, INSERT_VALUES, s->Qloc));
-    PetscCall(VecCUDAGetArrayRead(s->Qloc, &qld));
+    PetscCall(SquallESDGGhostEnd(s, qd, qld));
     PetscCall(ESDGSurfaceElements(s, c, c->nInterior, c->nHalo, qd, qld, fd, stream));
-    PetscCall(VecCUDARestoreArrayRead(s->Qloc, &qld));
   }
+  PetscCall(VecCUDARestoreArray(s->Qloc, &qld));
   PetscCall(VecCUDARestoreArrayWrite(F, &fd));
   PetscCall(VecCUDARestoreArrayRead(Q, &qd));
   {

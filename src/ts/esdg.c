@@ -102,6 +102,8 @@ PetscErrorCode SquallESDGSetUp(SquallESDG s)
   PetscCall(SquallDGMeshSetNumFields(m, 5));
   PetscCall(SquallDGMeshSetUp(m));
   PetscCall(DMCreateLocalVector(m->sdm, &s->Qloc));
+  PetscCall(VecZeroEntries(s->Qloc));
+  PetscCall(SquallESDGCreateGhostSF(s));
   {
     const PetscInt nloc = m->nOwned + m->nGhost;
     PetscCall(PetscMalloc1((size_t)nloc * m->Np, &s->Phi));
@@ -147,6 +149,7 @@ PetscErrorCode SquallESDGDestroy(SquallESDG *esdg)
   s = *esdg;
   PetscCall(SquallESDGDestroyCUDA(s));
   PetscCall(VecDestroy(&s->Qloc));
+  PetscCall(PetscSFDestroy(&s->ghostSF));
   PetscCall(PetscFree(s->Phi));
   PetscCall(PetscFree(s->work));
   PetscCall(SquallDGMeshDestroy(&s->mesh));

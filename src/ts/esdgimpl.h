@@ -2,6 +2,7 @@
 #pragma once
 
 #include "dm/dgmeshimpl.h"
+#include <petscsf.h>
 #include "physics/euler.h"
 
 typedef enum { SQUALL_CORIOLIS_NONE, SQUALL_CORIOLIS_FPLANE, SQUALL_CORIOLIS_BETAPLANE } SquallCoriolisType;
@@ -19,7 +20,8 @@ struct _n_SquallESDG {
   PetscInt              monitor_every; /* > 0: print diagnostics every so many steps */
   PetscBool             setup;
   PetscBool             useGPU;   /* the vectors are device vectors */
-  Vec                   Qloc;     /* local (ghosted) state */
+  Vec                   Qloc;     /* local (ghosted) state; only the ghost face nodes are filled */
+  PetscSF               ghostSF;  /* global -> Qloc for those face nodes (src/ts/esdgghost.c) */
   PetscReal            *Phi;      /* [nOwned+nGhost][Np] geopotential g z at the nodes */
   PetscReal            *work;     /* per-element scratch: aux and the RHS accumulator */
   PetscReal             diag0[3]; /* mass, energy, entropy at the first monitor call */
@@ -34,6 +36,9 @@ typedef struct {
 } SquallESDGDiagnostics;
 
 PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG, PetscReal, Vec, Vec);
+PETSC_INTERN PetscErrorCode SquallESDGCreateGhostSF(SquallESDG);
+PETSC_EXTERN PetscErrorCode SquallESDGGhostBegin(SquallESDG, PetscMemType, const PetscScalar *q, PetscScalar *qloc);
+PETSC_EXTERN PetscErrorCode SquallESDGGhostEnd(SquallESDG, const PetscScalar *q, PetscScalar *qloc);
 
 /* the GPU path (src/cuda/esdgcuda.cu), used when the DM's vectors are device vectors */
 PETSC_EXTERN PetscErrorCode    SquallESDGSetUpCUDA(SquallESDG);

@@ -65,7 +65,7 @@ static void GatherState(const PetscScalar *qe, PetscInt Np, PetscInt n, PetscRea
 }
 
 /* surface terms of one element's six faces, accumulated into acc[5][Np] */
-static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qe, const PetscScalar *qloc, PetscReal *acc, BadState *bad)
+static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qa, const PetscScalar *qloc, PetscReal *acc, BadState *bad)
 {
   SquallDGMesh     m  = s->mesh;
   const PetscInt   Np = m->Np, Nfp = m->Nfp;
@@ -80,11 +80,12 @@ static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qe, cons
       for (PetscInt c = 0; c < 3; c++) nout[c] = sign * Ja[(d * 3 + c) * Np + n];
       sf = PetscSqrtReal(nout[0] * nout[0] + nout[1] * nout[1] + nout[2] * nout[2]);
       for (PetscInt c = 0; c < 3; c++) nhat[c] = nout[c] / sf;
-      GatherState(qe, Np, n, qm);
+      GatherState(&qa[m->gslot[e] * 5 * Np], Np, n, qm);
       if (SquallEulerAux(&s->gas, qm, s->Phi[e * Np + n], am)) RecordBad(bad, e, n, am);
       if (nb >= 0) {
+        /* an owned partner from the global vector, a ghost from the face values the exchange brought */
         const PetscInt p = m->vmapP[(e * 6 + f) * Nfp + k], ps = p / Np, pn = p % Np;
-        GatherState(&qloc[ps * 5 * Np], Np, pn, qp);
+        GatherState(nb < m->nOwned ? &qa[m->gslot[nb] * 5 * Np] : &qloc[ps * 5 * Np], Np, pn, qp);
         Phip = s->Phi[nb * Np + pn];
       } else {
         SquallEulerMirrorState(qm, nhat, qp);
@@ -119,16 +120,17 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec F)
 {
   SquallDGMesh       m  = s->mesh;
   const PetscInt     Np = m->Np;
-  const PetscScalar *qa, *ql;
-  PetscScalar       *fa;
+  const PetscScalar *qa;
+  PetscScalar       *fa, *ql;
   PetscReal         *aux = s->work, *acc = s->work + SQUALL_NAUX * Np;
   BadState           bad = {0, 0, 0, 0, 0};
 
   PetscFunctionBegin;
-  PetscCall(DMGlobalToLocalBegin(m->sdm, Q, INSERT_VALUES, s->Qloc));
+  PetscCall(VecGetArrayRead(Q, &qa));
+  PetscCall(VecGetArray(s->Qloc, &ql));
+  PetscCall(SquallESDGGhostBegin(s, PETSC_MEMTYPE_HOST, qa, ql));
   /* volume terms need only owned data: they hide the ghost exchange */
   PetscCall(PetscLogEventBegin(SQUALL_ESDGVolume, 0, 0, 0, 0));
-  PetscCall(VecGetArrayRead(Q, &qa));
   PetscCall(VecGetArrayWrite(F, &fa));
   for (PetscInt e = 0; e < m->nOwned; e++) {
     const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
@@ -144,20 +146,18 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec F)
   }
   PetscCall(PetscLogFlops(3.0 * m->nOwned * Np * m->N / 2.0 * 110));
   PetscCall(PetscLogEventEnd(SQUALL_ESDGVolume, 0, 0, 0, 0));
-  PetscCall(DMGlobalToLocalEnd(m->sdm, Q, INSERT_VALUES, s->Qloc));
+  PetscCall(SquallESDGGhostEnd(s, qa, ql));
 
   PetscCall(PetscLogEventBegin(SQUALL_ESDGSurface, 0, 0, 0, 0));
-  PetscCall(VecGetArrayRead(s->Qloc, &ql));
   for (PetscInt e = 0; e < m->nOwned; e++) {
-    const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
-    PetscScalar       *fe = &fa[m->gslot[e] * 5 * Np];
-    const PetscReal   *J  = SQUALL_DG_J(m, e);
+    PetscScalar     *fe = &fa[m->gslot[e] * 5 * Np];
+    const PetscReal *J  = SQUALL_DG_J(m, e);
     PetscCall(PetscArrayzero(acc, 5 * Np));
-    SurfaceElement(s, e, qe, ql, acc, &bad);
+    SurfaceElement(s, e, qa, ql, acc, &bad);
     for (PetscInt c = 0; c < 5; c++)
       for (PetscInt n = 0; n < Np; n++) fe[c * Np + n] = (PetscRealPart(fe[c * Np + n]) + acc[c * Np + n]) / J[n];
   }
-  PetscCall(VecRestoreArrayRead(s->Qloc, &ql));
+  PetscCall(VecRestoreArray(s->Qloc, &ql));
   PetscCall(PetscLogEventEnd(SQUALL_ESDGSurface, 0, 0, 0, 0));
 
   if (s->coriolis != SQUALL_CORIOLIS_NONE) {
