@@ -55,7 +55,9 @@ PETSC_EXTERN PetscErrorCode SquallDGMeshWriteVTK(SquallDGMesh, Vec, const char *
 /* ---- ESDG: entropy-stable DG for the compressible Euler equations with gravity and Coriolis */
 typedef struct _n_SquallESDG *SquallESDG;
 typedef struct {
-  PetscReal mass, energy, entropy; /* integrals over the domain (LGL quadrature) */
+  double    mass, energy, entropy; /* integrals over the domain (LGL quadrature), summed in double with
+                                      compensation whatever PetscReal is, so that drifts below the
+                                      working precision show */
   PetscReal maxw, minrho, minp;    /* max |w|, min density, min pressure over the nodes */
 } SquallESDGStats;
 /* initial condition callback: state q[5] at position x[3] and geopotential Phi */

@@ -24,7 +24,7 @@ struct _n_SquallESDG {
   PetscSF               ghostSF;  /* global -> Qloc for those face nodes (src/ts/esdgghost.c) */
   PetscReal            *Phi;      /* [nOwned+nGhost][Np] geopotential g z at the nodes */
   PetscReal            *work;     /* per-element scratch: aux and the RHS accumulator */
-  PetscReal             diag0[3]; /* mass, energy, entropy at the first monitor call */
+  double                diag0[3]; /* mass, energy, entropy at the first monitor call */
   PetscBool             diag0set;
   PetscBool             gpuHalf;    /* GPU volume kernel: each node pair once (half sweep) or twice */
   PetscInt              gpuSurface; /* GPU face fluxes: 0 once per face (face kernel), 1 per element side */

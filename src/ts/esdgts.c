@@ -52,8 +52,8 @@ static PetscErrorCode ESDGMonitor(TS ts, PetscInt step, PetscReal t, Vec Q, void
   }
   PetscCall(TSGetTimeStep(ts, &dt));
   PetscCall(PetscPrintf(s->comm, "%5" PetscInt_FMT " t %.6e dt %.3e mass %.15e (%+.2e) energy %.15e (%+.2e) entropy %.15e (%+.2e) max|w| %.6e min rho %.6e min p %.6e\n", step, (double)t, (double)dt, (double)st.mass,
-                        (double)((st.mass - s->diag0[0]) / PetscAbsReal(s->diag0[0])), (double)st.energy, (double)((st.energy - s->diag0[1]) / PetscAbsReal(s->diag0[1])), (double)st.entropy,
-                        (double)((st.entropy - s->diag0[2]) / PetscAbsReal(s->diag0[2])), (double)st.maxw, (double)st.minrho, (double)st.minp));
+                        (st.mass - s->diag0[0]) / fabs(s->diag0[0]), (double)st.energy, (st.energy - s->diag0[1]) / fabs(s->diag0[1]), (double)st.entropy, (st.entropy - s->diag0[2]) / fabs(s->diag0[2]), (double)st.maxw, (double)st.minrho,
+                        (double)st.minp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
