@@ -2,7 +2,8 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "Times (median of repeats; CUDA events for device work, wall clock for the host) the element kernel,\n"
                      "matrix assembly (scalar CSR: mass + advection + nodal full-tensor diffusion; 3x3 blocks: mass +\n"
                      "diffusion + grad-div) and right-hand sides, for squall's atomic kernel on the GPU in both modes (binary\n"
-                     "search per entry: gpu_atomic_search; slot map built once: gpu_atomic_slots), PETSc's MatSetValuesCOO\n"
+                     "search per entry: gpu_atomic_search; slot map built once: gpu_atomic_slots), the atomic-free gather mode\n"
+                     "(element values to scratch, then one thread per stored value: gpu_gather), PETSc's MatSetValuesCOO\n"
                      "with device values, and host MatSetValues on one core (plus squall's CPU reference); the slots kernel\n"
                      "also with the elements coloured or sorted by their smallest vertex (-p1_element_order) on the smaller meshes.\n"
                      "Prints one JSON line per measurement: tets, nodes, nnz, time, bytes counted and effective bandwidth, and\n"
@@ -21,6 +22,8 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "                        (million tets) for host MatSetValues (0.6), scalar COO (5.5), block COO (0.6) and the\n"
                      "                        coloured and sorted element orders (0.6): their set-up on the host is slow (COO: PETSc's\n"
                      "                        MatSetPreallocationCOO, ~1.5 s per million tets scalar, ~10-15 s for 3x3 blocks at 0.56 M)\n"
+                     "  -bench_gather_max_mtets <m>  largest mesh for the gather mode (default 11: not the 21.1 M mesh, whose\n"
+                     "                        gather map, built on the host, and 16 bs^2 scalars of scratch per element would lengthen the run)\n"
                      "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n";
 
 #include <squall.h>
@@ -31,7 +34,7 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
 typedef struct {
   PetscInt64     tets;
   PetscInt       bs;
-  PetscLogDouble search, slots, coo, host, GBps; /* GBps: the slots path */
+  PetscLogDouble search, slots, gather, coo, host, GBps; /* GBps: the slots path */
 } Row;
 
 #define P1_MAX_ROWS 64
@@ -175,11 +178,15 @@ static PetscErrorCode SetFields(SquallP1 p1)
    once (scalar graph for bs 3: squall reads it, not the 9x larger AIJ structure); for the element
    kernel connectivity, coordinates and geometry. Atomic read-modify-writes, the zeroing pass and
    cache misses are not counted: the figure is an effective bandwidth. The slots mode reads its slot
-   map (16 or 20 int32 per element) instead of the CSR structure. BYTE_MODEL is the same in words, for
-   the JSON. */
-#define BYTE_MODEL                                                                                                                                                                                                                                       \
-  "per element: 4 PetscInt connectivity + 10 PetscReal geometry (J^-1, volume); per node: the nodal fields once (matrix bs 1: rho absent, u 3 + K 9 = 12 scalars; bs 3: K 9; rhs: the same + f bs); matrix, search mode: scalar CSR row pointers and "   \
-  "columns once (PetscInt) + bs*bs*nnz values written once; matrix, slots mode: 16 (bs 1) or 20 (bs 3) int32 slots per element instead of the CSR structure + the same values; COO and host paths are charged the search-mode bytes; rhs: + bs scalars " \
+   map (16 or 20 int32 per element) instead of the CSR structure. The gather mode reads no slots but writes
+   and reads back its scratch (16 bs^2 scalars per element) and reads the gather map (bs 1: nnz+1 int32
+   offsets and 16 int32 contributions per element; bs 3 also one int32 row per block and the scalar row
+   pointers; the nine threads of a block share their list, counted once) and one scalar per contribution
+   and component, with the values written once. BYTE_MODEL is the same in words, for the JSON. */
+#define BYTE_MODEL                                                                                                                                                                                                                                      \
+  "per element: 4 PetscInt connectivity + 10 PetscReal geometry (J^-1, volume); per node: the nodal fields once (matrix bs 1: rho absent, u 3 + K 9 = 12 scalars; bs 3: K 9; rhs: the same + f bs); matrix, search mode: scalar CSR row pointers and "  \
+  "columns once (PetscInt) + bs*bs*nnz values written once; matrix, slots mode: 16 (bs 1) or 20 (bs 3) int32 slots per element instead of the CSR structure + the same values; gather mode: no slots, + 16*bs*bs scalars per element written and read " \
+  "back (scratch) + nnz+1 int32 offsets + 16 int32 contributions per element (bs 3: + nnz int32 rows + scalar row pointers) + the same values; COO and host paths are charged the search-mode bytes; rhs: + bs scalars "                                \
   "per owned row written once; element kernel: connectivity + 3 PetscReal coordinates per node + geometry written once. Not counted: atomic read-modify-write traffic, the zeroing memset, cache misses; GBps = bytes / median time"
 static PetscLogDouble BytesGeometry(const Bench *b)
 {
@@ -197,6 +204,12 @@ static PetscLogDouble BytesMatrixSlots(const Bench *b, PetscInt bs, PetscInt nod
   return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal) + SquallP1NumSlots((int)bs, 0) * sizeof(int)) + (PetscLogDouble)nodal * b->nv * sizeof(PetscScalar) + (PetscLogDouble)bs * bs * b->nnz * sizeof(PetscScalar);
 }
 
+static PetscLogDouble BytesMatrixGather(const Bench *b, PetscInt bs, PetscInt nodal)
+{
+  return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal) + 2.0 * 16 * bs * bs * sizeof(PetscScalar) + 16 * sizeof(int)) + (PetscLogDouble)nodal * b->nv * sizeof(PetscScalar) + (b->nnz + 1.0) * sizeof(int) +
+         (bs == 3 ? b->nnz * sizeof(int) + (b->nown + 1.0) * sizeof(PetscInt) : 0) + (PetscLogDouble)bs * bs * b->nnz * sizeof(PetscScalar);
+}
+
 static PetscLogDouble BytesRHS(const Bench *b, PetscInt bs, PetscInt nodal)
 {
   return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + (PetscLogDouble)(nodal + bs) * b->nv * sizeof(PetscScalar) + (PetscLogDouble)bs * b->nown * sizeof(PetscScalar);
@@ -204,7 +217,7 @@ static PetscLogDouble BytesRHS(const Bench *b, PetscInt bs, PetscInt nodal)
 
 /* the largest meshes (million tetrahedra) of the methods whose set-up is slow or memory-hungry */
 typedef struct {
-  PetscReal host, coo, coo3, order, bs3;
+  PetscReal host, coo, coo3, order, bs3, gather;
 } Limits;
 
 static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L)
@@ -213,7 +226,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
   SquallP1Mountain m;
   DM               dm;
   SquallP1         pg = NULL, ph = NULL;
-  PetscLogDouble   t0, t1, t2, med, tmin, tsearch[2] = {0, 0}, tslots[2] = {0, 0};
+  PetscLogDouble   t0, t1, t2, med, tmin, tsearch[2] = {0, 0}, tslots[2] = {0, 0}, tgather[2] = {0, 0};
   const PetscReal  hostmax = L->host, coomax = L->coo, coo3max = L->coo3, ordermax = L->order;
   PetscInt         bsmax;
   Call             c;
@@ -272,8 +285,21 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
     PetscCall(SquallP1MatCompare(Aa, As, &diff));
     PetscCall(Report(B, B->gpu ? "gpu_atomic_slots" : "cpu_reference_slots", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixSlots(B, bs, bs == 1 ? 12 : 9), diff));
     PetscCall(MatDestroy(&As));
-    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"slots_over_search\": %.2f}\n", bs, B->tets,
-                           tsearch[bs == 3] / tslots[bs == 3]));
+    /* the atomic-free gather mode (its map and scratch are built in the untimed warm-up call) */
+    tgather[bs == 3] = -1;
+    if (B->tets <= L->gather * 1e6) {
+      PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_GATHER));
+      PetscCall(SquallP1CreateMatrix(pg, bs, &As));
+      c.A = As;
+      PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
+      tgather[bs == 3] = med;
+      PetscCall(SquallP1MatCompare(Aa, As, &diff));
+      PetscCall(Report(B, B->gpu ? "gpu_gather" : "cpu_reference_gather", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixGather(B, bs, bs == 1 ? 12 : 9), diff));
+      PetscCall(MatDestroy(&As));
+      PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
+    } /* else the gather speed-ups below are reported as 0 */
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"slots_over_search\": %.2f, \"gather_over_slots\": %.2f}\n",
+                           bs, B->tets, tsearch[bs == 3] / tslots[bs == 3], tgather[bs == 3] > 0 ? tslots[bs == 3] / tgather[bs == 3] : 0.0));
     PetscCall(PetscFFlush(B->json));
     if (B->nrows < P1_MAX_ROWS) {
       row[bs == 3]         = &B->rows[B->nrows++];
@@ -281,6 +307,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
       row[bs == 3]->bs     = bs;
       row[bs == 3]->search = tsearch[bs == 3];
       row[bs == 3]->slots  = tslots[bs == 3];
+      row[bs == 3]->gather = tgather[bs == 3];
       row[bs == 3]->GBps   = BytesMatrixSlots(B, bs, bs == 1 ? 12 : 9) / (tslots[bs == 3] * 1e-3) / 1e9;
       row[bs == 3]->coo = row[bs == 3]->host = -1;
     }
@@ -293,8 +320,9 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
       PetscCall(SquallP1MatCompare(Aa, Ac, &diff));
       if (row[bs == 3]) row[bs == 3]->coo = med;
       PetscCall(Report(B, B->gpu ? "gpu_coo" : "cpu_coo", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), diff));
-      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"search_over_coo\": %.2f, \"slots_over_coo\": %.2f}\n", bs,
-                             B->tets, med / tsearch[bs == 3], med / tslots[bs == 3]));
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
+                             "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"search_over_coo\": %.2f, \"slots_over_coo\": %.2f, \"gather_over_coo\": %.2f}\n", bs,
+                             B->tets, med / tsearch[bs == 3], med / tslots[bs == 3], tgather[bs == 3] > 0 ? med / tgather[bs == 3] : 0.0));
       PetscCall(PetscFFlush(B->json));
       PetscCall(MatDestroy(&Ac));
     }
@@ -397,11 +425,11 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
 /* the closing table on stdout, so that a run's tail shows the key numbers */
 static PetscErrorCode Summary(const Bench *B)
 {
-  char col[4][16];
+  char col[5][16];
 
   PetscFunctionBegin;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nP1 matrix assembly (%s; median ms; GB/s: effective bandwidth of the slots path, %% of %.2f TB/s; speed-ups of slots)\n", B->gpu ? "GPU" : "no GPU: CPU reference", P1_PEAK_GBPS / 1e3));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12s %3s %10s %10s %10s %10s %9s %9s %9s %8s %7s\n", "tets", "bs", "search_ms", "slots_ms", "coo_ms", "host_ms", "vs_search", "vs_coo", "vs_host", "GB/s", "%peak"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12s %3s %10s %10s %10s %10s %10s %9s %9s %9s %8s %7s\n", "tets", "bs", "search_ms", "slots_ms", "gather_ms", "coo_ms", "host_ms", "vs_search", "vs_coo", "vs_host", "GB/s", "%peak"));
   for (PetscInt k = 0; k < B->nrows; k++) {
     const Row *r = &B->rows[k];
 
@@ -409,8 +437,9 @@ static PetscErrorCode Summary(const Bench *B)
     PetscCall(PetscSNPrintf(col[1], sizeof(col[1]), r->host >= 0 ? "%.1f" : "-", r->host));
     PetscCall(PetscSNPrintf(col[2], sizeof(col[2]), r->coo >= 0 ? "%.2fx" : "-", r->coo / r->slots));
     PetscCall(PetscSNPrintf(col[3], sizeof(col[3]), r->host >= 0 ? "%.0fx" : "-", r->host / r->slots));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12" PetscInt64_FMT " %3" PetscInt_FMT " %10.3f %10.3f %10s %10s %8.2fx %9s %9s %8.1f %6.1f%%\n", r->tets, r->bs, r->search, r->slots, col[0], col[1], r->search / r->slots, col[2], col[3], r->GBps,
-                          100 * r->GBps / P1_PEAK_GBPS));
+    PetscCall(PetscSNPrintf(col[4], sizeof(col[4]), r->gather >= 0 ? "%.3f" : "-", r->gather));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12" PetscInt64_FMT " %3" PetscInt_FMT " %10.3f %10.3f %10s %10s %10s %8.2fx %9s %9s %8.1f %6.1f%%\n", r->tets, r->bs, r->search, r->slots, col[4], col[0], col[1], r->search / r->slots, col[2], col[3],
+                          r->GBps, 100 * r->GBps / P1_PEAK_GBPS));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -419,7 +448,7 @@ int main(int argc, char **argv)
 {
   PetscInt       cells[30] = {46, 46, 44, 73, 73, 70, 97, 97, 93, 122, 122, 117, 154, 154, 148}, n = 30;
   PetscReal      maxm = 20;
-  Limits         L    = {0.6, 5.5, 0.6, 0.6, 5.5}; /* host, coo, coo3, order, bs3 */
+  Limits         L    = {0.6, 5.5, 0.6, 0.6, 5.5, 11}; /* host, coo, coo3, order, bs3, gather */
   PetscLogDouble end;
   PetscInt       ndev = 0;
   PetscMPIInt    size;
@@ -443,6 +472,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_host_max_mtets", "Largest mesh (million tets) for host MatSetValues", NULL, L.host, &L.host, NULL));
   PetscCall(PetscOptionsReal("-bench_coo_max_mtets", "Largest mesh (million tets) for the scalar COO path", NULL, L.coo, &L.coo, NULL));
   PetscCall(PetscOptionsReal("-bench_coo3_max_mtets", "Largest mesh (million tets) for the block COO path", NULL, L.coo3, &L.coo3, NULL));
+  PetscCall(PetscOptionsReal("-bench_gather_max_mtets", "Largest mesh (million tets) for the gather mode", NULL, L.gather, &L.gather, NULL));
   PetscCall(PetscOptionsReal("-bench_order_max_mtets", "Largest mesh (million tets) for the coloured and sorted element orders", NULL, L.order, &L.order, NULL));
   PetscCall(PetscOptionsString("-bench_json", "File for the JSON lines (default: stdout)", NULL, json, json, sizeof(json), &hasjson));
   PetscOptionsEnd();

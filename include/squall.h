@@ -133,9 +133,11 @@ PETSC_EXTERN const char *const SquallP1Backends[];
    the CPU); coo: MatSetPreallocationCOO + MatSetValuesCOO; setvalues: MatSetValues element by element */
 typedef enum { SQUALL_P1_ASSEMBLY_ATOMIC, SQUALL_P1_ASSEMBLY_COO, SQUALL_P1_ASSEMBLY_SETVALUES } SquallP1AssemblyType;
 PETSC_EXTERN const char *const SquallP1AssemblyTypes[];
-/* how the atomic assembly finds an element entry's place in the AIJ values (-p1_assembly_mode): a binary
-   search of its column in the row, or a slot map (positions of all element entries, built once) */
-typedef enum { SQUALL_P1_ATOMIC_SEARCH, SQUALL_P1_ATOMIC_SLOTS } SquallP1AtomicMode;
+/* how the direct assembly finds an element entry's place in the AIJ values (-p1_assembly_mode): a binary
+   search of its column in the row, or a slot map (positions of all element entries, built once), both
+   adding atomically; or gather, atomic-free and deterministic: element values to a scratch array, then
+   each stored value sums its contributions in a fixed order (the transposed slot map, built once) */
+typedef enum { SQUALL_P1_ATOMIC_SEARCH, SQUALL_P1_ATOMIC_SLOTS, SQUALL_P1_ATOMIC_GATHER } SquallP1AtomicMode;
 PETSC_EXTERN const char *const SquallP1AtomicModes[];
 /* order of the elements (threads): the mesh's, greedily coloured so that no two elements of a colour
    share a vertex and a warp's atomicAdds never hit the same matrix entry, or sorted by their smallest

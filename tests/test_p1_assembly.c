@@ -3,7 +3,8 @@ static char help[] = "P1 assembly paths against each other on the CPU: squall's 
                      "and 3-component (bs 3) operators with all terms (weighted mass, advection, nodal and per-element\n"
                      "full-tensor diffusion, grad-div), and the right-hand sides. Also: row sums (Laplacian, mass), the\n"
                      "volume, and right-hand side = matrix x field. The atomic path in both modes (binary search, slot map), and\n"
-                     "the slot map itself against PETSc's AIJ structure and the binary search (the map the GPU kernel reads).\n"
+                     "the slot map itself against PETSc's AIJ structure and the binary search (the map the GPU kernel reads);\n"
+                     "the atomic-free gather mode against the slots mode (round-off) and itself (bit for bit), and its map.\n"
                      "The mesh comes from -p1_mesh (see SquallP1CreateMeshFromOptions).\n"
                      "  -tol <1e-14 in double, 40 eps in single>  largest row-relative entrywise difference allowed between paths\n";
 
@@ -127,12 +128,50 @@ static PetscErrorCode CheckSlots(SquallP1 p1, PetscInt bs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The gather map (withoff, as the CPU path builds it) against the scalar slot map it transposes: every
+   contribution of stored value p decodes back to p in the right block, each list is strictly ascending
+   (the fixed summation order the coalescing relies on), every slot of an owned row appears exactly once,
+   and every stored value has a contribution */
+static PetscErrorCode CheckGather(SquallP1 p1)
+{
+  const PetscInt ne = p1->ne, n = p1->nowned, nval[2] = {p1->dI[n], p1->oI[n]};
+  int           *sl, *off[2], *idx[2];
+  PetscInt       bad = 0, nslot = 0, ncon = 0, empty = 0;
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1BuildSlots(p1, 1, PETSC_TRUE, &sl));
+  PetscCall(SquallP1BuildGather(p1, PETSC_TRUE, off, idx));
+  for (PetscInt t = 0; t < 16 * ne; t++)
+    if (sl[t] != SQUALL_P1_SLOT_NONE) nslot++;
+  for (PetscInt blk = 0; blk < 2; blk++) {
+    for (PetscInt p = 0; p < nval[blk]; p++) {
+      if (off[blk][p + 1] <= off[blk][p]) empty++;
+      for (PetscInt m = off[blk][p]; m < off[blk][p + 1]; m++) {
+        const int t = idx[blk][m], s = t >= 0 && t < 16 * ne ? sl[t] : SQUALL_P1_SLOT_NONE;
+
+        if (s != (blk ? SQUALL_P1_SLOT_OFF(p) : p) || (m > off[blk][p] && t <= idx[blk][m - 1])) bad++;
+      }
+    }
+    ncon += off[blk][nval[blk]];
+    PetscCall(PetscFree(off[blk]));
+    PetscCall(PetscFree(idx[blk]));
+  }
+  PetscCall(PetscFree(sl));
+  ncon -= nslot; /* 0: each slot exactly once (with bad == 0) */
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &empty, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ncon, 1, MPIU_INT, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "gather map: %" PetscInt_FMT " contributions wrong or out of order, %" PetscInt_FMT " stored values without one, contributions - slots %" PetscInt_FMT "\n", bad, empty, ncon));
+  CHECK(!bad && !empty && !ncon, "the gather map is wrong (%" PetscInt_FMT " bad, %" PetscInt_FMT " empty values, %" PetscInt_FMT " contributions more than slots)", bad, empty, ncon);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* one operator through the three paths; returns the atomic-path matrix */
 static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coef[], PetscReal tol, const char *what, Mat *Aout)
 {
-  Mat                A[3], As;
+  Mat                A[3], As, Ag[2];
   Vec                f, b[3], Af;
-  PetscReal          d[4], dv[2], dmv, ds;
+  PetscReal          d[4], dv[2], dmv, ds, dg, dgg;
   PetscInt           bsf = bs;
   SquallP1AtomicMode mode, other;
 
@@ -153,17 +192,31 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
   PetscCall(SquallP1AssembleOperator(p1, coef, A[1]));
   PetscCall(SquallP1MatCompare(A[0], A[1], &d[3]));
 
-  /* the atomic path in the other mode (search <-> slots): the same entries in the same order, so
-     the same matrix to the last bit */
+  /* the atomic path in the other mode (search <-> slots; slots when run in gather mode): search and
+     slots add the same entries in the same order, so the same matrix to the last bit */
   PetscCall(SquallP1GetAtomicMode(p1, &mode));
   other = mode == SQUALL_P1_ATOMIC_SLOTS ? SQUALL_P1_ATOMIC_SEARCH : SQUALL_P1_ATOMIC_SLOTS;
   PetscCall(SquallP1SetAtomicMode(p1, other));
   PetscCall(SquallP1CreateMatrix(p1, bs, &As));
   PetscCall(SquallP1AssembleOperator(p1, coef, As));
   PetscCall(SquallP1AssembleOperator(p1, coef, As));
-  PetscCall(SquallP1SetAtomicMode(p1, mode));
   PetscCall(SquallP1MatCompare(A[0], As, &ds));
+
+  /* the atomic-free gather mode against the slots mode: the same contributions summed in another order,
+     so equal to round-off; assembled twice (every value is overwritten, nothing accumulates), and into
+     a second matrix, which must be identical to the last bit (a fixed summation order) */
+  PetscCall(SquallP1SetAtomicMode(p1, SQUALL_P1_ATOMIC_GATHER));
+  for (PetscInt k = 0; k < 2; k++) {
+    PetscCall(SquallP1CreateMatrix(p1, bs, &Ag[k]));
+    PetscCall(SquallP1AssembleOperator(p1, coef, Ag[k]));
+  }
+  PetscCall(SquallP1AssembleOperator(p1, coef, Ag[0]));
+  PetscCall(SquallP1SetAtomicMode(p1, mode));
+  PetscCall(SquallP1MatCompare(mode == SQUALL_P1_ATOMIC_SLOTS ? A[0] : As, Ag[0], &dg));
+  PetscCall(SquallP1MatCompare(Ag[0], Ag[1], &dgg));
   PetscCall(MatDestroy(&As));
+  PetscCall(MatDestroy(&Ag[0]));
+  PetscCall(MatDestroy(&Ag[1]));
 
   PetscCall(SquallP1CreateVector(p1, bs, &f));
   PetscCall(SquallP1Interpolate(p1, bs, FieldFn, &bsf, f));
@@ -180,9 +233,14 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
   PetscCall(MatMult(A[0], f, Af));
   PetscCall(SquallP1VecCompare(Af, b[0], &dmv));
 
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-36s bs %" PetscInt_FMT ": reference (%s) vs setvalues %.1e, vs coo %.1e, setvalues vs coo %.1e, atomic into the COO pattern %.1e, vs %s %.1e; rhs vs setvalues %.1e, vs coo %.1e; rhs vs A f %.1e\n", what,
-                        bs, SquallP1AtomicModes[mode], (double)d[0], (double)d[1], (double)d[2], (double)d[3], SquallP1AtomicModes[other], (double)ds, (double)dv[0], (double)dv[1], (double)dmv));
-  CHECK(ds == 0, "%s bs %" PetscInt_FMT ": the atomic path's search and slots modes differ (%g)", what, bs, (double)ds);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "%-36s bs %" PetscInt_FMT
+                        ": reference (%s) vs setvalues %.1e, vs coo %.1e, setvalues vs coo %.1e, atomic into the COO pattern %.1e, vs %s %.1e; gather vs slots %.1e, gather twice %.1e; rhs vs setvalues %.1e, vs coo %.1e; rhs vs A f %.1e\n",
+                        what, bs, SquallP1AtomicModes[mode], (double)d[0], (double)d[1], (double)d[2], (double)d[3], SquallP1AtomicModes[other], (double)ds, (double)dg, (double)dgg, (double)dv[0], (double)dv[1], (double)dmv));
+  /* in gather mode A[0] sums in another order than the slots mode */
+  CHECK(mode == SQUALL_P1_ATOMIC_GATHER ? ds <= tol : ds == 0, "%s bs %" PetscInt_FMT ": the atomic path's %s and %s modes differ (%g)", what, bs, SquallP1AtomicModes[mode], SquallP1AtomicModes[other], (double)ds);
+  CHECK(dg <= tol, "%s bs %" PetscInt_FMT ": the gather mode differs from the slots mode by %g (tolerance %g)", what, bs, (double)dg, (double)tol);
+  CHECK(dgg == 0, "%s bs %" PetscInt_FMT ": two gather-mode assemblies differ (%g): not deterministic", what, bs, (double)dgg);
   CHECK(d[0] <= tol && d[1] <= tol && d[2] <= tol && d[3] <= tol, "%s bs %" PetscInt_FMT ": the assembly paths differ (%g %g %g %g) beyond %g", what, bs, (double)d[0], (double)d[1], (double)d[2], (double)d[3], (double)tol);
   CHECK(dv[0] <= tol && dv[1] <= tol, "%s bs %" PetscInt_FMT ": the right-hand side paths differ (%g %g) beyond %g", what, bs, (double)dv[0], (double)dv[1], (double)tol);
   CHECK(dmv <= SQUALL_TOL(1e-13, 400), "%s bs %" PetscInt_FMT ": element-wise right-hand side differs from A f by %g", what, bs, (double)dmv);
@@ -220,6 +278,7 @@ int main(int argc, char **argv)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mesh: %" PetscInt_FMT " nodes, %" PetscInt_FMT " tetrahedra, %" PetscInt64_FMT " nonzeros\n", N, NE, nnz));
   PetscCall(CheckSlots(p1, 1));
   PetscCall(CheckSlots(p1, 3));
+  PetscCall(CheckGather(p1));
 
   /* identities first, with constant coefficients: mass entries sum to the volume, the Laplacian
      annihilates constants */

@@ -8,6 +8,20 @@
    coalesced: slot k of element e at k*ne + e). The COO path computes the same element values into a
    device array for MatSetValuesCOO.
 
+   The gather mode (-p1_assembly_mode gather) uses no atomics and is deterministic: an element kernel
+   stores the element values, entry-major (coalesced stores, p1tet.h SquallP1ElementStore()), then a gather
+   kernel writes every stored value of the diagonal block as the sum of its contributions in a fixed
+   order, through the transposed slot map (SquallP1BuildGather(), built on the host once per sparsity).
+   It costs a scratch array of 16 bs^2 scalars per element, written once and read once, instead of the
+   atomic read-modify-writes, and needs no zeroing pass. One thread per stored value rather than per row
+   (segment): a row has ~15 (bs 1) to ~45 (bs 3) values, so a thread per row would leave its neighbours'
+   stores 120-360 bytes apart (uncoalesced) and give a warp rows of different lengths, while a thread
+   per value stores consecutive values from consecutive threads and has only its own short list
+   (~4-24 contributions) to sum; the warp's divergence is that of the list lengths in one or two rows.
+   For bs 3 thread 9p + 3i + j writes component (i, j) of the block of scalar entry p: the nine threads
+   of a block read the same contribution list (one broadcast load) and a warp's stores fall in three
+   runs of ~10 consecutive values, one per block row.
+
    Inputs: connectivity, geometry and slots are structure-of-arrays, so a warp's loads of one of them
    are one or two 128-byte lines. The nodal fields (rho, u, K) stay interleaved per node: they are
    gathered through the connectivity, and a node's 3 (u) or 9 (K) values in one or three adjacent
@@ -51,6 +65,10 @@ struct P1CUDA {
   PetscInt    *row, *cd, *co;     /* [nv] */
   PetscInt    *dI, *dJ, *oI, *oJ; /* the graph of the owned rows */
   int         *slots[4];          /* slot maps per block size (first SquallP1NumSlots(bs, 0) slots), on first use */
+  int         *goff, *gidx;       /* gather map of the diagonal block (SquallP1BuildGather()), on first use */
+  int         *gprow;             /* [dI[nowned]] scalar row of each diagonal-block entry (the bs 3 gather) */
+  PetscInt     ngather;           /* contributions in the gather map */
+  PetscScalar *gwork[4];          /* element values of the gather mode, 16 bs^2 per element, entry-major */
   int         *nbad;              /* one counter */
 };
 
@@ -122,6 +140,41 @@ template <int BS> __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOC
   if (e >= E.ne) return;
   SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
   SquallP1ScatterElementSlots(BS, slots + e, E.ne, da, NULL, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
+}
+
+/* gather mode, step 1: the element values into the entry-major scratch w (no atomics) */
+template <int BS> __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS) P1ElementStoreKernel(SquallP1Elements E, SquallP1Coef coef, PetscScalar *__restrict__ w)
+{
+  const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  PetscInt       v[4];
+  PetscReal      g[4][3], vol, S[4][4];
+
+  if (e >= E.ne) return;
+  SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
+  SquallP1ElementStore(BS, w + e, E.ne, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
+}
+
+/* gather mode, step 2, bs 1: thread p writes value p of the diagonal block (the scalar graph's layout) */
+__global__ static void P1GatherKernel1(PetscInt nval, const int *__restrict__ off, const int *__restrict__ idx, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ da)
+{
+  const PetscInt p = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (p >= nval) return;
+  da[p] = SquallP1GatherValue(off, idx, w, p);
+}
+
+/* gather mode, step 2, bs 3: thread 9p + 3i + j writes component (i, j) of the block of scalar entry p
+   (row r = prow[p]) at its place in the interleaved AIJ values (p1tet.h), from scratch plane 3i + j */
+__global__ static void P1GatherKernel3(PetscInt nval, PetscInt ne, const int *__restrict__ off, const int *__restrict__ idx, const int *__restrict__ prow, const PetscInt *__restrict__ dI, const PetscScalar *__restrict__ w,
+                                       PetscScalar *__restrict__ da)
+{
+  const PetscInt64 t = (PetscInt64)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (t >= 9 * (PetscInt64)nval) return;
+  const PetscInt p = (PetscInt)(t / 9), c = (PetscInt)(t - 9 * (PetscInt64)p), i = c / 3, j = c - 3 * i;
+  const PetscInt r = prow[p], lo = dI[r], len = dI[r + 1] - lo;
+
+  da[9 * lo + 3 * i * len + 3 * (p - lo) + j] = SquallP1GatherValue(off, idx, w + (size_t)c * 16 * ne, p);
 }
 
 /* element matrices for MatSetValuesCOO, row-major per element (the layout of SquallP1COOIndices), of
@@ -254,9 +307,13 @@ PetscErrorCode SquallP1CUDADestroy(SquallP1 p1)
   PetscCallCUDA(cudaFree(cu->oJ));
   PetscCallCUDA(cudaFree(cu->nbad));
   PetscCallCUDA(cudaFree(cu->ebnd));
+  PetscCallCUDA(cudaFree(cu->goff));
+  PetscCallCUDA(cudaFree(cu->gidx));
+  PetscCallCUDA(cudaFree(cu->gprow));
   for (PetscInt bs = 0; bs < 4; bs++) {
     PetscCallCUDA(cudaFree(cu->offv[bs]));
     PetscCallCUDA(cudaFree(cu->slots[bs]));
+    PetscCallCUDA(cudaFree(cu->gwork[bs]));
     if (p1->coov[bs]) PetscCallCUDA(cudaFree(p1->coov[bs]));
     if (p1->coor[bs]) PetscCallCUDA(cudaFree(p1->coor[bs]));
     p1->coov[bs] = p1->coor[bs] = NULL;
@@ -365,9 +422,10 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   SquallP1Coef     c;
   cudaStream_t     stream;
   PetscInt         m, nc;
-  int              nmiss = 0;
-  const PetscBool  slots = p1->atomicmode == SQUALL_P1_ATOMIC_SLOTS ? PETSC_TRUE : PETSC_FALSE;
-  PetscLogEvent    ev    = slots ? SQUALL_P1AssembleSlots : SQUALL_P1Assemble;
+  int              nmiss  = 0;
+  const PetscBool  slots  = p1->atomicmode == SQUALL_P1_ATOMIC_SLOTS ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool  gather = p1->atomicmode == SQUALL_P1_ATOMIC_GATHER ? PETSC_TRUE : PETSC_FALSE;
+  PetscLogEvent    ev     = gather ? SQUALL_P1AssembleGather : (slots ? SQUALL_P1AssembleSlots : SQUALL_P1Assemble);
 
   PetscFunctionBegin;
   PetscCheck(cu, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The SquallP1 has no device data (backend %s)", SquallP1Backends[p1->backend]);
@@ -381,6 +439,26 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
     PetscCall(P1Upload(&cu->slots[bs], h, (PetscInt)SquallP1NumSlots((int)bs, 0) * p1->ne));
     PetscCall(PetscFree(h));
   }
+  if (gather && !cu->goff) {
+    int *off[2], *idx[2], *prow;
+
+    /* once per sparsity, on the host (integer work), the diagonal block only: on several ranks
+       MatSetValuesCOO fills the off-diagonal one; the host copies are not kept */
+    PetscCall(SquallP1BuildGather(p1, PETSC_FALSE, off, idx));
+    cu->ngather = off[0][p1->dI[n]];
+    PetscCall(PetscMalloc1(PetscMax(p1->dI[n], 1), &prow));
+    for (PetscInt r = 0; r < n; r++)
+      for (PetscInt p = p1->dI[r]; p < p1->dI[r + 1]; p++) prow[p] = (int)r;
+    PetscCall(P1Upload(&cu->goff, off[0], p1->dI[n] + 1));
+    PetscCall(P1Upload(&cu->gidx, idx[0], cu->ngather));
+    PetscCall(P1Upload(&cu->gprow, prow, p1->dI[n]));
+    PetscCall(PetscFree(off[0]));
+    PetscCall(PetscFree(idx[0]));
+    PetscCall(PetscFree(prow));
+  }
+  PetscCheck(!gather || (PetscInt64)bs * bs * p1->dI[n] < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "The gather kernel numbers the %" PetscInt64_FMT " values of this rank's diagonal block with 32-bit integers; use -p1_assembly_mode slots or more ranks", (PetscInt64)bs * bs * p1->dI[n]);
+  if (gather && !cu->gwork[bs]) PetscCallCUDA(cudaMalloc((void **)&cu->gwork[bs], (size_t)16 * bs * bs * PetscMax(p1->ne, 1) * sizeof(PetscScalar)));
   /* the parallel matrix itself has no value array: the kernel writes its diagonal block (A, a
      SEQAIJCUSPARSE), MatSetValuesCOO the off-diagonal one (B); see the top of this file */
   PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
@@ -427,11 +505,17 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   O.ja = NULL;
   O.a  = NULL;
   PetscCheck(ismpi || !p1->oI[n], PETSC_COMM_SELF, PETSC_ERR_PLIB, "A sequential matrix with off-process columns");
-  if (!slots) PetscCallCUDA(cudaMemsetAsync(cu->nbad, 0, sizeof(int), stream));
+  if (!slots && !gather) PetscCallCUDA(cudaMemsetAsync(cu->nbad, 0, sizeof(int), stream));
   PetscCall(PetscLogGpuTimeBegin());
-  if (da) PetscCallCUDA(cudaMemsetAsync(da, 0, (size_t)bs * bs * p1->dI[n] * sizeof(PetscScalar), stream));
-  /* without diagonal values (no owned rows) the slots kernel has nothing to write */
-  if (slots && p1->ne && da) {
+  /* the gather writes every stored value: no zeroing */
+  if (da && !gather) PetscCallCUDA(cudaMemsetAsync(da, 0, (size_t)bs * bs * p1->dI[n] * sizeof(PetscScalar), stream));
+  /* without diagonal values (no owned rows) the slots and gather kernels have nothing to write */
+  if (gather && p1->ne && da) {
+    if (bs == 1)
+      P1ElementStoreKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->gwork[bs]);
+    else
+      P1ElementStoreKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->gwork[bs]);
+  } else if (slots && p1->ne && da) {
     if (bs == 1)
       P1AssembleSlotsKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->slots[bs], da);
     else
@@ -446,9 +530,23 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(SquallP1ElementFlops(coef, bs) * p1->ne));
   PetscCall(P1RestoreElementsDevice(p1, &E));
-  /* search: one int back (this also finishes the kernel before PETSc sees the values); slots: the
-     map was checked when it was built, only finish the kernel */
-  if (!slots) PetscCallCUDA(cudaMemcpyAsync(&nmiss, cu->nbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  if (gather && da) {
+    const PetscInt nv = p1->dI[n];
+
+    PetscCall(PetscLogEventBegin(SQUALL_P1GatherSum, A, 0, 0, 0));
+    PetscCall(PetscLogGpuTimeBegin());
+    if (bs == 1)
+      P1GatherKernel1<<<P1Blocks(nv), P1_BLOCK, 0, stream>>>(nv, cu->goff, cu->gidx, cu->gwork[bs], da);
+    else
+      P1GatherKernel3<<<P1Blocks(9 * nv), P1_BLOCK, 0, stream>>>(nv, p1->ne, cu->goff, cu->gidx, cu->gprow, cu->dI, cu->gwork[bs], da);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops((PetscLogDouble)bs * bs * cu->ngather));
+    PetscCall(PetscLogEventEnd(SQUALL_P1GatherSum, A, 0, 0, 0));
+  }
+  /* search: one int back (this also finishes the kernel before PETSc sees the values); slots and
+     gather: the maps were checked when they were built, only finish the kernels */
+  if (!slots && !gather) PetscCallCUDA(cudaMemcpyAsync(&nmiss, cu->nbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
   if (da) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ad, &da));
   /* the diagonal block changed behind the parallel matrix's back: let its users (PC, KSP) know */

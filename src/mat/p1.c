@@ -11,7 +11,7 @@
 const char *const SquallP1Backends[]      = {"host", "cuda", "SquallP1Backend", "SQUALL_P1_", NULL};
 const char *const SquallP1AssemblyTypes[] = {"atomic", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
 const char *const SquallP1Locations[]     = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
-const char *const SquallP1AtomicModes[]   = {"search", "slots", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
+const char *const SquallP1AtomicModes[]   = {"search", "slots", "gather", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
 const char *const SquallP1ElementOrders[] = {"natural", "colored", "sorted", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
 
 /* the public term enum and the pointwise header's indices must agree */
@@ -101,12 +101,15 @@ PetscErrorCode SquallP1GetAssemblyType(SquallP1 p1, SquallP1AssemblyType *type)
   an element entry goes in the AIJ values: SQUALL_P1_ATOMIC_SEARCH, a binary search of its column in its
   row in every assembly, or SQUALL_P1_ATOMIC_SLOTS (default), the positions of all element entries
   found once per block size (the sparsity is fixed at set-up) and read as a slot map. Both give the same
-  matrix bit for bit on the CPU. It may change between calls.
+  matrix bit for bit on the CPU. SQUALL_P1_ATOMIC_GATHER needs no atomics and is deterministic on the GPU
+  too: the element values go to a scratch array, then every stored value sums its contributions in a
+  fixed order through the transpose of the slot map (built once per sparsity); it equals the other
+  modes to round-off (another summation order). It may change between calls.
 @*/
 PetscErrorCode SquallP1SetAtomicMode(SquallP1 p1, SquallP1AtomicMode mode)
 {
   PetscFunctionBegin;
-  PetscCheck(mode == SQUALL_P1_ATOMIC_SEARCH || mode == SQUALL_P1_ATOMIC_SLOTS, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown atomic assembly mode %d: valid modes are search and slots", (int)mode);
+  PetscCheck(mode == SQUALL_P1_ATOMIC_SEARCH || mode == SQUALL_P1_ATOMIC_SLOTS || mode == SQUALL_P1_ATOMIC_GATHER, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown atomic assembly mode %d: valid modes are search, slots and gather", (int)mode);
   p1->atomicmode = mode;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -151,8 +154,10 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
   PetscCall(PetscOptionsEnum("-p1_backend", "Where elements are computed and assembled (host, cuda)", "SquallP1SetBackend", SquallP1Backends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   PetscCall(PetscOptionsEnum("-p1_assembly", "Assembly path: squall's direct/atomic kernel, PETSc's COO interface, or host MatSetValues", "SquallP1SetAssemblyType", SquallP1AssemblyTypes, (PetscEnum)assembly, (PetscEnum *)&assembly, NULL));
   /* a string, not PetscOptionsEnum, so that a bad value's error lists the valid ones */
-  PetscCall(PetscOptionsString("-p1_assembly_mode", "How the atomic assembly finds an entry's place in the AIJ values: search (binary search per entry) or slots (positions found once: the sparsity is fixed)", "SquallP1SetAtomicMode", mode, mode,
-                               sizeof(mode), &setmode));
+  PetscCall(PetscOptionsString(
+    "-p1_assembly_mode",
+    "How the atomic assembly finds an entry's place in the AIJ values: search (binary search per entry), slots (positions found once: the sparsity is fixed) or gather (atomic-free, deterministic: each value sums its contributions)",
+    "SquallP1SetAtomicMode", mode, mode, sizeof(mode), &setmode));
   PetscCall(PetscOptionsReal("-p1_degenerate_tol", "A tetrahedron is degenerate when 6|volume| <= tol * (longest edge)^3 (0 to 0.1)", "SquallP1SetUp", tol, &tol, NULL));
   PetscCall(
     PetscOptionsEnum("-p1_element_order", "Order of the elements (GPU threads): the mesh's, or coloured so that no two in a colour share a vertex", "SquallP1SetElementOrder", SquallP1ElementOrders, (PetscEnum)order, (PetscEnum *)&order, NULL));
@@ -164,11 +169,11 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
   if (setmode) {
     PetscBool found = PETSC_FALSE;
 
-    for (PetscInt k = 0; k < 2 && !found; k++) {
+    for (PetscInt k = 0; k <= SQUALL_P1_ATOMIC_GATHER && !found; k++) {
       PetscCall(PetscStrcasecmp(mode, SquallP1AtomicModes[k], &found));
       if (found) PetscCall(SquallP1SetAtomicMode(p1, (SquallP1AtomicMode)k));
     }
-    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_assembly_mode %s is not valid: use search (binary search per entry) or slots (positions found once)", mode);
+    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_assembly_mode %s is not valid: use search (binary search per entry), slots (positions found once) or gather (atomic-free sums per value)", mode);
   }
   if (order != p1->order) PetscCall(SquallP1SetElementOrder(p1, order));
   p1->degtol = tol;
@@ -653,6 +658,11 @@ PetscErrorCode SquallP1Destroy(SquallP1 *p1)
     PetscCall(VecDestroy(&p->lwork[bs]));
   }
   for (PetscInt bs = 0; bs < 4; bs++) PetscCall(PetscFree(p->slots[bs]));
+  for (PetscInt bs = 0; bs < 4; bs++) PetscCall(PetscFree(p->gwork[bs]));
+  for (PetscInt k = 0; k < 2; k++) {
+    PetscCall(PetscFree(p->gmoff[k]));
+    PetscCall(PetscFree(p->gmidx[k]));
+  }
   for (PetscInt bs = 0; bs < 4; bs++)
     if (p->backend == SQUALL_P1_HOST) {
       PetscCall(PetscFree(p->coov[bs]));

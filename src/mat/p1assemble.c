@@ -4,6 +4,8 @@
                 (atomicAdd on the GPU, src/cuda/p1assembly.cu; here the CPU reference, a plain loop that
                 needs no atomics); its place is found by a binary search of its column in its row
                 (-p1_assembly_mode search) or read from the slot map built once (slots, the default);
+                or, atomic-free (gather), the element values go to a scratch array and every stored
+                value sums its contributions through the transposed slot map (SquallP1BuildGather());
      coo        MatSetPreallocationCOO once per matrix, then element values and MatSetValuesCOO;
      setvalues  host MatSetValues, element by element, then MatAssemblyBegin/End.
    Block size 3 uses MATAIJ (AIJCUSPARSE on the GPU) with block size 3: the value array of the AIJ
@@ -249,6 +251,109 @@ PetscErrorCode SquallP1BuildSlots(SquallP1 p1, PetscInt bs, PetscBool withoff, i
   }
   PetscCall(PetscLogEventEnd(SQUALL_P1SlotMap, 0, 0, 0, 0));
   *slots = sl;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1BuildGather(SquallP1 p1, PetscBool withoff, int *off[2], int *idx[2])
+{
+  const PetscInt ne = p1->ne, n = p1->nowned, nval[2] = {p1->dI[n], p1->oI[n]};
+  int           *sl, *cur;
+
+  PetscFunctionBegin;
+  PetscCheck((PetscInt64)16 * ne < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "The gather map stores 32-bit scratch positions (16 per element), but this rank has %" PetscInt_FMT " elements; use -p1_assembly_mode slots or more ranks", ne);
+  /* the bs 1 slot map has the positions in the scalar graph: a 3x3 block has those of its scalar entry */
+  if (p1->slots[1])
+    sl = p1->slots[1];
+  else
+    PetscCall(SquallP1BuildSlots(p1, 1, PETSC_FALSE, &sl));
+  PetscCall(PetscLogEventBegin(SQUALL_P1GatherMap, 0, 0, 0, 0));
+  for (PetscInt blk = 0; blk < 2; blk++) {
+    off[blk] = idx[blk] = NULL;
+    if (blk && !withoff) continue;
+    PetscCall(PetscCalloc1(nval[blk] + 1, &off[blk]));
+    PetscCall(PetscMalloc1(nval[blk] + 1, &cur));
+    /* counting sort by value; both passes visit t = k*ne + e in ascending order, so each value's list is
+       ascending in t: a thread walks the scratch upwards, and neighbouring values of a row (which share
+       elements) read nearby addresses at about the same time */
+    for (PetscInt t = 0; t < 16 * ne; t++) {
+      const int s = sl[t];
+
+      if (blk ? s <= -2 : s >= 0) off[blk][(blk ? -s - 2 : s) + 1]++;
+    }
+    for (PetscInt p = 0; p < nval[blk]; p++) {
+      off[blk][p + 1] += off[blk][p];
+      cur[p] = off[blk][p];
+    }
+    PetscCall(PetscMalloc1(PetscMax(off[blk][nval[blk]], 1), &idx[blk]));
+    for (PetscInt t = 0; t < 16 * ne; t++) {
+      const int s = sl[t];
+
+      if (blk ? s <= -2 : s >= 0) idx[blk][cur[blk ? -s - 2 : s]++] = (int)t;
+    }
+    PetscCall(PetscFree(cur));
+  }
+  PetscCall(PetscLogEventEnd(SQUALL_P1GatherMap, 0, 0, 0, 0));
+  if (sl != p1->slots[1]) PetscCall(PetscFree(sl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the gather over one block of the AIJ matrix (scalar graph ia, values a): every stored value of the
+   owned rows is written, component (i, j) of the 3x3 blocks from its scratch plane */
+static void P1GatherBlock(PetscInt bs, PetscInt n, const PetscInt *ia, const int *off, const int *idx, const PetscScalar *w, PetscInt ne, PetscScalar *a)
+{
+  for (PetscInt r = 0; r < n; r++) {
+    const PetscInt lo = ia[r], len = ia[r + 1] - lo;
+
+    for (PetscInt i = 0; i < bs; i++)
+      for (PetscInt p = lo; p < lo + len; p++)
+        for (PetscInt j = 0; j < bs; j++) a[bs * bs * lo + bs * i * len + bs * (p - lo) + j] = SquallP1GatherValue(off, idx, w + (size_t)(bs * i + j) * 16 * ne, p);
+  }
+}
+
+/* the CPU reference of the gather mode: the element values of all elements into the entry-major scratch,
+   then every stored value of the owned rows (both blocks) sums its contributions; no zeroing pass */
+static PetscErrorCode P1AssembleHostGather(SquallP1 p1, PetscInt bs, const SquallP1Coef *coef, Mat A)
+{
+  const PetscInt   n = p1->nowned, ne = p1->ne;
+  const PetscReal  cg = coef->c[SQUALL_P1_GRADDIV];
+  Mat              Ad = A, Ao = NULL;
+  PetscBool        ismpi;
+  PetscScalar     *da = NULL, *oa = NULL, *w;
+  SquallP1Elements E;
+
+  PetscFunctionBegin;
+  if (!p1->gmoff[0]) PetscCall(SquallP1BuildGather(p1, PETSC_TRUE, p1->gmoff, p1->gmidx));
+  if (!p1->gwork[bs]) PetscCall(PetscMalloc1((size_t)16 * bs * bs * PetscMax(ne, 1), &p1->gwork[bs]));
+  w = p1->gwork[bs];
+  PetscCall(PetscLogEventBegin(SQUALL_P1AssembleGather, A, 0, 0, 0));
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
+  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCheck(Ao || !p1->oI[n], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The graph has off-process columns but the matrix (%s) has no off-diagonal block", ((PetscObject)A)->type_name);
+  PetscCall(P1GetElementsHost(p1, &E));
+  for (PetscInt e = 0; e < ne; e++) {
+    PetscInt  v[4];
+    PetscReal g[4][3], vol, S[4][4];
+
+    SquallP1ElementLoad(&E, e, coef, v, g, &vol, S);
+    SquallP1ElementStore((int)bs, w + e, ne, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol);
+  }
+  PetscCall(P1RestoreElementsHost(p1, &E));
+  PetscCall(PetscLogFlops(SquallP1ElementFlops(coef->c, bs) * ne));
+  PetscCall(PetscLogEventBegin(SQUALL_P1GatherSum, A, 0, 0, 0));
+  PetscCall(MatSeqAIJGetArrayWrite(Ad, &da));
+  P1GatherBlock(bs, n, p1->dI, p1->gmoff[0], p1->gmidx[0], w, ne, da);
+  PetscCall(MatSeqAIJRestoreArrayWrite(Ad, &da));
+  if (Ao) {
+    PetscCall(MatSeqAIJGetArrayWrite(Ao, &oa));
+    P1GatherBlock(bs, n, p1->oI, p1->gmoff[1], p1->gmidx[1], w, ne, oa);
+    PetscCall(MatSeqAIJRestoreArrayWrite(Ao, &oa));
+  }
+  PetscCall(PetscLogFlops((PetscLogDouble)bs * bs * (p1->gmoff[0][p1->dI[n]] + (Ao ? p1->gmoff[1][p1->oI[n]] : 0))));
+  PetscCall(PetscLogEventEnd(SQUALL_P1GatherSum, A, 0, 0, 0));
+  /* the blocks changed behind the parallel matrix's back: let its users (PC, KSP) know */
+  if (ismpi) PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscCall(PetscLogEventEnd(SQUALL_P1AssembleGather, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -537,6 +642,8 @@ PetscErrorCode SquallP1AssembleOperator(SquallP1 p1, const PetscReal coef[], Mat
       }
       if (p1->backend == SQUALL_P1_CUDA)
         PetscCall(SquallP1CUDAAssembleOperator(p1, info->bs, c.c, A));
+      else if (p1->atomicmode == SQUALL_P1_ATOMIC_GATHER)
+        PetscCall(P1AssembleHostGather(p1, info->bs, &c, A));
       else
         PetscCall(P1AssembleHostDirect(p1, info->bs, &c, A));
       break;

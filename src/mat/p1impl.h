@@ -52,6 +52,12 @@ struct _n_SquallP1 {
      the CUDA backend keeps its own device copy instead */
   int *slots[4];
 
+  /* gather mode, CPU path (SquallP1BuildGather(), built on first use): the transposed slot map of the
+     diagonal [0] and off-diagonal [1] block, and the element values, entry-major, per block size (the
+     CUDA backend keeps its own device copies) */
+  int         *gmoff[2], *gmidx[2];
+  PetscScalar *gwork[4];
+
   /* coefficient fields, scattered to local vertices (or per element), in the backend's memory */
   Vec              rho, u, K; /* local nodal: bs 1, 3, 9 */
   Vec              Ke;        /* per element, 9 values each */
@@ -97,6 +103,14 @@ PETSC_INTERN PetscErrorCode SquallP1GetLocalWork(SquallP1, PetscInt bs, Vec *);
    (the CPU path writes that block; the GPU does not). Found by the same binary searches as the search
    path (SquallP1Find), once; an entry missing from the graph is an error. The caller frees *slots. */
 PETSC_EXTERN PetscErrorCode SquallP1BuildSlots(SquallP1, PetscInt bs, PetscBool withoff, int **slots);
+/* The gather map, the transpose of the scalar slot map: for each stored value p of the scalar graph's
+   diagonal block [0] (and, withoff, off-diagonal block [1]), its contributions idx[off[p]] ..
+   idx[off[p+1]-1], each t = k*ne + e for local entry k = 4a+b of element e (only owned rows), in
+   ascending t: the position of the entry in the entry-major element scratch (SquallP1ElementStore()).
+   One map serves both block sizes (a 3x3 block has the contributions of its scalar entry). int32: the
+   scratch of one component must hold fewer than 2^31 values. The caller frees the four arrays (NULL for
+   the off-diagonal block without withoff). */
+PETSC_EXTERN PetscErrorCode SquallP1BuildGather(SquallP1, PetscBool withoff, int *off[2], int *idx[2]);
 /* rough flop count of one element operator (logging) */
 PETSC_INTERN PetscLogDouble SquallP1ElementFlops(const PetscReal coef[], PetscInt bs);
 

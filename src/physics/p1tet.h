@@ -488,6 +488,39 @@ SQUALL_HOST_DEVICE static inline void SquallP1ScatterElementSlots(int bs, const 
   }
 }
 
+/* ---- atomic-free assembly: element values to a scratch array, then a gather per stored value
+
+   Element e stores entry (a, b) of its operator, component (i, j) for bs = 3, at
+     w[((bs*i + j)*16 + 4a+b) * ws + e]      (ws = ne)
+   entry-major and element-minor like the slot map, so the element kernel's stores are coalesced, and
+   one component plane of 16*ne values per (i, j): the gather map (SquallP1BuildGather(), t = k*ne + e)
+   then serves both block sizes, component (i, j) reading plane bs*i+j. */
+SQUALL_HOST_DEVICE static inline void SquallP1ElementStore(int bs, PetscScalar *w, PetscInt ws, const PetscReal S[4][4], const PetscReal g[4][3], PetscReal cgvol)
+{
+  SQUALL_P1_UNROLL
+  for (int a = 0; a < 4; a++) SQUALL_P1_UNROLL
+  for (int b = 0; b < 4; b++) {
+    if (bs == 1)
+      w[(size_t)(4 * a + b) * ws] = S[a][b];
+    else {
+      SQUALL_P1_UNROLL
+      for (int i = 0; i < 3; i++) SQUALL_P1_UNROLL
+      for (int j = 0; j < 3; j++) w[(size_t)((3 * i + j) * 16 + 4 * a + b) * ws] = SquallP1BlockEntry(S, g, cgvol, a, i, b, j);
+    }
+  }
+}
+
+/* stored value p: the sum of its contributions w[idx[m]], off[p] <= m < off[p+1], in that (fixed)
+   order, so the result does not depend on thread scheduling; w is the component's plane */
+SQUALL_HOST_DEVICE static inline PetscScalar SquallP1GatherValue(const int *off, const int *idx, const PetscScalar *w, PetscInt p)
+{
+  const int   end = SQUALL_P1_LDG(&off[p + 1]);
+  PetscScalar s   = 0;
+
+  for (int m = SQUALL_P1_LDG(&off[p]); m < end; m++) s += SQUALL_P1_LDG(&w[SQUALL_P1_LDG(&idx[m])]);
+  return s;
+}
+
 /* Element right-hand side: r_a = sum_b Op_ab f_b for one element, bs = 1 or 3 (f[4*bs], r[4*bs],
    component-interleaved per vertex). With coef = {1,0,0,0} this is the load vector int phi_a f. */
 SQUALL_HOST_DEVICE static inline void SquallP1ElementApply(int bs, const PetscReal S[4][4], const PetscReal g[4][3], PetscReal cgvol, const PetscReal *f, PetscReal *r)

@@ -27,12 +27,15 @@ PETSC_INTERN PetscLogEvent  SQUALL_HBSetUp, SQUALL_HBMult, SQUALL_HBLocalOp, SQU
 PETSC_INTERN PetscErrorCode KSPCreate_HBCG(KSP);
 
 /* P1 tetrahedral CG (src/mat/p1*.c, src/cuda/p1assembly.cu): one event per kernel */
-PETSC_INTERN PetscLogEvent SQUALL_P1SetUp;         /* mesh extraction, graph, device upload */
-PETSC_INTERN PetscLogEvent SQUALL_P1Geometry;      /* element kernel: J^{-1}, volume */
-PETSC_INTERN PetscLogEvent SQUALL_P1Assemble;      /* direct assembly into the AIJ values (atomic on the GPU) */
-PETSC_INTERN PetscLogEvent SQUALL_P1AssembleCOO;   /* element values + MatSetValuesCOO */
-PETSC_INTERN PetscLogEvent SQUALL_P1AssembleSlots; /* direct assembly through the slot map (no search) */
-PETSC_INTERN PetscLogEvent SQUALL_P1SlotMap;       /* building the slot map (once per block size) */
-PETSC_INTERN PetscLogEvent SQUALL_P1SetValues;     /* host MatSetValues element by element */
-PETSC_INTERN PetscLogEvent SQUALL_P1RHS;           /* element right-hand sides */
-PETSC_INTERN PetscLogEvent SQUALL_P1Metric;        /* element metric tensors (6x6 solve, 3x3 eigenpairs) */
+PETSC_INTERN PetscLogEvent SQUALL_P1SetUp;          /* mesh extraction, graph, device upload */
+PETSC_INTERN PetscLogEvent SQUALL_P1Geometry;       /* element kernel: J^{-1}, volume */
+PETSC_INTERN PetscLogEvent SQUALL_P1Assemble;       /* direct assembly into the AIJ values (atomic on the GPU) */
+PETSC_INTERN PetscLogEvent SQUALL_P1AssembleCOO;    /* element values + MatSetValuesCOO */
+PETSC_INTERN PetscLogEvent SQUALL_P1AssembleSlots;  /* direct assembly through the slot map (no search) */
+PETSC_INTERN PetscLogEvent SQUALL_P1SlotMap;        /* building the slot map (once per block size) */
+PETSC_INTERN PetscLogEvent SQUALL_P1AssembleGather; /* atomic-free assembly: element values to scratch, then the gather */
+PETSC_INTERN PetscLogEvent SQUALL_P1GatherSum;      /* the gather alone (one thread per stored value), inside SQUALL_P1AssembleGather */
+PETSC_INTERN PetscLogEvent SQUALL_P1GatherMap;      /* building the gather map (transposed slot map, once per sparsity) */
+PETSC_INTERN PetscLogEvent SQUALL_P1SetValues;      /* host MatSetValues element by element */
+PETSC_INTERN PetscLogEvent SQUALL_P1RHS;            /* element right-hand sides */
+PETSC_INTERN PetscLogEvent SQUALL_P1Metric;         /* element metric tensors (6x6 solve, 3x3 eigenpairs) */
