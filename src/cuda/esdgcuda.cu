@@ -125,42 +125,19 @@ template <int NQ, bool CART> __device__ static inline void PairNormal(const ESDG
   for (int c = 0; c < 3; c++) nv[c] = CART ? nown[c] : (PetscReal)0.5 * (nown[c] + a.Ja[((size_t)e * 9 + d * 3 + c) * NP + p]);
 }
 
-/* the end of a node's RHS in face mode: the faces' lifted fluxes (summed first, as the reference
-   does), 1/J, the Coriolis force -f k x (rho u) */
-template <int NQ> __device__ static inline void FinishNode(const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal acc[5])
-{
-  constexpr int NP = NQ * NQ * NQ, NFP = NQ * NQ;
-  const int     idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
-  PetscReal     s[5]   = {0, 0, 0, 0, 0};
-#pragma unroll
-  for (int f = 0; f < 6; f++) {
-    const int d = f / 2, ext = (f % 2) ? NQ - 1 : 0;
-    if (idx[d] != ext) continue;
-    const int    t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2, q = idx[t0] + NQ * idx[t1];
-    const size_t k = ((size_t)e * 6 + f) * NFP + q;
-#pragma unroll
-    for (int c = 0; c < 5; c++) s[c] += a.FB[c * a.nSlots + k];
-  }
-  const PetscReal J = a.J[(size_t)e * NP + n];
-#pragma unroll
-  for (int c = 0; c < 5; c++) acc[c] = (acc[c] + s[c]) / J;
-  if (a.fcor) {
-    const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
-    const PetscReal    fc = a.fcor[(size_t)e * NP + n];
-    acc[1] += fc * qe[2 * NP + n];
-    acc[2] += -(fc * qe[NP + n]);
-  }
-}
-
-/* FinishNode in two halves for the half-sweep kernel: the global loads (face fluxes, J, Coriolis) are
-   issued at the start, with the state's, and parked in shared memory, so that their latency is not
-   exposed again at the end (the kernel runs few warps per multiprocessor) */
+/* The end of a node's RHS in face mode, the same operations as the reference: (acc + faces)/J, then the
+   Coriolis force -f k x (rho u). FinishValues does the global loads (the faces' lifted fluxes, summed
+   first as the reference does, J, the two Coriolis terms); the half-sweep kernel issues them at the
+   start, with the state's, and parks them in shared memory, so that their latency is not exposed
+   again at the end (it runs few warps per multiprocessor). */
 #define ESDG_NFIN 8
-template <int NQ> __device__ static inline void FinishLoad(const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal *sfin)
+template <int NQ> __device__ static inline void FinishValues(const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal fin[ESDG_NFIN])
 {
   constexpr int NP = NQ * NQ * NQ, NFP = NQ * NQ;
   const int     idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
-  PetscReal     s[5] = {0, 0, 0, 0, 0}, c1 = 0, c2 = 0;
+
+#pragma unroll
+  for (int c = 0; c < 5; c++) fin[c] = 0;
 #pragma unroll
   for (int f = 0; f < 6; f++) {
     const int d = f / 2, ext = (f % 2) ? NQ - 1 : 0;
@@ -168,32 +145,53 @@ template <int NQ> __device__ static inline void FinishLoad(const ESDGArgs &a, Pe
     const int    t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2, q = idx[t0] + NQ * idx[t1];
     const size_t k = ((size_t)e * 6 + f) * NFP + q;
 #pragma unroll
-    for (int c = 0; c < 5; c++) s[c] += a.FB[c * a.nSlots + k];
+    for (int c = 0; c < 5; c++) fin[c] += a.FB[c * a.nSlots + k];
   }
+  fin[5] = a.J[(size_t)e * NP + n];
+  fin[6] = fin[7] = 0;
   if (a.fcor) {
     const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
     const PetscReal    fc = a.fcor[(size_t)e * NP + n];
-    c1                    = fc * qe[2 * NP + n];
-    c2                    = -(fc * qe[NP + n]);
+    fin[6]                = fc * qe[2 * NP + n];
+    fin[7]                = -(fc * qe[NP + n]);
   }
-#pragma unroll
-  for (int c = 0; c < 5; c++) sfin[c * NP + n] = s[c];
-  sfin[5 * NP + n] = a.J[(size_t)e * NP + n];
-  sfin[6 * NP + n] = c1;
-  sfin[7 * NP + n] = c2;
 }
 
-/* the same operations as FinishNode: (acc + faces)/J, then the Coriolis force */
-template <int NQ> __device__ static inline void FinishApply(const ESDGArgs &a, int n, const PetscReal *sfin, PetscReal acc[5])
+__device__ static inline void FinishApply(const ESDGArgs &a, const PetscReal fin[ESDG_NFIN], PetscReal acc[5])
 {
-  constexpr int   NP = NQ * NQ * NQ;
-  const PetscReal J  = sfin[5 * NP + n];
 #pragma unroll
-  for (int c = 0; c < 5; c++) acc[c] = (acc[c] + sfin[c * NP + n]) / J;
+  for (int c = 0; c < 5; c++) acc[c] = (acc[c] + fin[c]) / fin[5];
   if (a.fcor) {
-    acc[1] += sfin[6 * NP + n];
-    acc[2] += sfin[7 * NP + n];
+    acc[1] += fin[6];
+    acc[2] += fin[7];
   }
+}
+
+/* both states of face node k (element e, node n, unit normal nhat out of e) and their per-node values:
+   the partner from Q (owned), Qloc (ghost) or the mirror state (wall) */
+template <int NQ>
+__device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, size_t k, const PetscReal nhat[3], const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc, PetscReal qm[5], PetscReal am[],
+                                         PetscReal qp[5], PetscReal ap[])
+{
+  constexpr int      NP   = NQ * NQ * NQ;
+  const PetscInt     code = a.vmapP[k];
+  const PetscScalar *qe   = Q + (size_t)a.gslot[e] * 5 * NP;
+  PetscReal          Phip;
+
+#pragma unroll
+  for (int c = 0; c < 5; c++) qm[c] = qe[c * NP + n];
+  if (SquallEulerAux(&gas, qm, a.Phi[(size_t)e * NP + n], am)) atomicOr(a.bad, 1);
+  if (code == SQ_BOUNDARY) {
+    SquallEulerMirrorState(qm, nhat, qp);
+    Phip = am[SQ_PHI];
+  } else {
+    const PetscInt     g   = code >= 0 ? code : -code - 1;
+    const PetscScalar *src = (code >= 0 ? Q : Qloc) + (size_t)(g / NP) * 5 * NP + g % NP;
+#pragma unroll
+    for (int c = 0; c < 5; c++) qp[c] = src[c * NP];
+    Phip = a.PhiP[k];
+  }
+  if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
 }
 
 template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeFull(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
@@ -237,7 +235,11 @@ template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__
     }
   }
   PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
-  if (LIFT) FinishNode<NQ>(a, e, n, Q, acc);
+  if (LIFT) {
+    PetscReal fin[ESDG_NFIN];
+    FinishValues<NQ>(a, e, n, Q, fin);
+    FinishApply(a, fin, acc);
+  }
 #pragma unroll
   for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
 }
@@ -285,7 +287,12 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     /* a box element's metric is constant: nine values for the whole element */
     if (CART)
       for (int k = n; k < 9; k += NP) sJa[k] = a.Ja[((size_t)e * 9 + k) * NP];
-    if (LIFT) FinishLoad<NQ>(a, e, n, Q, sfin);
+    if (LIFT) {
+      PetscReal fin[ESDG_NFIN];
+      FinishValues<NQ>(a, e, n, Q, fin);
+#pragma unroll
+      for (int k = 0; k < ESDG_NFIN; k++) sfin[k * NP + n] = fin[k];
+    }
     LoadAux<NQ>(gas, a, e, n, Q, own, saux);
   }
   __syncthreads();
@@ -339,7 +346,12 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   }
   if (!active) return;
   PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
-  if (LIFT) FinishApply<NQ>(a, n, sfin, acc);
+  if (LIFT) {
+    PetscReal fin[ESDG_NFIN];
+#pragma unroll
+    for (int k = 0; k < ESDG_NFIN; k++) fin[k] = sfin[k * NP + n];
+    FinishApply(a, fin, acc);
+  }
   if (ABL > ESDG_ABL_DIR0) {
 #pragma unroll
     for (int f = 0; f < 5; f++) fe[f * NP + n] += acc[f];
@@ -410,18 +422,19 @@ template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGEleme
 
 /* Face fluxes: one thread per face node of the faces a.faces[0..nList), each computed once for both
    sides, stored as -(s_f/w_b) F* at the element face node (and at the partner's, when it is owned). */
-/* MINB 5: 96 registers (some spilled) instead of 112 and 4 blocks per multiprocessor: compared at N = 4 by bench/ (tune_faces_minb1) */
+/* MINB 5: 96 registers (some spilled) instead of 132 and 3 blocks per multiprocessor: 0.272 against
+   0.287 ms at N = 4 on the H200 (bench/, tune_faces_minb1) */
 template <int NQ, int MINB = 5> __global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas gas, const SquallSurfaceFluxType type, const ESDGArgs a, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc)
 {
-  constexpr int  NP = NQ * NQ * NQ, NFP = NQ * NQ;
-  const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  constexpr int  NFP = NQ * NQ;
+  const PetscInt t   = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= a.nList * NFP) return;
   const PetscInt ef = a.faces[t / NFP];
   const PetscInt e  = ef / 6;
   const int      f = (int)(ef % 6), q = (int)(t % NFP), n = FaceNode<NQ>(f, q);
-  const size_t   k    = (size_t)ef * NFP + q;
-  const PetscInt code = a.vmapP[k], kp = a.plus[k];
-  PetscReal      sf, sfp, nhat[3], nhatp[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fm[5], Fp[5], Phip;
+  const size_t   k  = (size_t)ef * NFP + q;
+  const PetscInt kp = a.plus[k];
+  PetscReal      sf, sfp, nhat[3], nhatp[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fm[5], Fp[5];
   /* each side's own unit normal and s_f, precomputed per face node (read coalesced; no metric of the
      partner element to gather): the partner side sees its own metric, as in the reference */
 #pragma unroll
@@ -436,21 +449,7 @@ template <int NQ, int MINB = 5> __global__ static void __launch_bounds__(128, MI
     for (int c = 0; c < 3; c++) nhatp[c] = -nhat[c];
     sfp = sf;
   }
-  const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
-#pragma unroll
-  for (int c = 0; c < 5; c++) qm[c] = qe[c * NP + n];
-  if (SquallEulerAux(&gas, qm, a.Phi[(size_t)e * NP + n], am)) atomicOr(a.bad, 1);
-  if (code == SQ_BOUNDARY) {
-    SquallEulerMirrorState(qm, nhat, qp);
-    Phip = am[SQ_PHI];
-  } else {
-    const PetscInt     g   = code >= 0 ? code : -code - 1;
-    const PetscScalar *src = (code >= 0 ? Q : Qloc) + (size_t)(g / NP) * 5 * NP + g % NP;
-#pragma unroll
-    for (int c = 0; c < 5; c++) qp[c] = src[c * NP];
-    Phip = a.PhiP[k];
-  }
-  if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
+  FaceStates<NQ>(gas, a, e, n, k, nhat, Q, Qloc, qm, am, qp, ap);
   SquallEulerSurfaceFluxPair(&gas, type, qm, am, qp, ap, nhat, nhatp, Fm, Fp);
   const PetscReal scale = sf / a.wb, scalep = sfp / a.wb;
 #pragma unroll
@@ -477,28 +476,13 @@ __global__ static void __launch_bounds__(ESDGSurfaceThreads<NQ>() * ESDGSurfaceE
     for (int k = threadIdx.x; k < 6 * NFP; k += blockDim.x) { /* one pass: blockDim.x >= 6 Nfp */
       const int       f = k / NFP, q = k % NFP, d = f / 2, n = FaceNode<NQ>(f, q);
       const PetscReal sign = (f % 2) ? 1 : -1;
-      const PetscInt  code = a.vmapP[((size_t)e * 6 + f) * NFP + q];
-      PetscReal       nout[3], sf, nhat[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fl[5], Phip;
+      PetscReal       nout[3], sf, nhat[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fl[5];
 #pragma unroll
       for (int c = 0; c < 3; c++) nout[c] = sign * Ja[(d * 3 + c) * NP + n];
       sf = sqrt(nout[0] * nout[0] + nout[1] * nout[1] + nout[2] * nout[2]);
 #pragma unroll
       for (int c = 0; c < 3; c++) nhat[c] = nout[c] / sf;
-      const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
-#pragma unroll
-      for (int c = 0; c < 5; c++) qm[c] = qe[c * NP + n];
-      if (SquallEulerAux(&gas, qm, a.Phi[(size_t)e * NP + n], am)) atomicOr(a.bad, 1);
-      if (code == SQ_BOUNDARY) {
-        SquallEulerMirrorState(qm, nhat, qp);
-        Phip = am[SQ_PHI];
-      } else {
-        const PetscInt     g   = code >= 0 ? code : -code - 1;
-        const PetscScalar *src = (code >= 0 ? Q : Qloc) + (size_t)(g / NP) * 5 * NP + g % NP;
-#pragma unroll
-        for (int c = 0; c < 5; c++) qp[c] = src[c * NP];
-        Phip = a.PhiP[((size_t)e * 6 + f) * NFP + q];
-      }
-      if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
+      FaceStates<NQ>(gas, a, e, n, ((size_t)e * 6 + f) * NFP + q, nhat, Q, Qloc, qm, am, qp, ap);
       SquallEulerSurfaceFlux(&gas, type, qm, am, qp, ap, nhat, Fl);
       const PetscReal scale = sf / a.wb;
 #pragma unroll
