@@ -11,7 +11,10 @@ import os
 import re
 import sys
 
-import matplotlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tutorial_log import parse as tutorial  # noqa: E402
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -27,17 +30,6 @@ def jsonl(path):
             if line.startswith("{"):
                 out.append(json.loads(line))
     return out
-
-
-def tutorial(path):
-    t = open(path).read()
-    m = re.search(r"wall time of TSSolve ([0-9.eE+-]+) s, ([0-9.eE+-]+) s per step", t)
-    c = re.search(r"relative change: mass ([0-9.eE+-]+) energy ([0-9.eE+-]+) entropy ([0-9.eE+-]+)", t)
-    w = re.search(r"max\|w\| ([0-9.eE+-]+) m/s", t)
-    s = re.search(r"(\d+) steps to t = ([0-9.eE+-]+)", t)
-    e = re.search(r"= (\d+) elements", t)
-    return {"elements": int(e.group(1)) if e else None, "steps": int(s.group(1)), "t_final": float(s.group(2)), "wall_s": float(m.group(1)), "s_per_step": float(m.group(2)),
-            "rel_change_mass": float(c.group(1)), "rel_change_energy": float(c.group(2)), "rel_change_entropy": float(c.group(3)), "max_w": float(w.group(1))}
 
 
 def tests(path):

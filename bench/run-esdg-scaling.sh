@@ -18,13 +18,6 @@ for g in $counts; do
     fi
     f="$o/esdg-scaling-$kind-g$g.txt"
     timeout 240 mpiexec -n "$g" "$root/bench/gpu-bind.sh" "$b/tutorials/rising_bubble" $common $mesh > "$f" 2>&1
-    python3 - "$f" "$kind" "$g" <<'PY'
-import json, re, sys
-t = open(sys.argv[1]).read()
-m = re.search(r"wall time of TSSolve ([0-9.eE+-]+) s, ([0-9.eE+-]+) s per step", t)
-e = re.search(r"= (\d+) elements", t)
-print(json.dumps({"bench": "esdg_scaling", "kind": sys.argv[2], "gpus": int(sys.argv[3]), "elements": int(e.group(1)) if e else None,
-                  "s_per_step": float(m.group(2)) if m else None, "ok": bool(m)}))
-PY
+    python3 "$root/bench/tutorial_log.py" "$f" bench=esdg_scaling kind=$kind gpus=$g
   done
 done

@@ -11,18 +11,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 case="-options_file $root/options/rising_bubble.opts -dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_time 1e9 -esdg_wall_time"
 timeout 400 "$b/tutorials/rising_bubble" $case -ts_max_steps "$gsteps" -dm_vec_type cuda -use_gpu_aware_mpi 0 > "$o/esdg-tts-gpu.txt" 2>&1
 timeout 200 mpiexec -n "$cranks" "$b/tutorials/rising_bubble" $case -ts_max_steps "$csteps" > "$o/esdg-tts-cpu.txt" 2>&1
-python3 - "$o/esdg-tts-gpu.txt" "$o/esdg-tts-cpu.txt" "$gsteps" "$cranks" <<'PY'
-import json, re, sys
-def get(path):
-    t = open(path).read()
-    m = re.search(r"wall time of TSSolve ([0-9.eE+-]+) s, ([0-9.eE+-]+) s per step", t)
-    c = re.search(r"relative change: mass ([0-9.eE+-]+) energy ([0-9.eE+-]+) entropy ([0-9.eE+-]+)", t)
-    s = re.search(r"(\d+) steps to t = ([0-9.eE+-]+)", t)
-    return (float(m.group(1)), float(m.group(2))) if m else (None, None), c.groups() if c else None, s.groups() if s else None
-(gw, gps), gc, gs = get(sys.argv[1])
-(cw, cps), cc, cs = get(sys.argv[2])
-n = int(sys.argv[3])
-print(json.dumps({"case": "rising bubble N=4, 262144 elements, lsrk 14s4, CFL 1", "gpu_steps": gs and int(gs[0]), "gpu_wall_s": gw, "gpu_s_per_step": gps,
-                  "gpu_rel_change_mass_energy_entropy": gc, "cpu_ranks": int(sys.argv[4]), "cpu_steps": cs and int(cs[0]), "cpu_s_per_step": cps,
-                  "cpu_wall_s_for_gpu_steps_extrapolated": cps and cps * n, "speedup_gpu_vs_cpu_node": (cps / gps) if (cps and gps) else None}))
+python3 - "$root/bench" "$o/esdg-tts-gpu.txt" "$o/esdg-tts-cpu.txt" "$gsteps" "$cranks" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from tutorial_log import parse
+g, c, n = parse(sys.argv[2]), parse(sys.argv[3]), int(sys.argv[4])
+print(json.dumps({"case": "rising bubble N=4, 262144 elements, lsrk 14s4, CFL 1", "gpu": g, "cpu_ranks": int(sys.argv[5]), "cpu": c,
+                  "cpu_wall_s_for_gpu_steps_extrapolated": c["s_per_step"] and c["s_per_step"] * n,
+                  "speedup_gpu_vs_cpu_node": (c["s_per_step"] / g["s_per_step"]) if (c["s_per_step"] and g["s_per_step"]) else None}))
 PY
