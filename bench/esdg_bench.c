@@ -44,9 +44,10 @@ int main(int argc, char **argv)
     {
       const PetscLogDouble pairs   = 3.0 * s->mesh->Nfp * s->mesh->Nq * (s->mesh->Nq - 1) / 2.0 * nglob;
       const PetscReal      nodes   = (PetscReal)nglob * s->mesh->Np;
-      const char          *names[] = {"rhs", "rhs_element", "volume_full", "volume_half", "volume_lift", "faces", "surface_element", "abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1"};
-      const PetscInt       nn      = s->useGPU ? 14 : 0;
-      PetscReal            ms[14];
+      const char          *names[] = {"rhs",         "rhs_element", "volume_full", "volume_half", "volume_lift",      "faces",      "surface_element", "abl_unbalanced", "abl_nolog",
+                                      "abl_unfused", "tune_minb1",  "tune_minb6",  "tune_minb8",  "tune_faces_minb1", "tune_minb7", "tune_db5",        "tune_db6"};
+      const PetscInt       nn      = s->useGPU ? (PetscInt)(sizeof(names) / sizeof(names[0])) : 0;
+      PetscReal            ms[sizeof(names) / sizeof(names[0])];
       char                 rec[4096];
       size_t               len;
 
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
         if (ms[k2] < 0) continue;
         PetscCall(PetscStrlen(rec, &len));
         PetscCall(PetscSNPrintf(rec + len, sizeof(rec) - len, ", \"%s_ms\": %.6g", names[k2], (double)ms[k2]));
-        if (k2 == 3 || (k2 >= 7 && k2 <= 12)) { /* volume kernels without faces: FP64 (FP32) rate of the useful flops */
+        if (k2 == 3 || (k2 >= 7 && k2 <= 12) || k2 >= 14) { /* volume kernels without faces: FP64 (FP32) rate of the useful flops */
           PetscCall(PetscStrlen(rec, &len));
           PetscCall(PetscSNPrintf(rec + len, sizeof(rec) - len, ", \"%s_tflops\": %.5g, \"%s_pct_peak\": %.4g", names[k2], vflops / (ms[k2] * 1e9), names[k2], 100 * vflops / (ms[k2] * 1e9) / peak));
         }

@@ -250,11 +250,40 @@ template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__
    (three launches replace the fused kernel, each reloading the element). */
 enum { ESDG_ABL_NONE = 0, ESDG_ABL_NOLOG = 1, ESDG_ABL_DIR0 = 2 };
 
-/* shared memory of one element of the half-sweep kernel, in reals: per-node values, the shares handed
-   to partners, the parked finish values (LIFT) and the element's nine metric values (CART) */
-template <int NQ, bool CART, bool LIFT> __host__ __device__ static constexpr int ESDGHalfShared()
+/* The half-sweep kernel keeps its shared values in pairs of reals (double2/float2), so that one
+   128-bit (64-bit in single) shared load or store moves two of them: the partner's ten per-node values
+   in five loads, the share handed to a partner in three stores, the node's parked finish values in
+   four. Bank use is unchanged (consecutive threads, consecutive pairs); what drops is the number of
+   shared-memory instructions, which limited the kernel (ncu: short-scoreboard stalls on LDS). */
+#if defined(PETSC_USE_REAL_DOUBLE)
+typedef double2 ESDGReal2;
+#else
+typedef float2 ESDGReal2;
+#endif
+__device__ static inline ESDGReal2 make_ESDGReal2(PetscReal x, PetscReal y)
 {
-  return (SQUALL_NAUX + 5 * (NQ / 2) + (LIFT ? ESDG_NFIN : 0)) * NQ * NQ * NQ + (CART ? 9 : 0);
+  ESDGReal2 v;
+  v.x = x;
+  v.y = y;
+  return v;
+}
+#define ESDG_NAUX2 (SQUALL_NAUX / 2)
+#define ESDG_NFIN2 (ESDG_NFIN / 2)
+
+/* shared memory of the half-sweep kernel, in pairs: a block-wide head (the D factors of each thread's
+   pairs), then per element the per-node values, the shares handed to partners (DB: two buffers, so
+   that one barrier per direction suffices), the parked finish values (LIFT), the box metric (CART) */
+template <int NQ> __host__ __device__ static constexpr int ESDGHalfHead()
+{
+  return NQ * (NQ / 2);
+}
+template <int NQ, bool CART, bool LIFT, bool DB> __host__ __device__ static constexpr int ESDGHalfShared()
+{
+  return (ESDG_NAUX2 + (DB ? 2 : 1) * 3 * (NQ / 2) + (LIFT ? ESDG_NFIN2 : 0)) * NQ * NQ * NQ + (CART ? 5 : 0);
+}
+template <int NQ, bool CART, bool LIFT, bool DB> static constexpr size_t ESDGHalfBytes()
+{
+  return sizeof(ESDGReal2) * (ESDGHalfHead<NQ>() + (size_t)ESDGElementsPerBlock<NQ>() * ESDGHalfShared<NQ, CART, LIFT, DB>());
 }
 
 /* blocks per multiprocessor the compiler must fit: on boxes up to N = 5, as many as keep 80 registers
@@ -266,23 +295,28 @@ template <int NQ, bool CART> static constexpr int ESDGVolumeMinBlocks()
   return (CART && NQ <= 6 && 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) > 1) ? 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) : 1;
 }
 
-template <int NQ, bool CART, bool LIFT, int ABL, int MINB>
+template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false>
 __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(), MINB) ESDGVolumeHalf(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
   constexpr int               NP = NQ * NQ * NQ, NH = NQ / 2;
-  extern __shared__ PetscReal sm[];
-  PetscReal                  *sD     = sm;
-  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * ESDGHalfShared<NQ, CART, LIFT>();
-  PetscReal                  *sbuf   = saux + SQUALL_NAUX * NP;            /* [NH][5][NP]: shares handed to partners */
-  PetscReal                  *sfin   = sbuf + 5 * NH * NP;                 /* [ESDG_NFIN][NP] (LIFT) */
-  PetscReal                  *sJa    = sfin + (LIFT ? ESDG_NFIN * NP : 0); /* [9] (CART) */
+  extern __shared__ ESDGReal2 sm2[];
+  ESDGReal2                  *sDD    = sm2;                                                                           /* [NQ][NH]: 2w D[i][m], 2w D[m][i] of the pair (i, m = i + o) */
+  ESDGReal2                  *saux   = sm2 + ESDGHalfHead<NQ>() + threadIdx.y * ESDGHalfShared<NQ, CART, LIFT, DB>(); /* [NAUX2][NP] */
+  ESDGReal2                  *sbuf0  = saux + ESDG_NAUX2 * NP;                                                        /* [NH][3][NP] (x 2 with DB) */
+  ESDGReal2                  *sfin   = sbuf0 + (DB ? 2 : 1) * 3 * NH * NP;                                            /* [NFIN2][NP] (LIFT) */
+  PetscReal                  *sJa    = (PetscReal *)(sfin + (LIFT ? ESDG_NFIN2 * NP : 0));                            /* [9] (CART) */
   const int                   n      = threadIdx.x;
   const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
   const bool                  active = l < a.nList;
   const PetscInt              e      = active ? a.elist[l] : 0;
   PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
 
-  for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
+  /* 2 w is 1 or 2, so the products are exact: the same values the pair loop formed before */
+  for (int t = threadIdx.x + threadIdx.y * blockDim.x; t < NQ * NH; t += blockDim.x * blockDim.y) {
+    const int       i = t / NH, o = t % NH + 1, m = (i + o) % NQ;
+    const PetscReal w2 = (NQ % 2 == 0 && o == NH) ? (PetscReal)1 : (PetscReal)2;
+    sDD[t]             = make_ESDGReal2(w2 * a.D[i * NQ + m], w2 * a.D[m * NQ + i]);
+  }
   if (active) {
     /* a box element's metric is constant: nine values for the whole element */
     if (CART)
@@ -291,16 +325,25 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
       PetscReal fin[ESDG_NFIN];
       FinishValues<NQ>(a, e, n, Q, fin);
 #pragma unroll
-      for (int k = 0; k < ESDG_NFIN; k++) sfin[k * NP + n] = fin[k];
+      for (int k = 0; k < ESDG_NFIN2; k++) sfin[k * NP + n] = make_ESDGReal2(fin[2 * k], fin[2 * k + 1]);
     }
-    LoadAux<NQ>(gas, a, e, n, Q, own, saux);
+    {
+      PetscReal          q[5];
+      const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
+#pragma unroll
+      for (int f = 0; f < 5; f++) q[f] = qe[f * NP + n];
+      if (SquallEulerAux(&gas, q, a.Phi[(size_t)e * NP + n], own)) atomicOr(a.bad, 1);
+#pragma unroll
+      for (int k = 0; k < ESDG_NAUX2; k++) saux[k * NP + n] = make_ESDGReal2(own[2 * k], own[2 * k + 1]);
+    }
   }
   __syncthreads();
   const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
 #pragma unroll
   for (int d = 0; d < 3; d++) {
     if (ABL >= ESDG_ABL_DIR0 && d != ABL - ESDG_ABL_DIR0) continue;
-    const int stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
+    const int  stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
+    ESDGReal2 *sbuf = sbuf0 + (DB && d == 1 ? 3 * NH * NP : 0);
     if (active) {
       PetscReal nown[3];
 #pragma unroll
@@ -310,7 +353,11 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
         const int m = (i + o) % NQ, p = base + m * stride;
         PetscReal other[SQUALL_NAUX], nv[3], Fs[5], G1[3], G2[3];
 #pragma unroll
-        for (int k = 0; k < SQUALL_NAUX; k++) other[k] = saux[k * NP + p];
+        for (int k = 0; k < ESDG_NAUX2; k++) {
+          const ESDGReal2 v = saux[k * NP + p];
+          other[2 * k]      = v.x;
+          other[2 * k + 1]  = v.y;
+        }
         if (ABL == ESDG_ABL_NOLOG) {
           other[SQ_LOGRHO] = own[SQ_LOGRHO] + PetscLogReal(other[SQ_RHO] / own[SQ_RHO]);
           other[SQ_LOGB]   = own[SQ_LOGB] + PetscLogReal(other[SQ_B] / own[SQ_B]);
@@ -318,38 +365,46 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
         }
         PairNormal<NQ, CART>(a, e, d, n, p, nown, nv);
         SquallEulerECFluxPair(&gas, own, other, nv, Fs, G1, G2);
-        const PetscReal w  = (NQ % 2 == 0 && o == NH) ? (PetscReal)0.5 : (PetscReal)1;
-        const PetscReal s1 = 2 * w * sD[i * NQ + m], s2 = 2 * w * sD[m * NQ + i];
+        const ESDGReal2 s12 = sDD[i * NH + o - 1];
+        const PetscReal s1 = s12.x, s2 = s12.y;
         acc[0] -= s1 * Fs[0];
         acc[1] -= s1 * (Fs[1] + G1[0]);
         acc[2] -= s1 * (Fs[2] + G1[1]);
         acc[3] -= s1 * (Fs[3] + G1[2]);
         acc[4] -= s1 * Fs[4];
-        PetscReal *b = sbuf + (o - 1) * 5 * NP + n;
-        b[0]         = -s2 * Fs[0];
-        b[NP]        = -s2 * (Fs[1] + G2[0]);
-        b[2 * NP]    = -s2 * (Fs[2] + G2[1]);
-        b[3 * NP]    = -s2 * (Fs[3] + G2[2]);
-        b[4 * NP]    = -s2 * Fs[4];
+        ESDGReal2 *b = sbuf + (o - 1) * 3 * NP + n;
+        b[0]         = make_ESDGReal2(-s2 * Fs[0], -s2 * (Fs[1] + G2[0]));
+        b[NP]        = make_ESDGReal2(-s2 * (Fs[2] + G2[1]), -s2 * (Fs[3] + G2[2]));
+        b[2 * NP].x  = -s2 * Fs[4];
       }
     }
     __syncthreads();
     if (active) {
 #pragma unroll
       for (int o = 1; o <= NH; o++) {
-        const int src = base + ((i - o + NQ) % NQ) * stride;
-#pragma unroll
-        for (int f = 0; f < 5; f++) acc[f] += sbuf[((o - 1) * 5 + f) * NP + src];
+        const ESDGReal2 *b  = sbuf + (o - 1) * 3 * NP + base + ((i - o + NQ) % NQ) * stride;
+        const ESDGReal2  b0 = b[0], b1 = b[NP];
+        acc[0] += b0.x;
+        acc[1] += b0.y;
+        acc[2] += b1.x;
+        acc[3] += b1.y;
+        acc[4] += b[2 * NP].x;
       }
     }
-    __syncthreads();
+    /* with two buffers, the next direction writes the other one, and the one after it this one only
+       after every thread has passed the next barrier, i.e. finished reading here */
+    if (!DB) __syncthreads();
   }
   if (!active) return;
   PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
   if (LIFT) {
     PetscReal fin[ESDG_NFIN];
 #pragma unroll
-    for (int k = 0; k < ESDG_NFIN; k++) fin[k] = sfin[k * NP + n];
+    for (int k = 0; k < ESDG_NFIN2; k++) {
+      const ESDGReal2 v = sfin[k * NP + n];
+      fin[2 * k]        = v.x;
+      fin[2 * k + 1]    = v.y;
+    }
     FinishApply(a, fin, acc);
   }
   if (ABL > ESDG_ABL_DIR0) {
@@ -564,11 +619,11 @@ template <int NQ> __global__ static void ESDGNodeReduce(const SquallGas gas, con
 
 /* volume kernel over the elements elist[first .. first+count); with lift, the faces' fluxes (face
    mode) are added and the node finished; abl/minb select the ablation and tuning variants (N = 4) */
-template <int NQ, bool CART, bool LIFT, int ABL, int MINB> static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false> static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB><<<grid, block, shm, stream>>>(gas, a, Q, F);
+  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+  ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB><<<grid, block, shm, stream>>>(gas, a, Q, F);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -594,7 +649,7 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
   a.nList = count;
   if (half) {
     constexpr int MB = ESDGVolumeMinBlocks<NQ, true>(), MC = ESDGVolumeMinBlocks<NQ, false>();
-#define ESDG_SHM(C, L) (sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * ESDGHalfShared<NQ, C, L>()))
+#define ESDG_SHM(C, L) ESDGHalfBytes<NQ, C, L, false>()
     if (cart && lift)
       PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, MB>(s->gas, a, grid, block, ESDG_SHM(true, true), Q, F, stream)));
     else if (cart)
@@ -622,14 +677,15 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
 /* the variants of the ablation study and the register-cap tuning, N = 4 on boxes, all elements:
    0 unbalanced half sweep, 1 no precomputed logs, 2 one launch per direction, 3/4/5 the half sweep
    with at least 1/6/8 blocks per multiprocessor (1: no register cap; the production kernel uses 6),
-   6 the face kernel without register cap */
+   6 the face kernel without register cap, 7 the half sweep at 7 blocks (72 registers), 8/9 two share
+   buffers and one barrier per direction at 5/6 blocks */
 static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int variant, const PetscScalar *Q, const PetscScalar *Qloc, PetscScalar *F, cudaStream_t stream)
 {
   constexpr int  NQ = 5, NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>();
   const ESDGArgs a = ESDGGetArgs(c, s->mesh->w[0]);
   const dim3     block(NP, EPB);
   const int      grid = (int)((c->nOwned + EPB - 1) / EPB);
-  const size_t   shm  = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * ESDGHalfShared<NQ, true, false>());
+  const size_t   shm  = ESDGHalfBytes<NQ, true, false, false>();
 
   PetscFunctionBegin;
   PetscCheck(s->mesh->N == 4 && s->mesh->cartesian, s->comm, PETSC_ERR_SUP, "The ablation variants exist for -esdg_order 4 on boxes only");
@@ -648,6 +704,9 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
     case 3: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 1>(s->gas, a, grid, block, shm, Q, F, stream))); break;
     case 4: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 6>(s->gas, a, grid, block, shm, Q, F, stream))); break;
     case 5: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 8>(s->gas, a, grid, block, shm, Q, F, stream))); break;
+    case 7: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 7>(s->gas, a, grid, block, shm, Q, F, stream))); break;
+    case 8: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 5, true>(s->gas, a, grid, block, ESDGHalfBytes<NQ, true, false, true>(), Q, F, stream))); break;
+    case 9: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 6, true>(s->gas, a, grid, block, ESDGHalfBytes<NQ, true, false, true>(), Q, F, stream))); break;
     case 6: {
       ESDGArgs af = a;
       af.nList    = c->nFacesEarly + c->nFacesGhost;
@@ -1044,7 +1103,8 @@ PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, Pe
      faces                         the face kernel over all computed faces
      surface_element               the first version's per-element surface kernel over all elements
      rhs, rhs_element              the whole RHS in face mode / element mode
-     abl_unbalanced, abl_nolog, abl_unfused, tune_minb1, tune_minb6, tune_minb8, tune_faces_minb1   (N = 4, boxes) */
+     abl_unbalanced, abl_nolog, abl_unfused, tune_minb1, tune_minb6, tune_minb8, tune_faces_minb1,
+     tune_minb7, tune_db5, tune_db6   (N = 4, boxes) */
 PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms)
 {
   SquallDGMesh       m = s->mesh;
@@ -1054,7 +1114,7 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
   cudaStream_t       stream = NULL;
   cudaEvent_t        t0, t1;
   PetscReal         *samples;
-  const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1"};
+  const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1", "tune_minb7", "tune_db5", "tune_db6"};
   int                variant = -1, kind = -1;
   const PetscBool    half0 = c ? c->half : PETSC_FALSE, face0 = c ? c->faceMode : PETSC_FALSE;
   PetscBool          match;
@@ -1067,7 +1127,7 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
       PetscCall(PetscStrcmp(which, kinds[k], &match));
       if (match) kind = k;
     }
-    for (int k = 0; k < 7 && kind < 0; k++) {
+    for (int k = 0; k < (int)(sizeof(abl) / sizeof(abl[0])) && kind < 0; k++) {
       PetscCall(PetscStrcmp(which, abl[k], &match));
       if (match) {
         kind    = 7;
