@@ -93,7 +93,7 @@ PETSC_EXTERN PetscErrorCode SquallESDGComputeExactError(SquallESDG, const char *
 /* ---- hipBone-style matrix-free CG: screened Poisson A = Z^T (S_L + lambda W) Z on a brick of hex
    spectral elements (GLL nodes, order 1..15), as a MATSHELL, and the KSP type "hbcg" (any Mat; fused
    vector kernels, on the device for VECCUDA). Options -hb_order, -hb_elements, -hb_bounds,
-   -hb_lambda, -hb_dirichlet, -hb_shear, -hb_kernel_switch, -hb_vec_type (SquallHBCreateOperator). */
+   -hb_lambda, -hb_dirichlet, -hb_shear, -hb_kernel_switch, -hb_kernel_variant, -hb_vec_type (SquallHBCreateOperator). */
 #define SQUALL_KSPHBCG "hbcg"
 typedef struct {
   PetscInt    order, Nq, Np;
@@ -103,7 +103,7 @@ typedef struct {
   PetscInt    nlocal_global;           /* N_L = E Np over all ranks */
   PetscReal   lambda;
   PetscBool   dirichlet;
-  const char *kernel; /* CUDA operator kernel for this order: "3d" or "2d" */
+  const char *kernel; /* CUDA operator kernel for this order: "3d_v2", "2d_v2" (default), "3d", "2d", "2d_capped" (-hb_kernel_variant v1) */
 } SquallHBInfo;
 typedef struct {
   PetscReal      t_kernel, t_gather, t_mult; /* seconds per application: fused element kernel (all local elements), Z^T gather, whole MatMult */

@@ -4,8 +4,11 @@
       applies the six packed geometric factors and lambda W, differentiates back and writes y_L:
       - 3D thread blocks (one thread per node, several small elements per block) below the order
         -hb_kernel_switch (default 9), the whole element in shared memory;
-      - from it on, 2D blocks of Nq x Nq threads sweeping the element layer by layer, each thread
-        holding its column of q and of the result in registers (shared memory stays Nq^2);
+      - from it on, 2D blocks of Nq x Nq threads sweeping the element layer by layer;
+      in two generations (-hb_kernel_variant): v1, whose 2D kernel holds the thread's column of q
+      and of the result in registers (shared memory Nq^2), and v2 (default), whose 3D kernel issues
+      all its global loads before the first barrier and whose 2D kernel keeps q in shared memory
+      (Nq^3) and only the result column in registers;
    2. Z^T: a CSR row sum over the element copies of each node.
    MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
@@ -57,6 +60,17 @@ __device__ static inline PetscScalar HBReadX(const HBOpArgs &a, PetscInt l)
   return l < 0 ? (PetscScalar)0 : (l < a.nown ? a.x[l] : a.xg[l - a.nown]);
 }
 
+/* the same through the read-only cache, as one predicated load (no branch), so that a thread's
+   several reads can all be in flight */
+__device__ static inline PetscScalar HBReadXLdg(const HBOpArgs &a, PetscInt l)
+{
+  const PetscScalar *src = l < a.nown ? a.x + l : a.xg + (l - a.nown);
+  PetscScalar        v   = 0;
+
+  if (l >= 0) v = __ldg(src);
+  return v;
+}
+
 /* elements per block of the 3D kernel: up to about 512 threads */
 __host__ __device__ constexpr int HBElemsPerBlock(int Nq)
 {
@@ -97,6 +111,63 @@ template <int Nq, int NE> __global__ static void __launch_bounds__(Nq *Nq *Nq *N
   }
   __syncthreads();
   if (active) a.yL[p] = a.lambda * a.W[p] * q + SquallSEMDivergence(Nq, Nq + 1, sD, sr[le], ss[le], st[le], i, j, k);
+}
+
+/* blocks per SM to ask nvcc for, so that a block of T threads gets at most about R registers per
+   thread (H100/H200: 65536 registers per SM, allocated per warp) */
+__host__ __device__ constexpr int HBMinBlocks(int T, int R)
+{
+  return 65536 / (((T + 31) / 32) * 32 * R) < 1 ? 1 : 65536 / (((T + 31) / 32) * 32 * R);
+}
+
+/* v2 of the 3D kernel. v1 waits three times on global memory per element (gidx then x, G after
+   the gradient, W after the divergence: no load moves across a barrier); here the index, x, the six
+   factors and W are all requested before the first barrier. From Nq = 6 on a warp spans at most two
+   layers k, so the t-direction reads D from the constant cache (one or two addresses per warp)
+   rather than from shared memory, the bottleneck of this kernel. The loads in flight need registers
+   (v1: 32); asking for HB3D_REGS at most keeps 3 blocks of 512 threads per SM (48 of 64 warps). */
+#define HB3D_REGS 40
+template <int Nq, int NE> __global__ static void __launch_bounds__(Nq *Nq *Nq *NE, HBMinBlocks(Nq *Nq *Nq *NE, HB3D_REGS)) HBLocalOp3Dv2(PetscInt e0, PetscInt e1, HBOpArgs a)
+{
+  constexpr int        Np = Nq * Nq * Nq, ldd = Nq + 1;
+  constexpr bool       constk = Nq >= 6;
+  __shared__ PetscReal sD[Nq * ldd];
+  __shared__ PetscReal sq[NE][Np], sr[NE][Np], ss[NE][Np], st[NE][Np];
+  const PetscReal     *cD = HBConstD + HBConstOffset(Nq);
+  const int            t = threadIdx.x, le = threadIdx.y, i = t % Nq, j = (t / Nq) % Nq, k = t / (Nq * Nq);
+  const PetscInt       e      = e0 + (PetscInt)blockIdx.x * NE + le;
+  const bool           active = e < e1;
+  const size_t         p      = (size_t)e * Np + t;
+  PetscReal            q = 0, wq = 0, g[SQUALL_SEM_NGEO] = {0, 0, 0, 0, 0, 0};
+
+  if (active) {
+    q = HBReadXLdg(a, __ldg(a.gidx + p));
+    HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * p, g);
+    wq = a.lambda * __ldg(a.W + p);
+  }
+  for (int c = t + le * Np; c < Nq * Nq; c += Np * NE) sD[(c / Nq) * ldd + c % Nq] = a.D[c];
+  sq[le][t] = q;
+  __syncthreads();
+  if (active) {
+    const PetscReal *Q  = sq[le];
+    PetscReal        qr = 0, qs = 0, qt = 0;
+
+#pragma unroll
+    for (int m = 0; m < Nq; m++) {
+      qr += sD[i * ldd + m] * Q[m + Nq * (j + Nq * k)];
+      qs += sD[j * ldd + m] * Q[i + Nq * (m + Nq * k)];
+      qt += (constk ? cD[k * Nq + m] : sD[k * ldd + m]) * Q[i + Nq * (j + Nq * m)];
+    }
+    SquallSEMGeoApply(g, qr, qs, qt, &sr[le][t], &ss[le][t], &st[le][t]);
+  }
+  __syncthreads();
+  if (active) {
+    PetscReal y = wq * q;
+
+#pragma unroll
+    for (int m = 0; m < Nq; m++) y += sD[m * ldd + i] * sr[le][m + Nq * (j + Nq * k)] + sD[m * ldd + j] * ss[le][i + Nq * (m + Nq * k)] + (constk ? cD[m * Nq + k] : sD[m * ldd + k]) * st[le][i + Nq * (j + Nq * m)];
+    a.yL[p] = y;
+  }
 }
 
 template <int Nq> __device__ static inline void HBLocalOp2DBody(PetscInt e0, const HBOpArgs &a)
@@ -158,16 +229,89 @@ template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, 2) HBLocalOp2
   HBLocalOp2DBody<Nq>(e0, a);
 }
 
-template <int Nq> static void HBLaunchLocalOpN(PetscBool use3d, PetscBool cap, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+/* v2 of the layer-by-layer kernel. v1 holds two register columns (q and the result, 2 Nq values):
+   ~154 registers at Nq = 16, one block of 8 warps per SM, too few loads in flight to stream memory.
+   Here the element's q lives in shared memory (Nq^3: 32 KB at Nq = 16 in double) and a thread holds
+   only its result column, so at least two blocks fit; every index and x value is requested at once
+   before the sweep, and each layer's six factors and W are requested one layer ahead, so that they
+   arrive during the layer in between. The factors' layer buffers alternate between two copies,
+   which leaves one barrier per layer (v1: two). nvcc left alone takes 150-255 registers (it
+   hoists shared loads to hide their latency); capped at HB2D_REGS it spills a few values once per
+   element (tens of bytes, outside the contractions), and 3 blocks of 256 threads fit at Nq = 16. */
+#define HB2D_REGS 80
+template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(Nq *Nq, HB2D_REGS)) HBLocalOp2Dv2(PetscInt e0, HBOpArgs a)
+{
+  constexpr int        Np = Nq * Nq * Nq, Nq2 = Nq * Nq;
+  __shared__ PetscReal sD[Nq][Nq + 1];
+  __shared__ PetscReal sq[Nq][Nq][Nq]; /* [k][j][i] */
+  __shared__ PetscReal sr[2][Nq][Nq], ss[2][Nq][Nq];
+  const PetscReal     *cD = HBConstD + HBConstOffset(Nq); /* D[k][m]: the same k and m in every thread */
+  const int            i = threadIdx.x, j = threadIdx.y;
+  const size_t         base = (size_t)(e0 + (PetscInt)blockIdx.x) * Np + i + Nq * j;
+  PetscReal            ra[Nq], g[SQUALL_SEM_NGEO], w;
+
+  {
+    PetscInt l[Nq];
+
+#pragma unroll
+    for (int k = 0; k < Nq; k++) l[k] = __ldg(a.gidx + base + Nq2 * k);
+#pragma unroll
+    for (int k = 0; k < Nq; k++) sq[k][j][i] = HBReadXLdg(a, l[k]);
+  }
+  HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * base, g);
+  w        = __ldg(a.W + base);
+  sD[j][i] = a.D[j * Nq + i];
+#pragma unroll
+  for (int k = 0; k < Nq; k++) ra[k] = 0;
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < Nq; k++) {
+    const int b  = k & 1;
+    PetscReal qr = 0, qs = 0, qt = 0, gr, gs, gt;
+
+#pragma unroll
+    for (int m = 0; m < Nq; m++) {
+      qr += sD[i][m] * sq[k][j][m];
+      qs += sD[j][m] * sq[k][m][i];
+      qt += cD[k * Nq + m] * sq[m][j][i];
+    }
+    SquallSEMGeoApply(g, qr, qs, qt, &gr, &gs, &gt);
+    ra[k] += a.lambda * w * sq[k][j][i];
+    if (k + 1 < Nq) {
+      HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * (k + 1)), g);
+      w = __ldg(a.W + base + Nq2 * (k + 1));
+    }
+    sr[b][j][i] = gr;
+    ss[b][j][i] = gs;
+    /* the t-derivative's transpose stays in the thread: layer k feeds every layer m of its column */
+#pragma unroll
+    for (int m = 0; m < Nq; m++) ra[m] += cD[k * Nq + m] * gt;
+    /* layer k-1 read the other copy of sr, ss; every thread passed that read before this barrier */
+    __syncthreads();
+#pragma unroll
+    for (int m = 0; m < Nq; m++) ra[k] += sD[m][i] * sr[b][j][m] + sD[m][j] * ss[b][m][i];
+  }
+#pragma unroll
+  for (int k = 0; k < Nq; k++) a.yL[base + Nq2 * k] = ra[k];
+}
+
+template <int Nq> static void HBLaunchLocalOpN(SquallHBKernelVariant variant, PetscBool use3d, PetscBool cap, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   if constexpr (Nq <= 10) {
     if (use3d) {
       constexpr int NE = HBElemsPerBlock(Nq);
       const dim3    block(Nq * Nq * Nq, NE);
 
-      HBLocalOp3D<Nq, NE><<<(unsigned int)((e1 - e0 + NE - 1) / NE), block, 0, stream>>>(e0, e1, a);
+      if (variant == SQUALL_HB_KERNEL_V2)
+        HBLocalOp3Dv2<Nq, NE><<<(unsigned int)((e1 - e0 + NE - 1) / NE), block, 0, stream>>>(e0, e1, a);
+      else
+        HBLocalOp3D<Nq, NE><<<(unsigned int)((e1 - e0 + NE - 1) / NE), block, 0, stream>>>(e0, e1, a);
       return;
     }
+  }
+  if (variant == SQUALL_HB_KERNEL_V2) {
+    HBLocalOp2Dv2<Nq><<<(unsigned int)(e1 - e0), dim3(Nq, Nq), 0, stream>>>(e0, a);
+    return;
   }
   if constexpr (Nq >= 14) {
     if (cap) {
@@ -190,21 +334,21 @@ static PetscErrorCode HBLocalOp(Mat_HB *hb, PetscInt e0, PetscInt e1, const Pets
   PetscCall(PetscLogEventBegin(SQUALL_HBLocalOp, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   switch (hb->Nq) {
-    case 2: HBLaunchLocalOpN<2>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 3: HBLaunchLocalOpN<3>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 4: HBLaunchLocalOpN<4>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 5: HBLaunchLocalOpN<5>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 6: HBLaunchLocalOpN<6>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 7: HBLaunchLocalOpN<7>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 8: HBLaunchLocalOpN<8>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 9: HBLaunchLocalOpN<9>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 10: HBLaunchLocalOpN<10>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 11: HBLaunchLocalOpN<11>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 12: HBLaunchLocalOpN<12>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 13: HBLaunchLocalOpN<13>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 14: HBLaunchLocalOpN<14>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 15: HBLaunchLocalOpN<15>(use3d, hb->capregs, e0, e1, a, stream); break;
-    case 16: HBLaunchLocalOpN<16>(use3d, hb->capregs, e0, e1, a, stream); break;
+    case 2: HBLaunchLocalOpN<2>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 3: HBLaunchLocalOpN<3>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 4: HBLaunchLocalOpN<4>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 5: HBLaunchLocalOpN<5>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 6: HBLaunchLocalOpN<6>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 7: HBLaunchLocalOpN<7>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 8: HBLaunchLocalOpN<8>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 9: HBLaunchLocalOpN<9>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 10: HBLaunchLocalOpN<10>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 11: HBLaunchLocalOpN<11>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 12: HBLaunchLocalOpN<12>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 13: HBLaunchLocalOpN<13>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 14: HBLaunchLocalOpN<14>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 15: HBLaunchLocalOpN<15>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 16: HBLaunchLocalOpN<16>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
     default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA kernel for order %" PetscInt_FMT " (valid orders are 1 to %d)", hb->N, SQUALL_LGL_MAX_ORDER);
   }
   PetscCallCUDA(cudaGetLastError());

@@ -41,6 +41,13 @@ PETSC_INTERN PetscErrorCode SquallSEMNumberingDestroy(SquallSEMNumbering *);
 
 typedef struct _n_SquallHBCUDA *SquallHBCUDA;
 
+/* generation of the CUDA element kernels (-hb_kernel_variant), so that a benchmark can time both:
+   v1: the first kernels (3D: loads after each barrier; 2D: q and the result as register columns);
+   v2: 3D with every global load issued before the first barrier, 2D with q in shared memory and
+       only the result column in registers (fewer registers: more blocks per SM) */
+typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2 } SquallHBKernelVariant;
+PETSC_INTERN const char *const SquallHBKernelVariants[];
+
 typedef struct {
   MPI_Comm  comm;
   PetscInt  N, Nq, Np;
@@ -50,10 +57,12 @@ typedef struct {
   PetscReal lambda;    /* screening coefficient */
   PetscBool dirichlet; /* homogeneous Dirichlet on the brick boundary: those nodes are not unknowns */
   PetscInt  kswitch;   /* the CUDA kernel is layer-by-layer (2D blocks) from this order on */
-  PetscBool capregs;   /* CUDA, 2D kernel, Nq >= 14: cap registers for two blocks per SM (some spill) */
+  PetscBool capregs;   /* CUDA, v1 2D kernel, Nq >= 14: cap registers for two blocks per SM (some spill) */
   PetscBool logsetup;  /* -hb_log_setup: timestamped setup phases on stderr */
   PetscBool overlap;   /* hide the halo exchanges behind the interior elements and owned rows (default) */
   char      vectype[64];
+
+  SquallHBKernelVariant kvariant; /* CUDA element kernels */
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */
   PetscInt  nelem, nint;
@@ -80,6 +89,7 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode SquallHBGetContext(Mat, Mat_HB **);
 PETSC_INTERN PetscErrorCode SquallHBIsDeviceVec(Vec, PetscBool *);
+PETSC_INTERN const char    *SquallHBKernelName(const Mat_HB *);
 
 /* CUDA (src/cuda/hbop.cu, src/cuda/hbcg.cu); CPU stubs in src/ksp/hbcudastub.c */
 PETSC_INTERN PetscErrorCode SquallHBMultCUDA(Mat_HB *, Vec x, Vec y, PetscBool wantdot, PetscReal *xdoty);

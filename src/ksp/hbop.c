@@ -7,6 +7,18 @@
 
 static const char HBComposedName[] = "SquallHBMultDot_C";
 
+const char *const SquallHBKernelVariants[] = {"v1", "v2", "SquallHBKernelVariant", "SQUALL_HB_KERNEL_", NULL};
+
+/* the CUDA element kernel this operator's order runs (the "kernel" of SquallHBGetInfo() and of the
+   benchmark records); the register cap exists for the v1 2D kernel from Nq = 14 on */
+const char *SquallHBKernelName(const Mat_HB *hb)
+{
+  const PetscBool use3d = (PetscBool)(hb->N < hb->kswitch);
+
+  if (hb->kvariant == SQUALL_HB_KERNEL_V1) return use3d ? "3d" : (hb->capregs && hb->Nq >= 14 ? "2d_capped" : "2d");
+  return use3d ? "3d_v2" : "2d_v2";
+}
+
 PetscErrorCode SquallHBIsDeviceVec(Vec x, PetscBool *dev)
 {
   PetscFunctionBegin;
@@ -64,7 +76,9 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCheck(PetscAbsReal(hb->shear) <= 1, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_shear %g is out of range: valid values are -1 to 1", (double)hb->shear);
   PetscCall(PetscOptionsInt("-hb_kernel_switch", "CUDA operator: 3D thread blocks for orders below this, layer-by-layer 2D blocks from it on", "SquallHBCreateOperator", hb->kswitch, &hb->kswitch, NULL));
   PetscCheck(hb->kswitch >= 1 && hb->kswitch <= 10, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_switch %" PetscInt_FMT " is out of range: valid values are 1 (always 2D) to 10 (3D up to order 9)", hb->kswitch);
-  PetscCall(PetscOptionsBool("-hb_kernel_cap_registers", "CUDA, layer-by-layer kernel, orders >= 13: cap registers at 128 for two blocks per SM (spills a little)", "SquallHBCreateOperator", hb->capregs, &hb->capregs, NULL));
+  PetscCall(PetscOptionsEnum("-hb_kernel_variant", "CUDA operator kernels: v1 (first version: 2D keeps q and the result in registers) or v2 (3D loads before the first barrier, 2D keeps q in shared memory)", "SquallHBCreateOperator",
+                             SquallHBKernelVariants, (PetscEnum)hb->kvariant, (PetscEnum *)&hb->kvariant, NULL));
+  PetscCall(PetscOptionsBool("-hb_kernel_cap_registers", "CUDA, v1 layer-by-layer kernel, orders >= 13: cap registers at 128 for two blocks per SM (spills a little)", "SquallHBCreateOperator", hb->capregs, &hb->capregs, NULL));
   PetscCall(PetscOptionsBool("-hb_overlap", "Overlap the halo exchanges with the interior elements and owned rows (off: complete each exchange first, to measure what the overlap hides)", "SquallHBCreateOperator", hb->overlap, &hb->overlap, NULL));
   PetscCall(PetscOptionsBool("-hb_log_setup", "Print the time of each setup phase to stderr", "SquallHBCreateOperator", hb->logsetup, &hb->logsetup, NULL));
   PetscCall(PetscOptionsString("-hb_vec_type", "Vectors of MatCreateVecs(): standard (host) or cuda (device); default -vec_type", "SquallHBCreateOperator", hb->vectype, hb->vectype, sizeof(hb->vectype), NULL));
@@ -420,8 +434,8 @@ static PetscErrorCode MatView_HB(Mat A, PetscViewer viewer)
   if (isascii) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "hipBone operator Z^T (S_L + lambda W) Z: order %" PetscInt_FMT ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements, %" PetscInt_FMT " unknowns, lambda %g%s\n", hb->N, hb->E[0], hb->E[1],
                                      hb->E[2], hb->nglobal, (double)hb->lambda, hb->dirichlet ? ", Dirichlet boundary" : ""));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s thread blocks (-hb_kernel_switch %" PetscInt_FMT "%s), vectors %s\n", hb->N < hb->kswitch ? "3D" : "2D layer-by-layer", hb->kswitch,
-                                     hb->capregs && hb->N >= 13 && hb->N >= hb->kswitch ? ", registers capped" : "", hb->vectype));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s (%s thread blocks, -hb_kernel_switch %" PetscInt_FMT ", -hb_kernel_variant %s), vectors %s\n", SquallHBKernelName(hb), hb->N < hb->kswitch ? "3D" : "2D layer-by-layer", hb->kswitch,
+                                     SquallHBKernelVariants[hb->kvariant], hb->vectype));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -463,7 +477,8 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_dirichlet                     - homogeneous Dirichlet conditions on the boundary (lambda may then be 0)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks for N < K, layer-by-layer 2D blocks for N >= K (default 9)
-. -hb_kernel_cap_registers          - CUDA, 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
+. -hb_kernel_variant <v1,v2>        - CUDA: generation of the element kernels (default v2; v1 for comparison)
+. -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
 
@@ -488,9 +503,10 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
     hb->bounds[2 * d]     = 0;
     hb->bounds[2 * d + 1] = 1;
   }
-  hb->lambda  = 1;
-  hb->kswitch = 9;
-  hb->overlap = PETSC_TRUE;
+  hb->lambda   = 1;
+  hb->kswitch  = 9;
+  hb->kvariant = SQUALL_HB_KERNEL_V2;
+  hb->overlap  = PETSC_TRUE;
   PetscCall(PetscStrncpy(hb->vectype, "standard", sizeof(hb->vectype)));
   PetscCall(HBSetFromOptions(hb));
   PetscCall(HBSetUp(hb));
@@ -529,7 +545,7 @@ PetscErrorCode SquallHBGetInfo(Mat A, SquallHBInfo *info)
   info->nlocal_global = hb->nelem_global * hb->Np;
   info->lambda        = hb->lambda;
   info->dirichlet     = hb->dirichlet;
-  info->kernel        = hb->N < hb->kswitch ? "3d" : "2d";
+  info->kernel        = SquallHBKernelName(hb);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
