@@ -9,6 +9,8 @@ static char help[] = "hipBone benchmark sweep; one JSON object per line.\n"
                      "  -assembled_dofs n    size for cg_assembled, which needs E Np (3 Nq)^2 matrix entries (default 1e6)\n"
                      "  -hb_vec_type cuda    run on the GPU (kernels timed with CUDA events); else on the host\n"
                      "  -tag name            copied into every record (to label variants such as -hb_kernel_switch runs)\n"
+                     "  -kernel_variants v2,v1  time the operator kernel of each -hb_kernel_variant in turn, in this process (one\n"
+                     "                       operator each, the \"kernel\" field names it; CG runs with the first); default: -hb_kernel_variant\n"
                      "  -hb_log_setup 0      no timestamped setup phases on stderr (default on)\n"
                      "Records: \"hb_operator\" (element kernel GFLOP/s against the measured 8-read:1-write streaming roofline, the\n"
                      "Z^T gather, the whole MatMult), \"hb_cg\" (time per iteration, NekBone FOM, DOF x iterations / s).\n";
@@ -125,10 +127,10 @@ static PetscErrorCode BenchCG(Mat A, Mat P, const char solver[], KSPType type, P
 int main(int argc, char **argv)
 {
   MPI_Comm       comm;
-  PetscInt       orders[16], norders = 16, reps = 50, iterations = 50, nsolvers = 3;
+  PetscInt       orders[16], norders = 16, reps = 50, iterations = 50, nsolvers = 3, nvariants = 4;
   PetscReal      dofs = 2e6, adofs = 1e6;
-  char          *solvers[3] = {NULL, NULL, NULL};
-  PetscBool      flg, run[3] = {PETSC_TRUE, PETSC_TRUE, PETSC_FALSE};
+  char          *solvers[3] = {NULL, NULL, NULL}, *variants[4] = {NULL, NULL, NULL, NULL};
+  PetscBool      flg, run[3]                                   = {PETSC_TRUE, PETSC_TRUE, PETSC_FALSE};
   PetscLogDouble t0;
   PetscMPIInt    size;
   const char    *names[3] = {"hbcg", "cg", "cg_assembled"};
@@ -162,6 +164,8 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsString("-tag", "Label copied into every record", NULL, Tag, Tag, sizeof(Tag), NULL));
   PetscCall(PetscOptionsReal("-assembled_dofs", "Unknowns for PETSc cg + assembled matrix", NULL, adofs, &adofs, NULL));
+  PetscCall(PetscOptionsStringArray("-kernel_variants", "-hb_kernel_variant values to time in turn (v1, v2)", NULL, variants, &nvariants, &flg));
+  if (!flg) nvariants = 0;
   PetscOptionsEnd();
 
   for (PetscInt o = 0; o < norders; o++) {
@@ -172,8 +176,20 @@ int main(int argc, char **argv)
 
     PetscCheck(N >= 1 && N <= SQUALL_LGL_MAX_ORDER, comm, PETSC_ERR_ARG_OUTOFRANGE, "-orders: %" PetscInt_FMT " is out of range: valid orders are 1 to %d", N, SQUALL_LGL_MAX_ORDER);
     PetscCall(SquallHBElementsForDofs(N, dofs, E));
-    PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator setup (%" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements)", N, E[0], E[1], E[2]));
-    PetscCall(SquallHBCreateOperator(comm, N, E, &A));
+    /* the later variants first, each on its own operator, so that the one CG runs with stays */
+    for (PetscInt v = nvariants - 1; v >= 0; v--) {
+      PetscCall(PetscOptionsSetValue(NULL, "-hb_kernel_variant", variants[v]));
+      PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator setup (%" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements), -hb_kernel_variant %s", N, E[0], E[1], E[2], variants[v]));
+      PetscCall(SquallHBCreateOperator(comm, N, E, &A));
+      if (v == 0) break;
+      PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator benchmark", N));
+      PetscCall(BenchOperator(A, reps, size));
+      PetscCall(MatDestroy(&A));
+    }
+    if (!nvariants) {
+      PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator setup (%" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements)", N, E[0], E[1], E[2]));
+      PetscCall(SquallHBCreateOperator(comm, N, E, &A));
+    }
     PetscCall(SquallHBGetInfo(A, &info));
     PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator benchmark", N));
     PetscCall(BenchOperator(A, reps, size));
@@ -212,6 +228,7 @@ int main(int argc, char **argv)
       PetscCall(MatDestroy(&A));
     }
   }
+  for (PetscInt v = 0; v < nvariants; v++) PetscCall(PetscFree(variants[v]));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -17,8 +17,10 @@
 # Environment (optional):
 #   HB_DOFS            unknowns per order (default 4e7, hipBone's size)
 #   HB_ORDERS          orders of the main sweep (default "1 2 ... 15")
-#   HB_VARIANT_ORDERS  orders also run with the other kernel variant: 3D vs 2D around the switch, capped
-#                      registers for N >= 13 (default "7 8 9 13 14 15"; "" to skip)
+#   HB_VARIANT_ORDERS  orders also run with the other kernel shape: 3D vs 2D around the switch, the v1
+#                      kernel with capped registers for N >= 13 (default "7 8 9 13 14 15"; "" to skip)
+#   HB_V1_ORDERS       orders also run with the first kernels, -hb_kernel_variant v1 (tag v1; the main
+#                      sweep runs the default v2), operator only (default "$HB_ORDERS"; "" to skip)
 #   HB_REPS            back-to-back applications per kernel timing (default 50)
 #   HB_CG_ITERATIONS   fixed CG iterations of the FOM runs (default 50)
 #   HB_ASSEMBLED_DOFS  size of the assembled-matrix comparison (default 2e6)
@@ -35,6 +37,7 @@ out=${OUT:-$build/hb-results}
 dofs=${HB_DOFS:-4e7}
 orders=${HB_ORDERS:-"1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"}
 variants=${HB_VARIANT_ORDERS-"7 8 9 13 14 15"}
+v1orders=${HB_V1_ORDERS-$orders}
 reps=${HB_REPS:-50}
 iters=${HB_CG_ITERATIONS:-50}
 adofs=${HB_ASSEMBLED_DOFS:-2e6}
@@ -82,12 +85,15 @@ if [ "${HB_SKIP_BENCH:-0}" != 1 ]; then
   for N in $variants; do
     # the default is 3D below N = 9 and 2D from it (-hb_kernel_switch 9): time the other variant
     if [ "$N" -ge 13 ]; then
-      bench "N$N-capped" -orders "$N" -cg_iterations 0 -hb_kernel_cap_registers -tag capped_registers
+      bench "N$N-capped" -orders "$N" -cg_iterations 0 -hb_kernel_variant v1 -hb_kernel_cap_registers -tag capped_registers
     elif [ "$N" -lt 9 ]; then
       bench "N$N-2d" -orders "$N" -cg_iterations 0 -hb_kernel_switch 1 -tag 2d
     elif [ "$N" -eq 9 ]; then
       bench "N$N-3d" -orders "$N" -cg_iterations 0 -hb_kernel_switch 10 -tag 3d
     fi
+  done
+  for N in $v1orders; do
+    bench "N$N-v1" -orders "$N" -cg_iterations 0 -hb_kernel_variant v1 -tag v1
   done
   log "$(wc -l < "$out/hb-bench.jsonl") records in $out/hb-bench.jsonl"
   # against the goals: kernel >= 90% of the streaming roofline, >= 10 TFLOPS at N = 15; hipBone's FOM
@@ -99,7 +105,7 @@ recs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
 hipbone = {3: 2270, 7: 2689, 15: 3430}
 for r in recs:
     if r['bench'] == 'hb_operator':
-        print(f"N={r['N']:2d} {r['tag']:>16s} {r['kernel']}: kernel {r['kernel_gflops']:9.1f} GFLOP/s = {100 * r['roofline_fraction']:5.1f}% of roofline {r['roofline_gflops']:9.1f} (stream {r['stream_gbs']:.0f} GB/s)")
+        print(f"N={r['N']:2d} {r['tag']:>16s} {r['kernel']:>9s}: kernel {r['kernel_gflops']:9.1f} GFLOP/s = {100 * r['roofline_fraction']:5.1f}% of roofline {r['roofline_gflops']:9.1f} (stream {r['stream_gbs']:.0f} GB/s)")
 for r in recs:
     if r['bench'] == 'hb_cg':
         ref = f" (hipBone {hipbone[r['N']]})" if r['N'] in hipbone and r['solver'] == 'hbcg' else ''
