@@ -136,8 +136,10 @@ PETSC_EXTERN const char *const SquallP1AssemblyTypes[];
 /* how the direct assembly finds an element entry's place in the AIJ values (-p1_assembly_mode): a binary
    search of its column in the row, or a slot map (positions of all element entries, built once), both
    adding atomically; or gather, atomic-free and deterministic: element values to a scratch array, then
-   each stored value sums its contributions in a fixed order (the transposed slot map, built once) */
-typedef enum { SQUALL_P1_ATOMIC_SEARCH, SQUALL_P1_ATOMIC_SLOTS, SQUALL_P1_ATOMIC_GATHER } SquallP1AtomicMode;
+   each stored value sums its contributions in a fixed order (the transposed slot map, built once); or
+   reduce: each thread block of elements sums its contributions to a matrix entry in shared memory in a
+   fixed order and adds the sum with one atomicAdd (the per-block map of unique entries, built once) */
+typedef enum { SQUALL_P1_ATOMIC_SEARCH, SQUALL_P1_ATOMIC_SLOTS, SQUALL_P1_ATOMIC_GATHER, SQUALL_P1_ATOMIC_REDUCE } SquallP1AtomicMode;
 PETSC_EXTERN const char *const SquallP1AtomicModes[];
 /* order of the elements (threads): the mesh's, greedily coloured so that no two elements of a colour
    share a vertex and a warp's atomicAdds never hit the same matrix entry, or sorted by their smallest

@@ -22,6 +22,13 @@
    of a block read the same contribution list (one broadcast load) and a warp's stores fall in three
    runs of ~10 consecutive values, one per block row.
 
+   The reduce mode (-p1_assembly_mode reduce) keeps the atomics but makes them ~3x fewer: the slots mode is
+   bound by the throughput of global double atomicAdds (16 per element for bs 1, 144 for bs 3, ~6 per
+   entry, ~22 on the diagonal), and the gather mode by its scattered scratch stores. A thread block's
+   elements put their element data in shared memory and the block sums, per matrix entry it touches,
+   its contributions there in a fixed order (SquallP1BuildReduce(), once per sparsity): one atomicAdd per
+   entry and block, a plain store for the entries no other block touches, and no scratch in global memory.
+
    Inputs: connectivity, geometry and slots are structure-of-arrays, so a warp's loads of one of them
    are one or two 128-byte lines. The nodal fields (rho, u, K) stay interleaved per node: they are
    gathered through the connectivity, and a node's 3 (u) or 9 (K) values in one or three adjacent
@@ -69,7 +76,11 @@ struct P1CUDA {
   int         *gprow;             /* [dI[nowned]] scalar row of each diagonal-block entry (the bs 3 gather) */
   PetscInt     ngather;           /* contributions in the gather map */
   PetscScalar *gwork[4];          /* element values of the gather mode, 16 bs^2 per element, entry-major */
-  int         *nbad;              /* one counter */
+  int         *rublk, *rcblk;     /* reduce mode: the map of SquallP1BuildReduce() (blocks of P1_BLOCK elements, diagonal block only), on first use */
+  int         *rslot, *rrow;
+  uint16_t    *rend, *rcidx;
+  PetscBool    rsmem; /* the bs 3 kernel's dynamic shared memory limit was raised */
+  int         *nbad;  /* one counter */
 };
 
 static inline unsigned int P1Blocks(PetscInt n)
@@ -175,6 +186,57 @@ __global__ static void P1GatherKernel3(PetscInt nval, PetscInt ne, const int *__
   const PetscInt r = prow[p], lo = dI[r], len = dI[r + 1] - lo;
 
   da[9 * lo + 3 * i * len + 3 * (p - lo) + j] = SquallP1GatherValue(off, idx, w + (size_t)c * 16 * ne, p);
+}
+
+/* reduce mode: thread t of block k computes element k*P1_BLOCK + t and stores what its matrix is made
+   of in shared memory (p1tet.h: 16 words, 29 for bs 3); then each thread sums the contributions of some
+   of the block's unique entries in the map's fixed order and adds each sum with one atomicAdd, or stores
+   it when no other block touches the entry. Entries per block are ascending by position, so consecutive
+   threads add into nearby addresses; a block touches ~3x fewer entries than it has contributions when
+   its elements are compact (-p1_element_order sorted). Only the diagonal block is in the device map. */
+template <int BS>
+__global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS) P1AssembleReduceKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
+                                                                                         const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da)
+{
+  extern __shared__ __align__(16) unsigned char p1_reduce_smem[];
+  PetscReal                                    *w = (PetscReal *)p1_reduce_smem;
+  const PetscInt                                e = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x;
+
+  if (e < E.ne) {
+    PetscInt  v[4];
+    PetscReal g[4][3], vol, S[4][4];
+
+    SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
+    SquallP1ReduceStore(BS, w + threadIdx.x, P1_BLOCK, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
+  }
+  __syncthreads();
+  const int       u0 = ublk[blockIdx.x], u1 = ublk[blockIdx.x + 1];
+  const uint16_t *c = cidx + cblk[blockIdx.x];
+
+  for (int u = u0 + (int)threadIdx.x; u < u1; u += P1_BLOCK) {
+    const int  s = uslot[u], en = uend[u], m0 = u == u0 ? 0 : (uend[u - 1] & SQUALL_P1_REDUCE_MASK), m1 = en & SQUALL_P1_REDUCE_MASK;
+    const bool only = (en & SQUALL_P1_REDUCE_ONLY) != 0;
+    PetscReal  sum[9];
+
+    SquallP1ReduceSum(BS, c, m0, m1, w, P1_BLOCK, sum);
+    if (BS == 1) {
+      if (only)
+        da[s] = sum[0];
+      else
+        atomicAdd(&da[s], (PetscScalar)sum[0]);
+    } else {
+      const PetscInt r = urow[u], lo = dI[r], base = 9 * lo + 3 * (s - lo), stride = 3 * (dI[r + 1] - lo);
+
+      SQUALL_P1_UNROLL
+      for (int i = 0; i < 3; i++) SQUALL_P1_UNROLL
+      for (int j = 0; j < 3; j++) {
+        if (only)
+          da[base + i * stride + j] = sum[3 * i + j];
+        else
+          atomicAdd(&da[base + i * stride + j], (PetscScalar)sum[3 * i + j]);
+      }
+    }
+  }
 }
 
 /* element matrices for MatSetValuesCOO, row-major per element (the layout of SquallP1COOIndices), of
@@ -310,6 +372,12 @@ PetscErrorCode SquallP1CUDADestroy(SquallP1 p1)
   PetscCallCUDA(cudaFree(cu->goff));
   PetscCallCUDA(cudaFree(cu->gidx));
   PetscCallCUDA(cudaFree(cu->gprow));
+  PetscCallCUDA(cudaFree(cu->rublk));
+  PetscCallCUDA(cudaFree(cu->rcblk));
+  PetscCallCUDA(cudaFree(cu->rslot));
+  PetscCallCUDA(cudaFree(cu->rrow));
+  PetscCallCUDA(cudaFree(cu->rend));
+  PetscCallCUDA(cudaFree(cu->rcidx));
   for (PetscInt bs = 0; bs < 4; bs++) {
     PetscCallCUDA(cudaFree(cu->offv[bs]));
     PetscCallCUDA(cudaFree(cu->slots[bs]));
@@ -425,7 +493,10 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   int              nmiss  = 0;
   const PetscBool  slots  = p1->atomicmode == SQUALL_P1_ATOMIC_SLOTS ? PETSC_TRUE : PETSC_FALSE;
   const PetscBool  gather = p1->atomicmode == SQUALL_P1_ATOMIC_GATHER ? PETSC_TRUE : PETSC_FALSE;
-  PetscLogEvent    ev     = gather ? SQUALL_P1AssembleGather : (slots ? SQUALL_P1AssembleSlots : SQUALL_P1Assemble);
+  const PetscBool  reduce = p1->atomicmode == SQUALL_P1_ATOMIC_REDUCE ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool  search = !slots && !gather && !reduce ? PETSC_TRUE : PETSC_FALSE;
+  PetscLogEvent    ev     = gather ? SQUALL_P1AssembleGather : (slots ? SQUALL_P1AssembleSlots : (reduce ? SQUALL_P1AssembleReduce : SQUALL_P1Assemble));
+  const size_t     rsmem  = (size_t)SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK * sizeof(PetscReal);
 
   PetscFunctionBegin;
   PetscCheck(cu, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The SquallP1 has no device data (backend %s)", SquallP1Backends[p1->backend]);
@@ -455,6 +526,25 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
     PetscCall(PetscFree(off[0]));
     PetscCall(PetscFree(idx[0]));
     PetscCall(PetscFree(prow));
+  }
+  if (reduce && !cu->rublk) {
+    SquallP1Reduce R;
+
+    /* once per sparsity, on the host, from the scalar slot map; blocks of exactly the kernel's thread
+       block; the diagonal block only (several ranks: MatSetValuesCOO fills the other); not kept on the host */
+    PetscCall(SquallP1BuildReduce(p1, P1_BLOCK, PETSC_FALSE, &R));
+    PetscCall(P1Upload(&cu->rublk, R.ublk, R.nblocks + 1));
+    PetscCall(P1Upload(&cu->rcblk, R.cblk, R.nblocks + 1));
+    PetscCall(P1Upload(&cu->rslot, R.slot, R.nu));
+    PetscCall(P1Upload(&cu->rrow, R.row, R.nu));
+    PetscCall(P1Upload(&cu->rend, R.end, R.nu));
+    PetscCall(P1Upload(&cu->rcidx, R.cidx, R.ncon));
+    PetscCall(SquallP1ReduceDestroy(&R));
+  }
+  /* bs 3 in double needs 58 KB of shared memory per block, above the 48 KB default */
+  if (reduce && bs == 3 && !cu->rsmem) {
+    PetscCallCUDA(cudaFuncSetAttribute(P1AssembleReduceKernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rsmem));
+    cu->rsmem = PETSC_TRUE;
   }
   PetscCheck(!gather || (PetscInt64)bs * bs * p1->dI[n] < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "The gather kernel numbers the %" PetscInt64_FMT " values of this rank's diagonal block with 32-bit integers; use -p1_assembly_mode slots or more ranks", (PetscInt64)bs * bs * p1->dI[n]);
@@ -505,7 +595,7 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   O.ja = NULL;
   O.a  = NULL;
   PetscCheck(ismpi || !p1->oI[n], PETSC_COMM_SELF, PETSC_ERR_PLIB, "A sequential matrix with off-process columns");
-  if (!slots && !gather) PetscCallCUDA(cudaMemsetAsync(cu->nbad, 0, sizeof(int), stream));
+  if (search) PetscCallCUDA(cudaMemsetAsync(cu->nbad, 0, sizeof(int), stream));
   PetscCall(PetscLogGpuTimeBegin());
   /* the gather writes every stored value: no zeroing */
   if (da && !gather) PetscCallCUDA(cudaMemsetAsync(da, 0, (size_t)bs * bs * p1->dI[n] * sizeof(PetscScalar), stream));
@@ -515,12 +605,17 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
       P1ElementStoreKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->gwork[bs]);
     else
       P1ElementStoreKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->gwork[bs]);
+  } else if (reduce && p1->ne && da) {
+    if (bs == 1)
+      P1AssembleReduceKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, rsmem, stream>>>(E, c, cu->rublk, cu->rcblk, cu->rslot, cu->rrow, cu->rend, cu->rcidx, cu->dI, da);
+    else
+      P1AssembleReduceKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, rsmem, stream>>>(E, c, cu->rublk, cu->rcblk, cu->rslot, cu->rrow, cu->rend, cu->rcidx, cu->dI, da);
   } else if (slots && p1->ne && da) {
     if (bs == 1)
       P1AssembleSlotsKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->slots[bs], da);
     else
       P1AssembleSlotsKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->slots[bs], da);
-  } else if (!slots && p1->ne) {
+  } else if (search && p1->ne) {
     if (bs == 1)
       P1AssembleKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->row, cu->cd, cu->co, D, O, cu->nbad);
     else
@@ -528,7 +623,7 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(SquallP1ElementFlops(coef, bs) * p1->ne));
+  PetscCall(PetscLogGpuFlops(SquallP1ElementFlops(coef, bs) * p1->ne + (reduce ? (PetscLogDouble)bs * bs * p1->rstats[1] : 0)));
   PetscCall(P1RestoreElementsDevice(p1, &E));
   if (gather && da) {
     const PetscInt nv = p1->dI[n];
@@ -544,9 +639,9 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
     PetscCall(PetscLogGpuFlops((PetscLogDouble)bs * bs * cu->ngather));
     PetscCall(PetscLogEventEnd(SQUALL_P1GatherSum, A, 0, 0, 0));
   }
-  /* search: one int back (this also finishes the kernel before PETSc sees the values); slots and
-     gather: the maps were checked when they were built, only finish the kernels */
-  if (!slots && !gather) PetscCallCUDA(cudaMemcpyAsync(&nmiss, cu->nbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  /* search: one int back (this also finishes the kernel before PETSc sees the values); slots, gather
+     and reduce: the maps were checked when they were built, only finish the kernels */
+  if (search) PetscCallCUDA(cudaMemcpyAsync(&nmiss, cu->nbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
   if (da) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ad, &da));
   /* the diagonal block changed behind the parallel matrix's back: let its users (PC, KSP) know */

@@ -11,7 +11,7 @@
 const char *const SquallP1Backends[]      = {"host", "cuda", "SquallP1Backend", "SQUALL_P1_", NULL};
 const char *const SquallP1AssemblyTypes[] = {"atomic", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
 const char *const SquallP1Locations[]     = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
-const char *const SquallP1AtomicModes[]   = {"search", "slots", "gather", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
+const char *const SquallP1AtomicModes[]   = {"search", "slots", "gather", "reduce", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
 const char *const SquallP1ElementOrders[] = {"natural", "colored", "sorted", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
 
 /* the public term enum and the pointwise header's indices must agree */
@@ -104,12 +104,17 @@ PetscErrorCode SquallP1GetAssemblyType(SquallP1 p1, SquallP1AssemblyType *type)
   matrix bit for bit on the CPU. SQUALL_P1_ATOMIC_GATHER needs no atomics and is deterministic on the GPU
   too: the element values go to a scratch array, then every stored value sums its contributions in a
   fixed order through the transpose of the slot map (built once per sparsity); it equals the other
-  modes to round-off (another summation order). It may change between calls.
+  modes to round-off (another summation order). SQUALL_P1_ATOMIC_REDUCE sums, per block of 256 consecutive
+  elements (a GPU thread block), the contributions to each entry the block touches in shared memory in a
+  fixed order and adds each sum with one atomicAdd (a plain store where no other block touches the entry),
+  through a per-block map built once per sparsity; best with SQUALL_P1_ORDER_SORTED (compact blocks). It
+  may change between calls.
 @*/
 PetscErrorCode SquallP1SetAtomicMode(SquallP1 p1, SquallP1AtomicMode mode)
 {
   PetscFunctionBegin;
-  PetscCheck(mode == SQUALL_P1_ATOMIC_SEARCH || mode == SQUALL_P1_ATOMIC_SLOTS || mode == SQUALL_P1_ATOMIC_GATHER, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown atomic assembly mode %d: valid modes are search, slots and gather", (int)mode);
+  PetscCheck(mode == SQUALL_P1_ATOMIC_SEARCH || mode == SQUALL_P1_ATOMIC_SLOTS || mode == SQUALL_P1_ATOMIC_GATHER || mode == SQUALL_P1_ATOMIC_REDUCE, p1->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "Unknown atomic assembly mode %d: valid modes are search, slots, gather and reduce", (int)mode);
   p1->atomicmode = mode;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -154,10 +159,10 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
   PetscCall(PetscOptionsEnum("-p1_backend", "Where elements are computed and assembled (host, cuda)", "SquallP1SetBackend", SquallP1Backends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   PetscCall(PetscOptionsEnum("-p1_assembly", "Assembly path: squall's direct/atomic kernel, PETSc's COO interface, or host MatSetValues", "SquallP1SetAssemblyType", SquallP1AssemblyTypes, (PetscEnum)assembly, (PetscEnum *)&assembly, NULL));
   /* a string, not PetscOptionsEnum, so that a bad value's error lists the valid ones */
-  PetscCall(PetscOptionsString(
-    "-p1_assembly_mode",
-    "How the atomic assembly finds an entry's place in the AIJ values: search (binary search per entry), slots (positions found once: the sparsity is fixed) or gather (atomic-free, deterministic: each value sums its contributions)",
-    "SquallP1SetAtomicMode", mode, mode, sizeof(mode), &setmode));
+  PetscCall(PetscOptionsString("-p1_assembly_mode",
+                               "How the atomic assembly finds an entry's place in the AIJ values: search (binary search per entry), slots (positions found once: the sparsity is fixed), gather (atomic-free, deterministic: each value sums its "
+                               "contributions) or reduce (a thread block sums its contributions per entry in shared memory, one atomicAdd each)",
+                               "SquallP1SetAtomicMode", mode, mode, sizeof(mode), &setmode));
   PetscCall(PetscOptionsReal("-p1_degenerate_tol", "A tetrahedron is degenerate when 6|volume| <= tol * (longest edge)^3 (0 to 0.1)", "SquallP1SetUp", tol, &tol, NULL));
   PetscCall(
     PetscOptionsEnum("-p1_element_order", "Order of the elements (GPU threads): the mesh's, or coloured so that no two in a colour share a vertex", "SquallP1SetElementOrder", SquallP1ElementOrders, (PetscEnum)order, (PetscEnum *)&order, NULL));
@@ -169,11 +174,11 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
   if (setmode) {
     PetscBool found = PETSC_FALSE;
 
-    for (PetscInt k = 0; k <= SQUALL_P1_ATOMIC_GATHER && !found; k++) {
+    for (PetscInt k = 0; k <= SQUALL_P1_ATOMIC_REDUCE && !found; k++) {
       PetscCall(PetscStrcasecmp(mode, SquallP1AtomicModes[k], &found));
       if (found) PetscCall(SquallP1SetAtomicMode(p1, (SquallP1AtomicMode)k));
     }
-    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_assembly_mode %s is not valid: use search (binary search per entry), slots (positions found once) or gather (atomic-free sums per value)", mode);
+    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_assembly_mode %s is not valid: use search (binary search per entry), slots (positions found once), gather (atomic-free sums per value) or reduce (in-block sums, one atomic per entry)", mode);
   }
   if (order != p1->order) PetscCall(SquallP1SetElementOrder(p1, order));
   p1->degtol = tol;
@@ -658,6 +663,8 @@ PetscErrorCode SquallP1Destroy(SquallP1 *p1)
     PetscCall(VecDestroy(&p->lwork[bs]));
   }
   for (PetscInt bs = 0; bs < 4; bs++) PetscCall(PetscFree(p->slots[bs]));
+  if (p->red) PetscCall(SquallP1ReduceDestroy(p->red));
+  PetscCall(PetscFree(p->red));
   for (PetscInt bs = 0; bs < 4; bs++) PetscCall(PetscFree(p->gwork[bs]));
   for (PetscInt k = 0; k < 2; k++) {
     PetscCall(PetscFree(p->gmoff[k]));

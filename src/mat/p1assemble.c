@@ -6,6 +6,8 @@
                 (-p1_assembly_mode search) or read from the slot map built once (slots, the default);
                 or, atomic-free (gather), the element values go to a scratch array and every stored
                 value sums its contributions through the transposed slot map (SquallP1BuildGather());
+                or (reduce) each block of elements sums its contributions per entry first, in a fixed
+                order, and adds each sum once (SquallP1BuildReduce());
      coo        MatSetPreallocationCOO once per matrix, then element values and MatSetValuesCOO;
      setvalues  host MatSetValues, element by element, then MatAssemblyBegin/End.
    Block size 3 uses MATAIJ (AIJCUSPARSE on the GPU) with block size 3: the value array of the AIJ
@@ -357,6 +359,215 @@ static PetscErrorCode P1AssembleHostGather(SquallP1 p1, PetscInt bs, const Squal
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SquallP1ReduceDestroy(SquallP1Reduce *R)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(R->ublk, R->cblk));
+  PetscCall(PetscFree(R->slot));
+  PetscCall(PetscFree(R->row));
+  PetscCall(PetscFree(R->end));
+  PetscCall(PetscFree(R->cidx));
+  PetscCall(PetscMemzero(R, sizeof(*R)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, SquallP1Reduce *R)
+{
+  const PetscInt ne = p1->ne, n = p1->nowned, nd = p1->dI[n], nidx = nd + (withoff ? p1->oI[n] : 0);
+  const PetscInt nblocks = (ne + nb - 1) / nb;
+  int           *sl, *mark, *nblk, *cnt;
+  PetscInt      *loc;
+  PetscInt64     nu = 0, ncon = 0, cap;
+
+  PetscFunctionBegin;
+  PetscCheck(nb >= 1 && 16 * nb <= (PetscInt)SQUALL_P1_REDUCE_MASK, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The reduce map stores 16-bit positions in a block: blocks of 1 to %d elements, not %" PetscInt_FMT, (int)SQUALL_P1_REDUCE_MASK / 16, nb);
+  PetscCheck((PetscInt64)16 * ne < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "The reduce map numbers contributions (16 per element) with 32-bit integers, but this rank has %" PetscInt_FMT " elements; use -p1_assembly_mode slots or more ranks", ne);
+  if (p1->slots[1])
+    sl = p1->slots[1];
+  else
+    PetscCall(SquallP1BuildSlots(p1, 1, withoff, &sl));
+  PetscCall(PetscLogEventBegin(SQUALL_P1ReduceMap, 0, 0, 0, 0));
+  PetscCall(PetscMemzero(R, sizeof(*R)));
+  R->nb      = nb;
+  R->nblocks = nblocks;
+  /* mark[i]: the block-local id of entry i (diagonal block i = slot, off-diagonal nd + position) while
+     its block is built, else -1; nblk[i]: how many blocks touch entry i (1: the entry may be stored) */
+  PetscCall(PetscMalloc2(PetscMax(nidx, 1), &mark, PetscMax(nidx, 1), &nblk));
+  PetscCall(PetscMalloc2(16 * nb, &loc, 16 * nb + 1, &cnt));
+  for (PetscInt i = 0; i < nidx; i++) {
+    mark[i] = -1;
+    nblk[i] = 0;
+  }
+  /* the contributions are counted exactly (a sequential pass); the entries are not known before the
+     blocks are built: their arrays start at 1/3 of the contributions (a mesh's blocks have ~3 per
+     entry) and grow if needed */
+  for (PetscInt t = 0; t < 16 * ne; t++)
+    if (sl[t] >= 0 || (withoff && sl[t] != SQUALL_P1_SLOT_NONE)) ncon++;
+  PetscCall(PetscMalloc2(nblocks + 1, &R->ublk, nblocks + 1, &R->cblk));
+  cap = ncon / 3 + 16 * nb;
+  PetscCall(PetscMalloc1(cap, &R->slot));
+  PetscCall(PetscMalloc1(cap, &R->row));
+  PetscCall(PetscMalloc1(cap, &R->end));
+  PetscCall(PetscMalloc1(PetscMax(ncon, 1), &R->cidx));
+  R->ncon    = (PetscInt)ncon;
+  ncon       = 0;
+  R->ublk[0] = R->cblk[0] = 0;
+  for (PetscInt k = 0; k < nblocks; k++) {
+    const PetscInt e0 = k * nb, e1 = PetscMin(ne, e0 + nb);
+    PetscInt       nloc = 0, nc;
+
+    for (PetscInt e = e0; e < e1; e++)
+      for (PetscInt q = 0; q < 16; q++) {
+        const int      s = sl[q * ne + e];
+        const PetscInt i = s >= 0 ? s : nd + (-s - 2);
+
+        if (s == SQUALL_P1_SLOT_NONE || (s < 0 && !withoff)) continue;
+        if (mark[i] < 0) {
+          mark[i]     = 0;
+          loc[nloc++] = i;
+        }
+      }
+    if (nu + nloc > cap) {
+      cap = PetscMax(2 * cap, nu + nloc);
+      PetscCall(PetscRealloc(cap * sizeof(int), &R->slot));
+      PetscCall(PetscRealloc(cap * sizeof(int), &R->row));
+      PetscCall(PetscRealloc(cap * sizeof(uint16_t), &R->end));
+    }
+    /* ascending positions: the diagonal block's entries first, each block's in its value order */
+    PetscCall(PetscSortInt(nloc, loc));
+    for (PetscInt j = 0; j < nloc; j++) {
+      mark[loc[j]] = (int)j;
+      cnt[j + 1]   = 0;
+    }
+    /* counting sort of the contributions by entry, visited in ascending c = 16*(e-e0) + q: each entry's
+       list comes out ascending */
+    for (PetscInt e = e0; e < e1; e++)
+      for (PetscInt q = 0; q < 16; q++) {
+        const int s = sl[q * ne + e];
+
+        if (s == SQUALL_P1_SLOT_NONE || (s < 0 && !withoff)) continue;
+        cnt[mark[s >= 0 ? s : nd + (-s - 2)] + 1]++;
+      }
+    cnt[0] = 0;
+    for (PetscInt j = 0; j < nloc; j++) cnt[j + 1] += cnt[j];
+    nc = cnt[nloc];
+    for (PetscInt j = 0; j < nloc; j++) {
+      const PetscInt i = loc[j];
+
+      R->slot[nu + j] = i < nd ? (int)i : SQUALL_P1_SLOT_OFF((int)(i - nd));
+      R->end[nu + j]  = (uint16_t)cnt[j + 1];
+      nblk[i]++;
+    }
+    for (PetscInt e = e0; e < e1; e++)
+      for (PetscInt q = 0; q < 16; q++) {
+        const int s = sl[q * ne + e];
+        int       j;
+
+        if (s == SQUALL_P1_SLOT_NONE || (s < 0 && !withoff)) continue;
+        j                        = mark[s >= 0 ? s : nd + (-s - 2)];
+        R->row[nu + j]           = (int)p1->row[p1->tet[4 * e + q / 4]];
+        R->cidx[ncon + cnt[j]++] = (uint16_t)(16 * (e - e0) + q);
+      }
+    for (PetscInt j = 0; j < nloc; j++) mark[loc[j]] = -1;
+    nu += nloc;
+    ncon += nc;
+    R->ublk[k + 1] = (int)nu;
+    R->cblk[k + 1] = (int)ncon;
+  }
+  PetscCheck(nu < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The reduce map numbers its %" PetscInt64_FMT " block entries with 32-bit integers; use more ranks", nu);
+  R->nu = (PetscInt)nu;
+  for (PetscInt u = 0; u < R->nu; u++) {
+    const int s = R->slot[u];
+
+    if (nblk[s >= 0 ? s : nd + (-s - 2)] == 1) {
+      R->end[u] |= (uint16_t)SQUALL_P1_REDUCE_ONLY;
+      R->nonly++;
+    }
+  }
+  PetscCall(PetscFree2(mark, nblk));
+  PetscCall(PetscFree2(loc, cnt));
+  if (sl != p1->slots[1]) PetscCall(PetscFree(sl));
+  p1->rstats[0] = R->nu;
+  p1->rstats[1] = R->ncon;
+  p1->rstats[2] = R->nonly;
+  p1->rstats[3] = R->nblocks;
+  PetscCall(PetscLogEventEnd(SQUALL_P1ReduceMap, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the CPU reference of the reduce mode, block by block as the GPU kernel does it: the block's element
+   data into a buffer, then each unique entry sums its contributions in the map's order and is added
+   (stored, if no other block touches it) into the diagonal or off-diagonal block */
+static PetscErrorCode P1AssembleHostReduce(SquallP1 p1, PetscInt bs, const SquallP1Coef *coef, Mat A)
+{
+  const PetscInt   n = p1->nowned, ne = p1->ne;
+  const PetscReal  cg = coef->c[SQUALL_P1_GRADDIV];
+  Mat              Ad = A, Ao = NULL;
+  PetscBool        ismpi;
+  PetscScalar     *da = NULL, *oa = NULL;
+  PetscReal       *w;
+  SquallP1Reduce  *R;
+  SquallP1Elements E;
+
+  PetscFunctionBegin;
+  if (!p1->red) {
+    PetscCall(PetscNew(&p1->red));
+    PetscCall(SquallP1BuildReduce(p1, SQUALL_P1_REDUCE_BLOCK, PETSC_TRUE, p1->red));
+  }
+  R = p1->red;
+  PetscCall(PetscLogEventBegin(SQUALL_P1AssembleReduce, A, 0, 0, 0));
+  PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
+  if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
+  PetscCheck(Ao || !p1->oI[n], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The graph has off-process columns but the matrix (%s) has no off-diagonal block", ((PetscObject)A)->type_name);
+  PetscCall(MatSeqAIJGetArray(Ad, &da));
+  PetscCall(PetscArrayzero(da, bs * bs * p1->dI[n]));
+  if (Ao) {
+    PetscCall(MatSeqAIJGetArray(Ao, &oa));
+    PetscCall(PetscArrayzero(oa, bs * bs * p1->oI[n]));
+  }
+  PetscCall(PetscMalloc1(SQUALL_P1_REDUCE_WORDS(bs) * R->nb, &w));
+  PetscCall(P1GetElementsHost(p1, &E));
+  for (PetscInt k = 0; k < R->nblocks; k++) {
+    const PetscInt  e0 = k * R->nb, e1 = PetscMin(ne, e0 + R->nb);
+    const uint16_t *c = R->cidx + R->cblk[k];
+
+    for (PetscInt e = e0; e < e1; e++) {
+      PetscInt  v[4];
+      PetscReal g[4][3], vol, S[4][4];
+
+      SquallP1ElementLoad(&E, e, coef, v, g, &vol, S);
+      SquallP1ReduceStore((int)bs, w + (e - e0), (int)R->nb, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol);
+    }
+    for (PetscInt u = R->ublk[k]; u < R->ublk[k + 1]; u++) {
+      const int       s = R->slot[u], r = R->row[u], m0 = u == R->ublk[k] ? 0 : (R->end[u - 1] & SQUALL_P1_REDUCE_MASK), m1 = R->end[u] & SQUALL_P1_REDUCE_MASK;
+      const PetscBool only = (R->end[u] & SQUALL_P1_REDUCE_ONLY) ? PETSC_TRUE : PETSC_FALSE;
+      const PetscInt *ia = s >= 0 ? p1->dI : p1->oI, p = s >= 0 ? s : -s - 2;
+      PetscScalar    *a = s >= 0 ? da : oa;
+      PetscReal       sum[9];
+
+      SquallP1ReduceSum((int)bs, c, m0, m1, w, (int)R->nb, sum);
+      if (bs == 1)
+        a[p] = only ? sum[0] : a[p] + sum[0];
+      else {
+        const PetscInt lo = ia[r], base = 9 * lo + 3 * (p - lo), stride = 3 * (ia[r + 1] - lo);
+
+        for (PetscInt i = 0; i < 3; i++)
+          for (PetscInt j = 0; j < 3; j++) a[base + i * stride + j] = only ? sum[3 * i + j] : a[base + i * stride + j] + sum[3 * i + j];
+      }
+    }
+  }
+  PetscCall(P1RestoreElementsHost(p1, &E));
+  PetscCall(PetscFree(w));
+  if (Ao) PetscCall(MatSeqAIJRestoreArray(Ao, &oa));
+  PetscCall(MatSeqAIJRestoreArray(Ad, &da));
+  /* the blocks changed behind the parallel matrix's back: let its users (PC, KSP) know */
+  if (ismpi) PetscCall(PetscObjectStateIncrease((PetscObject)A));
+  PetscCall(PetscLogFlops(SquallP1ElementFlops(coef->c, bs) * ne + (PetscLogDouble)bs * bs * R->ncon));
+  PetscCall(PetscLogEventEnd(SQUALL_P1AssembleReduce, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the CPU reference of the atomic kernel: the same element code and scatter (search or slots), one
    element at a time */
 static PetscErrorCode P1AssembleHostDirect(SquallP1 p1, PetscInt bs, const SquallP1Coef *coef, Mat A)
@@ -644,6 +855,8 @@ PetscErrorCode SquallP1AssembleOperator(SquallP1 p1, const PetscReal coef[], Mat
         PetscCall(SquallP1CUDAAssembleOperator(p1, info->bs, c.c, A));
       else if (p1->atomicmode == SQUALL_P1_ATOMIC_GATHER)
         PetscCall(P1AssembleHostGather(p1, info->bs, &c, A));
+      else if (p1->atomicmode == SQUALL_P1_ATOMIC_REDUCE)
+        PetscCall(P1AssembleHostReduce(p1, info->bs, &c, A));
       else
         PetscCall(P1AssembleHostDirect(p1, info->bs, &c, A));
       break;

@@ -5,6 +5,28 @@
 #include "sys/squallimpl.h"
 #include "physics/p1tet.h"
 
+/* The map of the in-block reduction (-p1_assembly_mode reduce; p1tet.h), built once per sparsity from
+   the scalar slot map by SquallP1BuildReduce(). Elements go in blocks of nb consecutive ones (the GPU's
+   thread block; with -p1_element_order sorted a block is spatially compact, so its elements share many
+   entries). Block k has the unique entries u = ublk[k] .. ublk[k+1]-1, ascending by position (so a warp's
+   atomics go to nearby addresses): slot[u] the scalar slot (slot-map encoding: >= 0 diagonal block, <= -2
+   off-diagonal block, see p1tet.h) and row[u] its local row (bs 3 finds the 3x3 block from it). Entry
+   u sums the contributions cidx[cblk[k] + m] for m from (u == ublk[k] ? 0 : end[u-1]) to end[u] (without
+   the flag bit), each c = 16*(e - k*nb) + 4a+b for element e, entry (a, b), in ascending c: the fixed
+   order that makes a block's sum deterministic. end[u] & SQUALL_P1_REDUCE_ONLY: no other block has a
+   contribution to the entry, so it may be stored instead of added. uint16 positions: 16*nb <= 0x7fff. */
+#define SQUALL_P1_REDUCE_ONLY 0x8000u
+#define SQUALL_P1_REDUCE_MASK 0x7fffu
+#define SQUALL_P1_REDUCE_BLOCK 256 /* elements per block: the GPU kernel's thread block */
+typedef struct {
+  PetscInt  nb, nblocks;
+  PetscInt  nu, ncon, nonly; /* unique entries, contributions, entries of a single block (all blocks) */
+  int      *ublk, *cblk;     /* [nblocks+1] */
+  int      *slot, *row;      /* [nu] */
+  uint16_t *end;             /* [nu] */
+  uint16_t *cidx;            /* [ncon] */
+} SquallP1Reduce;
+
 /* Local numbering. Vertices are the plex's local vertices (owned and overlap), v = point - vStart.
    Elements are the local cells that touch an owned vertex or are owned themselves (the latter only
    matter for integrals); cell[e] is the plex point. With one layer of overlap every cell touching an
@@ -57,6 +79,11 @@ struct _n_SquallP1 {
      CUDA backend keeps its own device copies) */
   int         *gmoff[2], *gmidx[2];
   PetscScalar *gwork[4];
+
+  /* reduce mode: the map of the CPU path (with the off-diagonal block), built on first use; rstats: {nu,
+     ncon, nonly, nblocks} of the last map built by either backend (benchmarks count its bytes) */
+  SquallP1Reduce *red;
+  PetscInt64      rstats[4];
 
   /* coefficient fields, scattered to local vertices (or per element), in the backend's memory */
   Vec              rho, u, K; /* local nodal: bs 1, 3, 9 */
@@ -111,6 +138,11 @@ PETSC_EXTERN PetscErrorCode SquallP1BuildSlots(SquallP1, PetscInt bs, PetscBool 
    scratch of one component must hold fewer than 2^31 values. The caller frees the four arrays (NULL for
    the off-diagonal block without withoff). */
 PETSC_EXTERN PetscErrorCode SquallP1BuildGather(SquallP1, PetscBool withoff, int *off[2], int *idx[2]);
+/* The map of the in-block reduction for blocks of nb elements (1 <= nb <= 2047), see SquallP1Reduce;
+   withoff: also the off-diagonal block's entries (the CPU path; the GPU leaves them to MatSetValuesCOO).
+   Free with SquallP1ReduceDestroy(). */
+PETSC_EXTERN PetscErrorCode SquallP1BuildReduce(SquallP1, PetscInt nb, PetscBool withoff, SquallP1Reduce *);
+PETSC_EXTERN PetscErrorCode SquallP1ReduceDestroy(SquallP1Reduce *);
 /* rough flop count of one element operator (logging) */
 PETSC_INTERN PetscLogDouble SquallP1ElementFlops(const PetscReal coef[], PetscInt bs);
 

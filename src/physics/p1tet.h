@@ -521,6 +521,57 @@ SQUALL_HOST_DEVICE static inline PetscScalar SquallP1GatherValue(const int *off,
   return s;
 }
 
+/* ---- in-block reduction (-p1_assembly_mode reduce)
+
+   A block of nb consecutive elements (the GPU's thread block) first stores what its element matrices
+   are made of, then sums, for each matrix entry the block touches, its contributions in a fixed order
+   (the per-block map of SquallP1BuildReduce(), src/mat/p1impl.h) and adds each sum once. Element el of
+   the block stores at w[q*ws + el] (ws = nb: consecutive threads, consecutive words, no shared-memory
+   bank conflicts): q < 16 entry 4a+b of S; for bs = 3 also q = 16 + 3a+i the gradient g[a][i] and
+   q = 28 cgvol, so the 144 block entries are rebuilt in the sum (29 words instead of 144 per element:
+   what lets 256 elements' data fit in shared memory). A contribution is c = 16*el + 4a+b. */
+#define SQUALL_P1_REDUCE_WORDS(bs) ((bs) == 1 ? 16 : 29)
+
+SQUALL_HOST_DEVICE static inline void SquallP1ReduceStore(int bs, PetscReal *w, int ws, const PetscReal S[4][4], const PetscReal g[4][3], PetscReal cgvol)
+{
+  SQUALL_P1_UNROLL
+  for (int a = 0; a < 4; a++) SQUALL_P1_UNROLL
+  for (int b = 0; b < 4; b++) w[(4 * a + b) * ws] = S[a][b];
+  if (bs == 3) {
+    SQUALL_P1_UNROLL
+    for (int a = 0; a < 4; a++) SQUALL_P1_UNROLL
+    for (int i = 0; i < 3; i++) w[(16 + 3 * a + i) * ws] = g[a][i];
+    w[28 * ws] = cgvol;
+  }
+}
+
+/* sum[bs*bs] = the contributions c[m0..m1) of one entry, in that order; component (i, j) of a block is
+   SquallP1BlockEntry() written out (the same operations in the same order) */
+SQUALL_HOST_DEVICE static inline void SquallP1ReduceSum(int bs, const uint16_t *c, int m0, int m1, const PetscReal *w, int ws, PetscReal sum[9])
+{
+  for (int k = 0; k < bs * bs; k++) sum[k] = 0;
+  for (int m = m0; m < m1; m++) {
+    const int       q = SQUALL_P1_LDG(&c[m]), el = q >> 4, a = (q >> 2) & 3, b = q & 3;
+    const PetscReal Sab = w[(q & 15) * ws + el];
+
+    if (bs == 1)
+      sum[0] += Sab;
+    else {
+      const PetscReal cg = w[28 * ws + el];
+      PetscReal       ga[3], gb[3];
+
+      SQUALL_P1_UNROLL
+      for (int i = 0; i < 3; i++) {
+        ga[i] = w[(16 + 3 * a + i) * ws + el];
+        gb[i] = w[(16 + 3 * b + i) * ws + el];
+      }
+      SQUALL_P1_UNROLL
+      for (int i = 0; i < 3; i++) SQUALL_P1_UNROLL
+      for (int j = 0; j < 3; j++) sum[3 * i + j] += (i == j ? Sab : 0) + cg * ga[i] * gb[j];
+    }
+  }
+}
+
 /* Element right-hand side: r_a = sum_b Op_ab f_b for one element, bs = 1 or 3 (f[4*bs], r[4*bs],
    component-interleaved per vertex). With coef = {1,0,0,0} this is the load vector int phi_a f. */
 SQUALL_HOST_DEVICE static inline void SquallP1ElementApply(int bs, const PetscReal S[4][4], const PetscReal g[4][3], PetscReal cgvol, const PetscReal *f, PetscReal *r)

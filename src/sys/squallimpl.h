@@ -36,6 +36,8 @@ PETSC_INTERN PetscLogEvent SQUALL_P1SlotMap;        /* building the slot map (on
 PETSC_INTERN PetscLogEvent SQUALL_P1AssembleGather; /* atomic-free assembly: element values to scratch, then the gather */
 PETSC_INTERN PetscLogEvent SQUALL_P1GatherSum;      /* the gather alone (one thread per stored value), inside SQUALL_P1AssembleGather */
 PETSC_INTERN PetscLogEvent SQUALL_P1GatherMap;      /* building the gather map (transposed slot map, once per sparsity) */
+PETSC_INTERN PetscLogEvent SQUALL_P1AssembleReduce; /* assembly with the in-block reduction: one atomicAdd per unique entry of a thread block */
+PETSC_INTERN PetscLogEvent SQUALL_P1ReduceMap;      /* building the per-block map of unique entries (once per sparsity) */
 PETSC_INTERN PetscLogEvent SQUALL_P1SetValues;      /* host MatSetValues element by element */
 PETSC_INTERN PetscLogEvent SQUALL_P1RHS;            /* element right-hand sides */
 PETSC_INTERN PetscLogEvent SQUALL_P1Metric;         /* element metric tensors (6x6 solve, 3x3 eigenpairs) */
