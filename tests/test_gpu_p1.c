@@ -1,7 +1,7 @@
 static char help[] = "P1 operators on the GPU against the CPU: the element (geometry) kernel, the atomic assembly into\n"
                      "(MPI)AIJCUSPARSE in both modes (binary search and slot map, -p1_assembly_mode), the atomic-free gather\n"
-                     "mode (also bit for bit against itself: deterministic) and MatSetValuesCOO with device values against\n"
-                     "host MatSetValues (and the gather mode against its CPU reference), for scalar and\n"
+                     "mode (also bit for bit against itself: deterministic), the in-block reduction mode (reduce) and MatSetValuesCOO with device values against\n"
+                     "host MatSetValues (and the gather and reduce modes against their CPU references), for scalar and\n"
                      "3-component operators with all terms, the right-hand sides, the element metric kernel, and MatMult\n"
                      "with the device-assembled matrices (PETSc must see the values written on the device).\n"
                      "Exits with 200 (skipped) when squall has no CUDA or no device is visible.\n"
@@ -282,9 +282,9 @@ int main(int argc, char **argv)
   PetscCall(SetFields(ph));
   for (PetscInt bs = 1; bs <= 3; bs += 2) {
     const PetscReal coef[4] = {1.3, 0.7, 0.9, bs == 3 ? 0.4 : 0}, coef2[4] = {0.5, 0, 2.0, 0};
-    Mat             Ag, Ac, Ah, Ar, As, At[2], Atr;
+    Mat             Ag, Ac, Ah, Ar, As, At[2], Atr, Au, Aur;
     Vec             bg, bc, bh, br, sc;
-    PetscReal       d[3], dv[3], dn, dm1, dm2, ds[3], dsm[2], dt[4], dtm[2];
+    PetscReal       d[3], dv[3], dn, dm1, dm2, ds[3], dsm[2], dt[4], dtm[2], du[3], dum[2];
 
     /* the atomic kernel with the binary search (Ag, with its right-hand side) and with the slot map (As) */
     PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SEARCH));
@@ -306,6 +306,17 @@ int main(int argc, char **argv)
     PetscCall(SquallP1CreateMatrix(ph, bs, &Atr));
     PetscCall(SquallP1AssembleOperator(ph, coef, Atr));
     PetscCall(SquallP1SetAtomicMode(ph, SQUALL_P1_ATOMIC_SLOTS));
+    /* the in-block reduction, assembled twice into one matrix (zeroed, not accumulated, each time; the
+       adds of different blocks come in any order, so not bit for bit), and its CPU reference */
+    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_REDUCE));
+    PetscCall(SquallP1CreateMatrix(pg, bs, &Au));
+    PetscCall(SquallP1AssembleOperator(pg, coef, Au));
+    PetscCall(SquallP1AssembleOperator(pg, coef, Au));
+    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
+    PetscCall(SquallP1SetAtomicMode(ph, SQUALL_P1_ATOMIC_REDUCE));
+    PetscCall(SquallP1CreateMatrix(ph, bs, &Aur));
+    PetscCall(SquallP1AssembleOperator(ph, coef, Aur));
+    PetscCall(SquallP1SetAtomicMode(ph, SQUALL_P1_ATOMIC_SLOTS));
     PetscCall(Assemble(pg, SQUALL_P1_ASSEMBLY_COO, bs, coef, &Ac, &bc));
     PetscCall(Assemble(ph, SQUALL_P1_ASSEMBLY_SETVALUES, bs, coef, &Ah, &bh));
     PetscCall(Assemble(ph, SQUALL_P1_ASSEMBLY_ATOMIC, bs, coef, &Ar, &br));
@@ -322,6 +333,10 @@ int main(int argc, char **argv)
     PetscCall(SquallP1MatCompare(Ar, As, &ds[1]));
     PetscCall(SquallP1MatCompare(Ag, As, &ds[2]));
     PetscCall(CompareMult(pg, ph, bs, As, Ah, &dsm[0]));
+    PetscCall(SquallP1MatCompare(Ah, Au, &du[0]));
+    PetscCall(SquallP1MatCompare(Aur, Au, &du[1]));
+    PetscCall(SquallP1MatCompare(As, Au, &du[2]));
+    PetscCall(CompareMult(pg, ph, bs, Au, Ah, &dum[0]));
     PetscCall(VecDuplicate(bh, &sc));
     PetscCall(RHSScale(ph, bs, coef, sc));
     PetscCall(VecCompareScaled(bh, bg, sc, &dv[0]));
@@ -337,12 +352,15 @@ int main(int argc, char **argv)
     PetscCall(SquallP1AssembleOperator(pg, coef2, As));
     PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_GATHER));
     PetscCall(SquallP1AssembleOperator(pg, coef2, At[0]));
+    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_REDUCE));
+    PetscCall(SquallP1AssembleOperator(pg, coef2, Au));
     PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
     PetscCall(SquallP1SetAssemblyType(ph, SQUALL_P1_ASSEMBLY_SETVALUES));
     PetscCall(SquallP1AssembleOperator(ph, coef2, Ah));
     PetscCall(CompareMult(pg, ph, bs, Ag, Ah, &dm2));
     PetscCall(CompareMult(pg, ph, bs, As, Ah, &dsm[1]));
     PetscCall(CompareMult(pg, ph, bs, At[0], Ah, &dtm[1]));
+    PetscCall(CompareMult(pg, ph, bs, Au, Ah, &dum[1]));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "bs %" PetscInt_FMT ": GPU atomic vs host MatSetValues %.1e, vs GPU COO %.1e, vs CPU reference %.1e; rhs %.1e, %.1e, %.1e (relative to max |b| %.1e); MatMult %.1e, after reassembly %.1e (relative to sum_j |A_ij x_j|)\n", bs,
                           (double)d[0], (double)d[1], (double)d[2], (double)dv[0], (double)dv[1], (double)dv[2], (double)dn, (double)dm1, (double)dm2));
@@ -354,6 +372,10 @@ int main(int argc, char **argv)
     CHECK(dt[0] <= tol && dt[1] <= tol && dt[2] <= tol, "bs %" PetscInt_FMT ": GPU gather-mode matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)dt[0], (double)dt[1], (double)dt[2]);
     CHECK(dt[3] == 0, "bs %" PetscInt_FMT ": two GPU gather-mode assemblies differ (%g): not deterministic", bs, (double)dt[3]);
     CHECK(dtm[0] <= tol && dtm[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the gather-mode matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dtm[0], (double)dtm[1]);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU reduce vs host MatSetValues %.1e, vs CPU reduce %.1e, vs GPU slots %.1e; MatMult %.1e, after reassembly %.1e\n", bs, (double)du[0], (double)du[1], (double)du[2], (double)dum[0],
+                          (double)dum[1]));
+    CHECK(du[0] <= tol && du[1] <= tol && du[2] <= tol, "bs %" PetscInt_FMT ": GPU reduce-mode matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)du[0], (double)du[1], (double)du[2]);
+    CHECK(dum[0] <= tol && dum[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the reduce-mode matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dum[0], (double)dum[1]);
     CHECK(ds[0] <= tol && ds[1] <= tol && ds[2] <= tol, "bs %" PetscInt_FMT ": GPU slot-map matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)ds[0], (double)ds[1], (double)ds[2]);
     CHECK(dsm[0] <= tol && dsm[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the slot-map matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dsm[0], (double)dsm[1]);
     CHECK(dv[0] <= tol && dv[1] <= tol && dv[2] <= tol, "bs %" PetscInt_FMT ": GPU right-hand sides differ beyond %g", bs, (double)tol);
@@ -366,6 +388,8 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&At[0]));
     PetscCall(MatDestroy(&At[1]));
     PetscCall(MatDestroy(&Atr));
+    PetscCall(MatDestroy(&Au));
+    PetscCall(MatDestroy(&Aur));
     PetscCall(VecDestroy(&bg));
     PetscCall(VecDestroy(&bc));
     PetscCall(VecDestroy(&bh));

@@ -4,7 +4,8 @@ static char help[] = "P1 assembly paths against each other on the CPU: squall's 
                      "full-tensor diffusion, grad-div), and the right-hand sides. Also: row sums (Laplacian, mass), the\n"
                      "volume, and right-hand side = matrix x field. The atomic path in both modes (binary search, slot map), and\n"
                      "the slot map itself against PETSc's AIJ structure and the binary search (the map the GPU kernel reads);\n"
-                     "the atomic-free gather mode against the slots mode (round-off) and itself (bit for bit), and its map.\n"
+                     "the atomic-free gather mode against the slots mode (round-off) and itself (bit for bit), and its map;\n"
+                     "the reduce mode (sums per block of elements, one add per entry) likewise, and its map.\n"
                      "The mesh comes from -p1_mesh (see SquallP1CreateMeshFromOptions).\n"
                      "  -tol <1e-14 in double, 40 eps in single>  largest row-relative entrywise difference allowed between paths\n";
 
@@ -166,12 +167,88 @@ static PetscErrorCode CheckGather(SquallP1 p1)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The reduce map (with the off-diagonal block, as the CPU path builds it; nb elements per block) against
+   the scalar slot map: in each block the unique entries are strictly ascending (so each is counted once
+   per block), every contribution of entry u decodes to an element of the block whose slot is slot[u] and
+   whose row is row[u], each list is strictly ascending (the fixed summation order) and not empty, a
+   block's lists hold as many contributions as the block has slots in owned rows (with the above: each
+   (element, entry) exactly once), and the single-block flag is set exactly on the entries that no other
+   block touches (counted here from the slot map) */
+static PetscErrorCode CheckReduce(SquallP1 p1, PetscInt nb)
+{
+  const PetscInt ne = p1->ne, n = p1->nowned, nd = p1->dI[n], nidx = nd + p1->oI[n], nblocks = (ne + nb - 1) / nb;
+  int           *sl, *nblk, *last;
+  SquallP1Reduce R;
+  PetscInt       bad = 0, badcount = 0, badonly = 0, nonly = 0;
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1BuildSlots(p1, 1, PETSC_TRUE, &sl));
+  PetscCall(SquallP1BuildReduce(p1, nb, PETSC_TRUE, &R));
+  PetscCall(PetscCalloc2(PetscMax(nidx, 1), &nblk, PetscMax(nidx, 1), &last));
+  for (PetscInt i = 0; i < nidx; i++) last[i] = -1;
+  for (PetscInt e = 0; e < ne; e++)
+    for (PetscInt q = 0; q < 16; q++) {
+      const int s = sl[q * ne + e], i = s >= 0 ? s : (int)nd + (-s - 2);
+
+      if (s == SQUALL_P1_SLOT_NONE) continue;
+      if (last[i] != e / nb) {
+        last[i] = (int)(e / nb);
+        nblk[i]++;
+      }
+    }
+  CHECK(R.nb == nb && R.nblocks == nblocks && R.ublk[0] == 0 && R.cblk[0] == 0, "reduce map: %" PetscInt_FMT " blocks of %" PetscInt_FMT ", expected %" PetscInt_FMT " of %" PetscInt_FMT, R.nblocks, R.nb, nblocks, nb);
+  for (PetscInt k = 0; k < nblocks; k++) {
+    const PetscInt e0 = k * nb, e1 = PetscMin(ne, e0 + nb);
+    PetscInt       nslot = 0, m0 = 0, prev = -1;
+
+    for (PetscInt e = e0; e < e1; e++)
+      for (PetscInt q = 0; q < 16; q++)
+        if (sl[q * ne + e] != SQUALL_P1_SLOT_NONE) nslot++;
+    for (PetscInt u = R.ublk[k]; u < R.ublk[k + 1]; u++) {
+      const int      s = R.slot[u];
+      const PetscInt i = s >= 0 ? s : nd + (-s - 2), m1 = R.end[u] & SQUALL_P1_REDUCE_MASK;
+
+      if (s == SQUALL_P1_SLOT_NONE || i <= prev || i >= nidx || m1 <= m0) {
+        bad++;
+        break;
+      }
+      prev = i;
+      for (PetscInt m = m0; m < m1; m++) {
+        const PetscInt c = R.cidx[R.cblk[k] + m], e = e0 + (c >> 4), q = c & 15;
+
+        if (e >= e1 || sl[q * ne + e] != s || R.row[u] != p1->row[p1->tet[4 * e + q / 4]] || (m > m0 && c <= R.cidx[R.cblk[k] + m - 1])) bad++;
+      }
+      if (((R.end[u] & SQUALL_P1_REDUCE_ONLY) != 0) != (nblk[i] == 1)) badonly++;
+      if (R.end[u] & SQUALL_P1_REDUCE_ONLY) nonly++;
+      m0 = m1;
+    }
+    if (m0 != R.cblk[k + 1] - R.cblk[k] || m0 != nslot) badcount++;
+  }
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &badcount, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &badonly, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  {
+    PetscInt64 st[3] = {R.ncon, R.nu, nonly};
+
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, st, 3, MPIU_INT64, MPI_SUM, PETSC_COMM_WORLD));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "reduce map, blocks of %" PetscInt_FMT ": %" PetscInt64_FMT " contributions to %" PetscInt64_FMT " block entries (%.2f each), %" PetscInt64_FMT " in a single block; %" PetscInt_FMT
+                          " entries or contributions wrong, %" PetscInt_FMT " blocks with a wrong count, %" PetscInt_FMT " wrong single-block flags\n",
+                          nb, st[0], st[1], st[1] ? (double)st[0] / (double)st[1] : 0.0, st[2], bad, badcount, badonly));
+  }
+  CHECK(!bad && !badcount && !badonly && nonly == R.nonly, "the reduce map (blocks of %" PetscInt_FMT ") is wrong (%" PetscInt_FMT " bad, %" PetscInt_FMT " bad counts, %" PetscInt_FMT " bad flags)", nb, bad, badcount, badonly);
+  PetscCall(SquallP1ReduceDestroy(&R));
+  PetscCall(PetscFree2(nblk, last));
+  PetscCall(PetscFree(sl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* one operator through the three paths; returns the atomic-path matrix */
 static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coef[], PetscReal tol, const char *what, Mat *Aout)
 {
-  Mat                A[3], As, Ag[2];
+  Mat                A[3], As, Ag[2], Ar[2];
   Vec                f, b[3], Af;
-  PetscReal          d[4], dv[2], dmv, ds, dg, dgg;
+  PetscReal          d[4], dv[2], dmv, ds, dg, dgg, dr, drr;
   PetscInt           bsf = bs;
   SquallP1AtomicMode mode, other;
 
@@ -211,9 +288,21 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
     PetscCall(SquallP1AssembleOperator(p1, coef, Ag[k]));
   }
   PetscCall(SquallP1AssembleOperator(p1, coef, Ag[0]));
+  /* the reduce mode likewise: sums per block of elements, then per entry over the blocks (on the CPU in
+     block order, so deterministic too) */
+  PetscCall(SquallP1SetAtomicMode(p1, SQUALL_P1_ATOMIC_REDUCE));
+  for (PetscInt k = 0; k < 2; k++) {
+    PetscCall(SquallP1CreateMatrix(p1, bs, &Ar[k]));
+    PetscCall(SquallP1AssembleOperator(p1, coef, Ar[k]));
+  }
+  PetscCall(SquallP1AssembleOperator(p1, coef, Ar[0]));
   PetscCall(SquallP1SetAtomicMode(p1, mode));
   PetscCall(SquallP1MatCompare(mode == SQUALL_P1_ATOMIC_SLOTS ? A[0] : As, Ag[0], &dg));
   PetscCall(SquallP1MatCompare(Ag[0], Ag[1], &dgg));
+  PetscCall(SquallP1MatCompare(mode == SQUALL_P1_ATOMIC_SLOTS ? A[0] : As, Ar[0], &dr));
+  PetscCall(SquallP1MatCompare(Ar[0], Ar[1], &drr));
+  PetscCall(MatDestroy(&Ar[0]));
+  PetscCall(MatDestroy(&Ar[1]));
   PetscCall(MatDestroy(&As));
   PetscCall(MatDestroy(&Ag[0]));
   PetscCall(MatDestroy(&Ag[1]));
@@ -234,13 +323,16 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
   PetscCall(SquallP1VecCompare(Af, b[0], &dmv));
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "%-36s bs %" PetscInt_FMT
-                        ": reference (%s) vs setvalues %.1e, vs coo %.1e, setvalues vs coo %.1e, atomic into the COO pattern %.1e, vs %s %.1e; gather vs slots %.1e, gather twice %.1e; rhs vs setvalues %.1e, vs coo %.1e; rhs vs A f %.1e\n",
-                        what, bs, SquallP1AtomicModes[mode], (double)d[0], (double)d[1], (double)d[2], (double)d[3], SquallP1AtomicModes[other], (double)ds, (double)dg, (double)dgg, (double)dv[0], (double)dv[1], (double)dmv));
-  /* in gather mode A[0] sums in another order than the slots mode */
-  CHECK(mode == SQUALL_P1_ATOMIC_GATHER ? ds <= tol : ds == 0, "%s bs %" PetscInt_FMT ": the atomic path's %s and %s modes differ (%g)", what, bs, SquallP1AtomicModes[mode], SquallP1AtomicModes[other], (double)ds);
+                        "%-36s bs %" PetscInt_FMT ": reference (%s) vs setvalues %.1e, vs coo %.1e, setvalues vs coo %.1e, atomic into the COO pattern %.1e, vs %s %.1e; gather vs slots %.1e, gather twice %.1e; reduce vs slots %.1e, reduce twice "
+                                                  "%.1e; rhs vs setvalues %.1e, vs coo %.1e; rhs vs A f %.1e\n",
+                        what, bs, SquallP1AtomicModes[mode], (double)d[0], (double)d[1], (double)d[2], (double)d[3], SquallP1AtomicModes[other], (double)ds, (double)dg, (double)dgg, (double)dr, (double)drr, (double)dv[0], (double)dv[1],
+                        (double)dmv));
+  /* in gather and reduce mode A[0] sums in another order than the slots mode */
+  CHECK(mode == SQUALL_P1_ATOMIC_GATHER || mode == SQUALL_P1_ATOMIC_REDUCE ? ds <= tol : ds == 0, "%s bs %" PetscInt_FMT ": the atomic path's %s and %s modes differ (%g)", what, bs, SquallP1AtomicModes[mode], SquallP1AtomicModes[other], (double)ds);
   CHECK(dg <= tol, "%s bs %" PetscInt_FMT ": the gather mode differs from the slots mode by %g (tolerance %g)", what, bs, (double)dg, (double)tol);
   CHECK(dgg == 0, "%s bs %" PetscInt_FMT ": two gather-mode assemblies differ (%g): not deterministic", what, bs, (double)dgg);
+  CHECK(dr <= tol, "%s bs %" PetscInt_FMT ": the reduce mode differs from the slots mode by %g (tolerance %g)", what, bs, (double)dr, (double)tol);
+  CHECK(drr == 0, "%s bs %" PetscInt_FMT ": two reduce-mode assemblies on the CPU differ (%g)", what, bs, (double)drr);
   CHECK(d[0] <= tol && d[1] <= tol && d[2] <= tol && d[3] <= tol, "%s bs %" PetscInt_FMT ": the assembly paths differ (%g %g %g %g) beyond %g", what, bs, (double)d[0], (double)d[1], (double)d[2], (double)d[3], (double)tol);
   CHECK(dv[0] <= tol && dv[1] <= tol, "%s bs %" PetscInt_FMT ": the right-hand side paths differ (%g %g) beyond %g", what, bs, (double)dv[0], (double)dv[1], (double)tol);
   CHECK(dmv <= SQUALL_TOL(1e-13, 400), "%s bs %" PetscInt_FMT ": element-wise right-hand side differs from A f by %g", what, bs, (double)dmv);
@@ -279,6 +371,8 @@ int main(int argc, char **argv)
   PetscCall(CheckSlots(p1, 1));
   PetscCall(CheckSlots(p1, 3));
   PetscCall(CheckGather(p1));
+  PetscCall(CheckReduce(p1, SQUALL_P1_REDUCE_BLOCK));
+  PetscCall(CheckReduce(p1, 7)); /* a partial last block, most entries in several blocks */
 
   /* identities first, with constant coefficients: mass entries sum to the volume, the Laplacian
      annihilates constants */
