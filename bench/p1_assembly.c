@@ -3,15 +3,17 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "matrix assembly (scalar CSR: mass + advection + nodal full-tensor diffusion; 3x3 blocks: mass +\n"
                      "diffusion + grad-div) and right-hand sides, for squall's atomic kernel on the GPU in both modes (binary\n"
                      "search per entry: gpu_atomic_search; slot map built once: gpu_atomic_slots), the atomic-free gather mode\n"
-                     "(element values to scratch, then one thread per stored value: gpu_gather), PETSc's MatSetValuesCOO\n"
+                     "(element values to scratch, then one thread per stored value: gpu_gather), the in-block reduction (a thread\n"
+                     "block of elements sums its contributions per entry in shared memory, one atomicAdd per entry: gpu_reduce,\n"
+                     "also with the elements sorted, gpu_reduce_sorted, on the smaller meshes), PETSc's MatSetValuesCOO\n"
                      "with device values, and host MatSetValues on one core (plus squall's CPU reference); the slots kernel\n"
                      "also with the elements coloured or sorted by their smallest vertex (-p1_element_order) on the smaller meshes.\n"
                      "Prints one JSON line per measurement: tets, nodes, nnz, time, bytes counted and effective bandwidth, and\n"
                      "wall_s, the seconds since the start (the set-up of each method is the gap to the previous line); the\n"
                      "first line (method byte_model) states how the bytes are counted, the last (method done) the total time.\n"
-                     "The default sweep should take about a minute on one H200 (the host set-up of the large meshes and\n"
+                     "The default sweep should take about two minutes on one H200 (the host set-up of the large meshes and\n"
                      "of the COO patterns dominates; the device work is a few seconds): the 10.4 and 21.1 M meshes run the\n"
-                     "scalar atomic methods only (search, slots, right-hand side).\n"
+                     "scalar atomic methods only (search, slots, reduce, right-hand side); budget: 150 s.\n"
                      "  -bench_cells nx,ny,nz,nx,ny,nz,...  hexahedra of each mesh of the sweep (x6 tetrahedra)\n"
                      "                        default 46,46,44 (0.56 M tets) 73,73,70 (2.2 M) 97,97,93 (5.2 M) 122,122,117 (10.4 M) 154,154,148 (21.1 M)\n"
                      "  -bench_max_mtets <m>  stop the sweep after the first mesh with at least m million tetrahedra (default 20)\n"
@@ -22,8 +24,10 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "                        (million tets) for host MatSetValues (0.6), scalar COO (5.5), block COO (0.6) and the\n"
                      "                        coloured and sorted element orders (0.6): their set-up on the host is slow (COO: PETSc's\n"
                      "                        MatSetPreallocationCOO, ~1.5 s per million tets scalar, ~10-15 s for 3x3 blocks at 0.56 M)\n"
-                     "  -bench_gather_max_mtets <m>  largest mesh for the gather mode (default 11: not the 21.1 M mesh, whose\n"
-                     "                        gather map, built on the host, and 16 bs^2 scalars of scratch per element would lengthen the run)\n"
+                     "  -bench_gather_max_mtets <m>  largest mesh for the gather mode (default 6: not the 10.4 and 21.1 M meshes,\n"
+                     "                        whose gather maps, built on the host, would push the sweep past 150 s; 10.4 M on\n"
+                     "                        2026-11-30: gather = slots = 1.79 ms)\n"
+                     "  -bench_reduce_max_mtets <m>  largest mesh for the reduce mode (default 25: all; its map is built on the host)\n"
                      "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n";
 
 #include <squall.h>
@@ -34,7 +38,7 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
 typedef struct {
   PetscInt64     tets;
   PetscInt       bs;
-  PetscLogDouble search, slots, gather, coo, host, GBps; /* GBps: the slots path */
+  PetscLogDouble search, slots, gather, reduce, coo, host, GBps, rGBps; /* GBps: the slots path, rGBps: the reduce path */
 } Row;
 
 #define P1_MAX_ROWS 64
@@ -182,12 +186,16 @@ static PetscErrorCode SetFields(SquallP1 p1)
    and reads back its scratch (16 bs^2 scalars per element) and reads the gather map (bs 1: nnz+1 int32
    offsets and 16 int32 contributions per element; bs 3 also one int32 row per block and the scalar row
    pointers; the nine threads of a block share their list, counted once) and one scalar per contribution
-   and component, with the values written once. BYTE_MODEL is the same in words, for the JSON. */
+   and component, with the values written once. The reduce mode reads, besides the element data, its map:
+   per thread block 2 int32 (first entry, first contribution), per unique entry of a block one int32 slot
+   and one uint16 end (bs 3: + one int32 row, and the scalar row pointers once), per contribution one uint16
+   (16 per element), and writes the values once (its atomics and shared-memory traffic not counted). BYTE_MODEL is the same in words, for the JSON. */
 #define BYTE_MODEL                                                                                                                                                                                                                                      \
   "per element: 4 PetscInt connectivity + 10 PetscReal geometry (J^-1, volume); per node: the nodal fields once (matrix bs 1: rho absent, u 3 + K 9 = 12 scalars; bs 3: K 9; rhs: the same + f bs); matrix, search mode: scalar CSR row pointers and "  \
   "columns once (PetscInt) + bs*bs*nnz values written once; matrix, slots mode: 16 (bs 1) or 20 (bs 3) int32 slots per element instead of the CSR structure + the same values; gather mode: no slots, + 16*bs*bs scalars per element written and read " \
   "back (scratch) + nnz+1 int32 offsets + 16 int32 contributions per element (bs 3: + nnz int32 rows + scalar row pointers) + the same values; COO and host paths are charged the search-mode bytes; rhs: + bs scalars "                                \
-  "per owned row written once; element kernel: connectivity + 3 PetscReal coordinates per node + geometry written once. Not counted: atomic read-modify-write traffic, the zeroing memset, cache misses; GBps = bytes / median time"
+  "per owned row written once; reduce mode: no slots, + per thread block 2 int32 + per unique (block, entry) pair an int32 slot and a uint16 end (bs 3: + an int32 row + scalar row pointers) + a uint16 per contribution (element entry of an owned "  \
+  "row) + the same values; element kernel: connectivity + 3 PetscReal coordinates per node + geometry written once. Not counted: atomic read-modify-write traffic, the zeroing memset, cache misses; GBps = bytes / median time"
 static PetscLogDouble BytesGeometry(const Bench *b)
 {
   return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + 3.0 * b->nv * sizeof(PetscReal);
@@ -210,6 +218,15 @@ static PetscLogDouble BytesMatrixGather(const Bench *b, PetscInt bs, PetscInt no
          (bs == 3 ? b->nnz * sizeof(int) + (b->nown + 1.0) * sizeof(PetscInt) : 0) + (PetscLogDouble)bs * bs * b->nnz * sizeof(PetscScalar);
 }
 
+/* p1: the SquallP1 whose reduce map was built last (its sizes, p1->rstats) */
+static PetscLogDouble BytesMatrixReduce(const Bench *b, SquallP1 p1, PetscInt bs, PetscInt nodal)
+{
+  const PetscLogDouble nu = (PetscLogDouble)p1->rstats[0], ncon = (PetscLogDouble)p1->rstats[1], nblocks = (PetscLogDouble)p1->rstats[3];
+
+  return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + (PetscLogDouble)nodal * b->nv * sizeof(PetscScalar) + 2 * (nblocks + 1) * sizeof(int) + nu * (sizeof(int) + sizeof(uint16_t)) + ncon * sizeof(uint16_t) +
+         (bs == 3 ? nu * sizeof(int) + (b->nown + 1.0) * sizeof(PetscInt) : 0) + (PetscLogDouble)bs * bs * b->nnz * sizeof(PetscScalar);
+}
+
 static PetscLogDouble BytesRHS(const Bench *b, PetscInt bs, PetscInt nodal)
 {
   return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + (PetscLogDouble)(nodal + bs) * b->nv * sizeof(PetscScalar) + (PetscLogDouble)bs * b->nown * sizeof(PetscScalar);
@@ -217,7 +234,7 @@ static PetscLogDouble BytesRHS(const Bench *b, PetscInt bs, PetscInt nodal)
 
 /* the largest meshes (million tetrahedra) of the methods whose set-up is slow or memory-hungry */
 typedef struct {
-  PetscReal host, coo, coo3, order, bs3, gather;
+  PetscReal host, coo, coo3, order, bs3, gather, reduce;
 } Limits;
 
 static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L)
@@ -226,7 +243,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
   SquallP1Mountain m;
   DM               dm;
   SquallP1         pg = NULL, ph = NULL;
-  PetscLogDouble   t0, t1, t2, med, tmin, tsearch[2] = {0, 0}, tslots[2] = {0, 0}, tgather[2] = {0, 0};
+  PetscLogDouble   t0, t1, t2, med, tmin, tsearch[2] = {0, 0}, tslots[2] = {0, 0}, tgather[2] = {0, 0}, treduce[2] = {0, 0};
   const PetscReal  hostmax = L->host, coomax = L->coo, coo3max = L->coo3, ordermax = L->order;
   PetscInt         bsmax;
   Call             c;
@@ -298,8 +315,28 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
       PetscCall(MatDestroy(&As));
       PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
     } /* else the gather speed-ups below are reported as 0 */
-    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json, "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"slots_over_search\": %.2f, \"gather_over_slots\": %.2f}\n",
-                           bs, B->tets, tsearch[bs == 3] / tslots[bs == 3], tgather[bs == 3] > 0 ? tslots[bs == 3] / tgather[bs == 3] : 0.0));
+    /* the in-block reduction (its map is built in the untimed warm-up call) */
+    treduce[bs == 3] = -1;
+    if (B->tets <= L->reduce * 1e6) {
+      PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_REDUCE));
+      PetscCall(SquallP1CreateMatrix(pg, bs, &As));
+      c.A = As;
+      PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
+      treduce[bs == 3] = med;
+      PetscCall(SquallP1MatCompare(Aa, As, &diff));
+      PetscCall(Report(B, B->gpu ? "gpu_reduce" : "cpu_reference_reduce", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixReduce(B, pg, bs, bs == 1 ? 12 : 9), diff));
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
+                             "{\"bench\": \"p1_assembly\", \"method\": \"reduce_map\", \"tets\": %" PetscInt64_FMT ", \"blocks\": %" PetscInt64_FMT ", \"contributions\": %" PetscInt64_FMT ", \"block_entries\": %" PetscInt64_FMT
+                             ", \"contributions_per_atomic\": %.2f, \"single_block_entries\": %" PetscInt64_FMT "}\n",
+                             B->tets, pg->rstats[3], pg->rstats[1], pg->rstats[0], pg->rstats[0] ? (double)pg->rstats[1] / (double)pg->rstats[0] : 0.0, pg->rstats[2]));
+      PetscCall(MatDestroy(&As));
+      PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
+    }
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
+                           "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT
+                           ", \"slots_over_search\": %.2f, \"gather_over_slots\": %.2f, \"reduce_over_slots\": %.2f, \"reduce_over_search\": %.2f}\n",
+                           bs, B->tets, tsearch[bs == 3] / tslots[bs == 3], tgather[bs == 3] > 0 ? tslots[bs == 3] / tgather[bs == 3] : 0.0, treduce[bs == 3] > 0 ? tslots[bs == 3] / treduce[bs == 3] : 0.0,
+                           treduce[bs == 3] > 0 ? tsearch[bs == 3] / treduce[bs == 3] : 0.0));
     PetscCall(PetscFFlush(B->json));
     if (B->nrows < P1_MAX_ROWS) {
       row[bs == 3]         = &B->rows[B->nrows++];
@@ -308,6 +345,8 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
       row[bs == 3]->search = tsearch[bs == 3];
       row[bs == 3]->slots  = tslots[bs == 3];
       row[bs == 3]->gather = tgather[bs == 3];
+      row[bs == 3]->reduce = treduce[bs == 3];
+      row[bs == 3]->rGBps  = treduce[bs == 3] > 0 ? BytesMatrixReduce(B, pg, bs, bs == 1 ? 12 : 9) / (treduce[bs == 3] * 1e-3) / 1e9 : -1;
       row[bs == 3]->GBps   = BytesMatrixSlots(B, bs, bs == 1 ? 12 : 9) / (tslots[bs == 3] * 1e-3) / 1e9;
       row[bs == 3]->coo = row[bs == 3]->host = -1;
     }
@@ -321,8 +360,9 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
       if (row[bs == 3]) row[bs == 3]->coo = med;
       PetscCall(Report(B, B->gpu ? "gpu_coo" : "cpu_coo", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), diff));
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
-                             "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT ", \"search_over_coo\": %.2f, \"slots_over_coo\": %.2f, \"gather_over_coo\": %.2f}\n", bs,
-                             B->tets, med / tsearch[bs == 3], med / tslots[bs == 3], tgather[bs == 3] > 0 ? med / tgather[bs == 3] : 0.0));
+                             "{\"bench\": \"p1_assembly\", \"method\": \"speedup\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT
+                             ", \"search_over_coo\": %.2f, \"slots_over_coo\": %.2f, \"gather_over_coo\": %.2f, \"reduce_over_coo\": %.2f}\n",
+                             bs, B->tets, med / tsearch[bs == 3], med / tslots[bs == 3], tgather[bs == 3] > 0 ? med / tgather[bs == 3] : 0.0, treduce[bs == 3] > 0 ? med / treduce[bs == 3] : 0.0));
       PetscCall(PetscFFlush(B->json));
       PetscCall(MatDestroy(&Ac));
     }
@@ -372,6 +412,22 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
       PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
       PetscCall(Report(B, name, "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixSlots(B, bs, bs == 1 ? 12 : 9), -1));
       PetscCall(MatDestroy(&c.A));
+      /* the reduce mode profits most from compact blocks of elements */
+      if (order == SQUALL_P1_ORDER_SORTED && B->tets <= L->reduce * 1e6) {
+        char rname[64];
+
+        PetscCall(SquallP1SetAtomicMode(pc, SQUALL_P1_ATOMIC_REDUCE));
+        PetscCall(SquallP1CreateMatrix(pc, bs, &c.A));
+        PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
+        PetscCall(PetscSNPrintf(rname, sizeof(rname), "%s_%s", B->gpu ? "gpu_reduce" : "cpu_reference_reduce", SquallP1ElementOrders[order]));
+        PetscCall(Report(B, rname, "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixReduce(B, pc, bs, bs == 1 ? 12 : 9), -1));
+        PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
+                               "{\"bench\": \"p1_assembly\", \"method\": \"reduce_map_%s\", \"tets\": %" PetscInt64_FMT ", \"blocks\": %" PetscInt64_FMT ", \"contributions\": %" PetscInt64_FMT ", \"block_entries\": %" PetscInt64_FMT
+                               ", \"contributions_per_atomic\": %.2f, \"single_block_entries\": %" PetscInt64_FMT "}\n",
+                               SquallP1ElementOrders[order], B->tets, pc->rstats[3], pc->rstats[1], pc->rstats[0], pc->rstats[0] ? (double)pc->rstats[1] / (double)pc->rstats[0] : 0.0, pc->rstats[2]));
+        PetscCall(MatDestroy(&c.A));
+        PetscCall(SquallP1SetAtomicMode(pc, SQUALL_P1_ATOMIC_SLOTS));
+      }
       bsf = bs;
       PetscCall(SquallP1CreateVector(pc, bs, &c.f));
       PetscCall(SquallP1Interpolate(pc, bs, FieldFn, &bsf, c.f));
@@ -425,11 +481,13 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
 /* the closing table on stdout, so that a run's tail shows the key numbers */
 static PetscErrorCode Summary(const Bench *B)
 {
-  char col[5][16];
+  char col[8][16];
 
   PetscFunctionBegin;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nP1 matrix assembly (%s; median ms; GB/s: effective bandwidth of the slots path, %% of %.2f TB/s; speed-ups of slots)\n", B->gpu ? "GPU" : "no GPU: CPU reference", P1_PEAK_GBPS / 1e3));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12s %3s %10s %10s %10s %10s %10s %9s %9s %9s %8s %7s\n", "tets", "bs", "search_ms", "slots_ms", "gather_ms", "coo_ms", "host_ms", "vs_search", "vs_coo", "vs_host", "GB/s", "%peak"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\nP1 matrix assembly (%s; median ms; GB/s: effective bandwidth of the slots and reduce paths, %% of %.2f TB/s; speed-ups of slots, and of reduce over COO)\n", B->gpu ? "GPU" : "no GPU: CPU reference",
+                        P1_PEAK_GBPS / 1e3));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12s %3s %10s %10s %10s %10s %10s %10s %9s %9s %9s %9s %8s %7s %8s %7s\n", "tets", "bs", "search_ms", "slots_ms", "gather_ms", "reduce_ms", "coo_ms", "host_ms", "vs_search", "vs_coo", "vs_host",
+                        "red_vs_coo", "GB/s", "%peak", "redGB/s", "%peak"));
   for (PetscInt k = 0; k < B->nrows; k++) {
     const Row *r = &B->rows[k];
 
@@ -438,8 +496,11 @@ static PetscErrorCode Summary(const Bench *B)
     PetscCall(PetscSNPrintf(col[2], sizeof(col[2]), r->coo >= 0 ? "%.2fx" : "-", r->coo / r->slots));
     PetscCall(PetscSNPrintf(col[3], sizeof(col[3]), r->host >= 0 ? "%.0fx" : "-", r->host / r->slots));
     PetscCall(PetscSNPrintf(col[4], sizeof(col[4]), r->gather >= 0 ? "%.3f" : "-", r->gather));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12" PetscInt64_FMT " %3" PetscInt_FMT " %10.3f %10.3f %10s %10s %10s %8.2fx %9s %9s %8.1f %6.1f%%\n", r->tets, r->bs, r->search, r->slots, col[4], col[0], col[1], r->search / r->slots, col[2], col[3],
-                          r->GBps, 100 * r->GBps / P1_PEAK_GBPS));
+    PetscCall(PetscSNPrintf(col[5], sizeof(col[5]), r->reduce >= 0 ? "%.3f" : "-", r->reduce));
+    PetscCall(PetscSNPrintf(col[6], sizeof(col[6]), r->reduce > 0 && r->coo >= 0 ? "%.2fx" : "-", r->coo / r->reduce));
+    PetscCall(PetscSNPrintf(col[7], sizeof(col[7]), r->reduce > 0 ? "%.1f %6.1f%%" : "-", r->rGBps, 100 * r->rGBps / P1_PEAK_GBPS));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%12" PetscInt64_FMT " %3" PetscInt_FMT " %10.3f %10.3f %10s %10s %10s %10s %8.2fx %9s %9s %10s %8.1f %6.1f%% %16s\n", r->tets, r->bs, r->search, r->slots, col[4], col[5], col[0], col[1],
+                          r->search / r->slots, col[2], col[3], col[6], r->GBps, 100 * r->GBps / P1_PEAK_GBPS, col[7]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -448,7 +509,7 @@ int main(int argc, char **argv)
 {
   PetscInt       cells[30] = {46, 46, 44, 73, 73, 70, 97, 97, 93, 122, 122, 117, 154, 154, 148}, n = 30;
   PetscReal      maxm = 20;
-  Limits         L    = {0.6, 5.5, 0.6, 0.6, 5.5, 11}; /* host, coo, coo3, order, bs3, gather */
+  Limits         L    = {0.6, 5.5, 0.6, 0.6, 5.5, 6, 25}; /* host, coo, coo3, order, bs3, gather, reduce */
   PetscLogDouble end;
   PetscInt       ndev = 0;
   PetscMPIInt    size;
@@ -473,6 +534,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_coo_max_mtets", "Largest mesh (million tets) for the scalar COO path", NULL, L.coo, &L.coo, NULL));
   PetscCall(PetscOptionsReal("-bench_coo3_max_mtets", "Largest mesh (million tets) for the block COO path", NULL, L.coo3, &L.coo3, NULL));
   PetscCall(PetscOptionsReal("-bench_gather_max_mtets", "Largest mesh (million tets) for the gather mode", NULL, L.gather, &L.gather, NULL));
+  PetscCall(PetscOptionsReal("-bench_reduce_max_mtets", "Largest mesh (million tets) for the reduce mode", NULL, L.reduce, &L.reduce, NULL));
   PetscCall(PetscOptionsReal("-bench_order_max_mtets", "Largest mesh (million tets) for the coloured and sorted element orders", NULL, L.order, &L.order, NULL));
   PetscCall(PetscOptionsString("-bench_json", "File for the JSON lines (default: stdout)", NULL, json, json, sizeof(json), &hasjson));
   PetscOptionsEnd();

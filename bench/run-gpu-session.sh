@@ -24,5 +24,5 @@ step esdg 200 bash "$root/bench/run-esdg-gpu.sh" "$b"
 step tts 200 bash "$root/bench/run-esdg-tts.sh" "$b" 1000 3 "$(nproc)"
 [ "${ngpu:-1}" -gt 1 ] && step esdg-scaling 200 bash "$root/bench/run-esdg-scaling.sh" "$b" "$counts" 30
 [ "${ngpu:-1}" -gt 1 ] && step hb-scaling 150 bash "$root/bench/run-hb-scaling.sh" "$b" "$counts" "7 15"
-step p1 120 "$b/bench/p1_assembly" -bench_json p1.jsonl
+step p1 170 "$b/bench/p1_assembly" -bench_json p1.jsonl
 tar -C "$o" -czf "$o/gpu-session.tgz" --exclude=gpu-session.tgz . && echo "results: $o/gpu-session.tgz"
