@@ -271,15 +271,21 @@ __device__ static inline ESDGReal2 make_ESDGReal2(PetscReal x, PetscReal y)
 #define ESDG_NFIN2 (ESDG_NFIN / 2)
 
 /* shared memory of the half-sweep kernel, in pairs: a block-wide head (the D factors of each thread's
-   pairs), then per element the per-node values, the shares handed to partners (DB: two buffers, so
-   that one barrier per direction suffices), the parked finish values (LIFT), the box metric (CART) */
+   pairs), then per element the per-node values, the shares handed to partners (four components in two
+   pairs, the fifth alone: five reals, as in the unpaired layout, so that N = 8 still fits in the 227 KB
+   a block may use; DB: two buffers, so that one barrier per direction suffices), the parked finish
+   values (LIFT), the box metric (CART) */
 template <int NQ> __host__ __device__ static constexpr int ESDGHalfHead()
 {
   return NQ * (NQ / 2);
 }
+template <int NQ> __host__ __device__ static constexpr int ESDGHalfShareSize()
+{
+  return 2 * (NQ / 2) * NQ * NQ * NQ + ((NQ / 2) * NQ * NQ * NQ + 1) / 2;
+}
 template <int NQ, bool CART, bool LIFT, bool DB> __host__ __device__ static constexpr int ESDGHalfShared()
 {
-  return (ESDG_NAUX2 + (DB ? 2 : 1) * 3 * (NQ / 2) + (LIFT ? ESDG_NFIN2 : 0)) * NQ * NQ * NQ + (CART ? 5 : 0);
+  return ESDG_NAUX2 * NQ * NQ * NQ + (DB ? 2 : 1) * ESDGHalfShareSize<NQ>() + (LIFT ? ESDG_NFIN2 * NQ * NQ * NQ : 0) + (CART ? 5 : 0);
 }
 template <int NQ, bool CART, bool LIFT, bool DB> static constexpr size_t ESDGHalfBytes()
 {
@@ -302,8 +308,8 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   extern __shared__ ESDGReal2 sm2[];
   ESDGReal2                  *sDD    = sm2;                                                                           /* [NQ][NH]: 2w D[i][m], 2w D[m][i] of the pair (i, m = i + o) */
   ESDGReal2                  *saux   = sm2 + ESDGHalfHead<NQ>() + threadIdx.y * ESDGHalfShared<NQ, CART, LIFT, DB>(); /* [NAUX2][NP] */
-  ESDGReal2                  *sbuf0  = saux + ESDG_NAUX2 * NP;                                                        /* [NH][3][NP] (x 2 with DB) */
-  ESDGReal2                  *sfin   = sbuf0 + (DB ? 2 : 1) * 3 * NH * NP;                                            /* [NFIN2][NP] (LIFT) */
+  ESDGReal2                  *sbuf0  = saux + ESDG_NAUX2 * NP;                                                        /* [NH][2][NP] pairs, [NH][NP] reals (x 2 with DB) */
+  ESDGReal2                  *sfin   = sbuf0 + (DB ? 2 : 1) * ESDGHalfShareSize<NQ>();                                /* [NFIN2][NP] (LIFT) */
   PetscReal                  *sJa    = (PetscReal *)(sfin + (LIFT ? ESDG_NFIN2 * NP : 0));                            /* [9] (CART) */
   const int                   n      = threadIdx.x;
   const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
@@ -343,7 +349,8 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   for (int d = 0; d < 3; d++) {
     if (ABL >= ESDG_ABL_DIR0 && d != ABL - ESDG_ABL_DIR0) continue;
     const int  stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
-    ESDGReal2 *sbuf = sbuf0 + (DB && d == 1 ? 3 * NH * NP : 0);
+    ESDGReal2 *sbuf  = sbuf0 + (DB && d == 1 ? ESDGHalfShareSize<NQ>() : 0);
+    PetscReal *sbuf1 = (PetscReal *)(sbuf + 2 * NH * NP);
     if (active) {
       PetscReal nown[3];
 #pragma unroll
@@ -372,23 +379,24 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
         acc[2] -= s1 * (Fs[2] + G1[1]);
         acc[3] -= s1 * (Fs[3] + G1[2]);
         acc[4] -= s1 * Fs[4];
-        ESDGReal2 *b = sbuf + (o - 1) * 3 * NP + n;
-        b[0]         = make_ESDGReal2(-s2 * Fs[0], -s2 * (Fs[1] + G2[0]));
-        b[NP]        = make_ESDGReal2(-s2 * (Fs[2] + G2[1]), -s2 * (Fs[3] + G2[2]));
-        b[2 * NP].x  = -s2 * Fs[4];
+        ESDGReal2 *b            = sbuf + (o - 1) * 2 * NP + n;
+        b[0]                    = make_ESDGReal2(-s2 * Fs[0], -s2 * (Fs[1] + G2[0]));
+        b[NP]                   = make_ESDGReal2(-s2 * (Fs[2] + G2[1]), -s2 * (Fs[3] + G2[2]));
+        sbuf1[(o - 1) * NP + n] = -s2 * Fs[4];
       }
     }
     __syncthreads();
     if (active) {
 #pragma unroll
       for (int o = 1; o <= NH; o++) {
-        const ESDGReal2 *b  = sbuf + (o - 1) * 3 * NP + base + ((i - o + NQ) % NQ) * stride;
+        const int        src = base + ((i - o + NQ) % NQ) * stride;
+        const ESDGReal2 *b   = sbuf + (o - 1) * 2 * NP + src;
         const ESDGReal2  b0 = b[0], b1 = b[NP];
         acc[0] += b0.x;
         acc[1] += b0.y;
         acc[2] += b1.x;
         acc[3] += b1.y;
-        acc[4] += b[2 * NP].x;
+        acc[4] += sbuf1[(o - 1) * NP + src];
       }
     }
     /* with two buffers, the next direction writes the other one, and the one after it this one only
