@@ -9,7 +9,7 @@ static char help[] = "hipBone benchmark sweep; one JSON object per line.\n"
                      "  -assembled_dofs n    size for cg_assembled, which needs E Np (3 Nq)^2 matrix entries (default 1e6)\n"
                      "  -hb_vec_type cuda    run on the GPU (kernels timed with CUDA events); else on the host\n"
                      "  -tag name            copied into every record (to label variants such as -hb_kernel_switch runs)\n"
-                     "  -kernel_variants v2,v1  time the operator kernel of each -hb_kernel_variant in turn, in this process (one\n"
+                     "  -kernel_variants v3,v2  time the operator kernel of each -hb_kernel_variant in turn, in this process (one\n"
                      "                       operator each, the \"kernel\" field names it; CG runs with the first); default: -hb_kernel_variant\n"
                      "  -hb_log_setup 0      no timestamped setup phases on stderr (default on)\n"
                      "Records: \"hb_operator\" (element kernel GFLOP/s against the measured 8-read:1-write streaming roofline, the\n"
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsString("-tag", "Label copied into every record", NULL, Tag, Tag, sizeof(Tag), NULL));
   PetscCall(PetscOptionsReal("-assembled_dofs", "Unknowns for PETSc cg + assembled matrix", NULL, adofs, &adofs, NULL));
-  PetscCall(PetscOptionsStringArray("-kernel_variants", "-hb_kernel_variant values to time in turn (v1, v2)", NULL, variants, &nvariants, &flg));
+  PetscCall(PetscOptionsStringArray("-kernel_variants", "-hb_kernel_variant values to time in turn (v1, v2, v3)", NULL, variants, &nvariants, &flg));
   if (!flg) nvariants = 0;
   PetscOptionsEnd();
 

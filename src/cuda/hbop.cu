@@ -5,10 +5,11 @@
       - 3D thread blocks (one thread per node, several small elements per block) below the order
         -hb_kernel_switch (default 9), the whole element in shared memory;
       - from it on, 2D blocks of Nq x Nq threads sweeping the element layer by layer;
-      in two generations (-hb_kernel_variant): v1, whose 2D kernel holds the thread's column of q
-      and of the result in registers (shared memory Nq^2), and v2 (default), whose 3D kernel issues
+      in generations (-hb_kernel_variant): v1, whose 2D kernel holds the thread's column of q
+      and of the result in registers (shared memory Nq^2), v2 (default), whose 3D kernel issues
       all its global loads before the first barrier and whose 2D kernel keeps q in shared memory
-      (Nq^3) and only the result column in registers;
+      (Nq^3) and only the result column in registers, and v3, v2's 3D kernel and a 2D kernel that
+      computes two layers per step to cut the shared-memory traffic per node;
    2. Z^T: a CSR row sum over the element copies of each node.
    MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
@@ -295,31 +296,247 @@ template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(N
   for (int k = 0; k < Nq; k++) a.yL[base + Nq2 * k] = ra[k];
 }
 
-template <int Nq> static void HBLaunchLocalOpN(SquallHBKernelVariant variant, PetscBool use3d, PetscBool cap, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+/* v3 of the layer-by-layer kernel: fewer shared-memory wavefronts per node. v2 is bound by shared
+   memory at large N: per warp (32 nodes of one layer) and per contraction index m it issues 10
+   wavefronts, 4 of them for loads whose lanes want only 2 distinct addresses (D[j][m], q[k][j][m],
+   D[m][j], r[j][m]: half a warp per row j at Nq = 16), each costing a whole wavefront; that is
+   10 Nq / 32 = 5 wavefronts per element node at Nq = 16 against ~4.5 clocks per node of HBM time
+   (76 bytes per node, ~17 bytes per clock per SM), hence the 50%.
+   Here
+   - a thread owns two nodes of its column, layers k and k+1 (HB2DV3_LAYERS), and sweeps the element
+     two layers per step: every D value and the t-direction operand q[m][j][i] loaded once serve both
+     layers; the G and W of both are prefetched one step ahead as in v2;
+   - the loads with few distinct addresses read two consecutive m at once (16-byte vector loads from
+     rows of even pitch P, padded so that the rows j, j+1, .. a warp spans lie in different banks): a
+     vector load whose lanes want 2-4 distinct 16-byte pieces is still one wavefront;
+   - D and D^T both sit in shared memory so that every D operand is either lane-contiguous (D[m][i],
+     D^T[m][i] = D[i][m]) or a row pair (D[j][m..m+1], D^T[j][m..m+1] = D[m..m+1][j]).
+   Wavefronts per warp, per m and per step of two layers (64 nodes), Nq = 16:
+     gradient   r: D^T[m][i] 1 + q[k][j][m..] 2 x 1/2          = 2
+                s: D[j][m..] 1/2 + q[k][m][i] 2 x 1              = 2.5
+                t: q[m][j][i] (32 distinct values) 2, for both  = 2
+     divergence r: D[m][i] 1 + r[l][j][m..] 2 x 1/2             = 2
+                s: D^T[j][m..] 1/2 + s[l][m][i] 2 x 1            = 2.5
+   11 per 64 nodes: 11 Nq / 64 = 2.75 wavefronts per node at Nq = 16 (v2: 5), plus ~0.2 for the
+   stores of q, r and s. The sr/ss buffers alternate between steps: one barrier per two layers.
+   Shared memory (2 + Nq + 4 L) Nq P reals (58.5 KB at Nq = 16) is dynamic (above the 48 KB static limit). */
+#define HB2DV3_LAYERS 2
+/* row pitch (reals) of the v3 kernel's shared arrays: even, so that pairs m, m+1 are 16-byte aligned,
+   and not a multiple of 16, so that consecutive rows start in different banks */
+__host__ __device__ constexpr int HBPitchV3(int Nq)
 {
+  return ((Nq + 1) & ~1) % 16 == 0 ? ((Nq + 1) & ~1) + 2 : ((Nq + 1) & ~1);
+}
+__host__ __device__ constexpr size_t HBSharedV3(int Nq)
+{
+  return (size_t)(2 + Nq + 4 * HB2DV3_LAYERS) * Nq * HBPitchV3(Nq) * sizeof(PetscReal);
+}
+/* registers per thread to ask for (see HBMinBlocks). Left alone nvcc takes more (it hoists shared
+   loads); at these caps ptxas -v (sm_90, double) reports 8-48 bytes of spill, once per element outside
+   the contractions, and the shared memory allows as many blocks: Nq = 15, 16: 80 registers, 3 blocks
+   of 8 warps per SM (like v2); Nq = 13, 14: 80, 72, 4 blocks of 6-7 warps; Nq <= 12: 64, 6-8 blocks of
+   4-5 warps */
+__host__ __device__ constexpr int HBRegsV3(int Nq)
+{
+  return Nq >= 15 ? 80 : (Nq >= 13 ? 72 : 64);
+}
+
+#if defined(PETSC_USE_REAL_DOUBLE)
+typedef double2 HBReal2;
+#else
+typedef float2 HBReal2;
+#endif
+/* two consecutive reals of shared memory (16-byte aligned in double, 8 in single) in one load */
+__device__ static inline void HBLds2(const PetscReal *p, PetscReal &a, PetscReal &b)
+{
+  const HBReal2 v = *reinterpret_cast<const HBReal2 *>(p);
+
+  a = v.x;
+  b = v.y;
+}
+
+template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(Nq *Nq, HBRegsV3(Nq))) HBLocalOp2Dv3(PetscInt e0, HBOpArgs a)
+{
+  constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, P = HBPitchV3(Nq), LP = Nq * P, L = HB2DV3_LAYERS;
+  extern __shared__ __align__(16) unsigned char hbsmem[];
+  PetscReal                                    *sD  = reinterpret_cast<PetscReal *>(hbsmem); /* D[a][b] at a P + b */
+  PetscReal                                    *sDT = sD + LP;                               /* D[b][a] at a P + b */
+  PetscReal                                    *sq  = sDT + LP;                              /* q[k][j][i] at k LP + j P + i */
+  PetscReal                                    *sr  = sq + Nq * LP;                          /* [2 buffers][L layers][j][i] */
+  PetscReal                                    *ss  = sr + 2 * L * LP;
+  const PetscReal                              *cD  = HBConstD + HBConstOffset(Nq); /* D[k][m]: the same k and m in every thread */
+  const int                                     i = threadIdx.x, j = threadIdx.y, ij = j * P + i;
+  const size_t                                  base = (size_t)(e0 + (PetscInt)blockIdx.x) * Np + i + Nq * j;
+  PetscReal                                     ra[Nq], g[L][SQUALL_SEM_NGEO], w[L];
+
+  {
+    PetscInt l[Nq];
+
+#pragma unroll
+    for (int k = 0; k < Nq; k++) l[k] = __ldg(a.gidx + base + Nq2 * k);
+#pragma unroll
+    for (int k = 0; k < Nq; k++) sq[k * LP + ij] = HBReadXLdg(a, l[k]);
+  }
+#pragma unroll
+  for (int l = 0; l < L; l++) {
+    HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * l), g[l]);
+    w[l] = __ldg(a.W + base + Nq2 * l);
+  }
+  {
+    const PetscReal d = a.D[j * Nq + i];
+
+    sD[j * P + i]  = d;
+    sDT[i * P + j] = d;
+  }
+#pragma unroll
+  for (int k = 0; k < Nq; k++) ra[k] = 0;
+  __syncthreads();
+#pragma unroll
+  for (int k0 = 0; k0 < Nq; k0 += L) {
+    const int  nl = Nq - k0 < L ? Nq - k0 : L; /* layers in this step: L, or the rest */
+    PetscReal *r = sr + ((k0 / L) & 1) * L * LP, *s = ss + ((k0 / L) & 1) * L * LP;
+    PetscReal  qr[L], qs[L], qt[L];
+
+#pragma unroll
+    for (int l = 0; l < L; l++) qr[l] = qs[l] = qt[l] = 0;
+#pragma unroll
+    for (int m = 0; m < Nq; m += 2) {
+      if (m + 1 < Nq) {
+        PetscReal       dj0, dj1;
+        const PetscReal di0 = sDT[m * P + i], di1 = sDT[(m + 1) * P + i]; /* D[i][m], D[i][m+1] */
+        const PetscReal c0 = sq[m * LP + ij], c1 = sq[(m + 1) * LP + ij]; /* q[m][j][i], q[m+1][j][i] */
+
+        HBLds2(sD + j * P + m, dj0, dj1); /* D[j][m], D[j][m+1] */
+#pragma unroll
+        for (int l = 0; l < L; l++) {
+          if (l < nl) {
+            const PetscReal *Q = sq + (k0 + l) * LP;
+            PetscReal        q0, q1;
+
+            HBLds2(Q + j * P + m, q0, q1); /* q[k][j][m], q[k][j][m+1] */
+            qr[l] += di0 * q0 + di1 * q1;
+            qs[l] += dj0 * Q[m * P + i] + dj1 * Q[(m + 1) * P + i];
+            qt[l] += cD[(k0 + l) * Nq + m] * c0 + cD[(k0 + l) * Nq + m + 1] * c1;
+          }
+        }
+      } else {
+        const PetscReal dj = sD[j * P + m], di = sDT[m * P + i], c = sq[m * LP + ij];
+
+#pragma unroll
+        for (int l = 0; l < L; l++) {
+          if (l < nl) {
+            const PetscReal *Q = sq + (k0 + l) * LP;
+
+            qr[l] += di * Q[j * P + m];
+            qs[l] += dj * Q[m * P + i];
+            qt[l] += cD[(k0 + l) * Nq + m] * c;
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int l = 0; l < L; l++) {
+      if (l < nl) {
+        PetscReal gr, gs, gt;
+
+        SquallSEMGeoApply(g[l], qr[l], qs[l], qt[l], &gr, &gs, &gt);
+        ra[k0 + l] += a.lambda * w[l] * sq[(k0 + l) * LP + ij];
+        r[l * LP + ij] = gr;
+        s[l * LP + ij] = gs;
+        /* the t-derivative's transpose stays in the thread: layer k feeds every layer m of its column */
+#pragma unroll
+        for (int m = 0; m < Nq; m++) ra[m] += cD[(k0 + l) * Nq + m] * gt;
+      }
+    }
+    /* the next step's factors arrive during this step's divergence and the next gradient */
+#pragma unroll
+    for (int l = 0; l < L; l++) {
+      if (k0 + L + l < Nq) {
+        HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * (k0 + L + l)), g[l]);
+        w[l] = __ldg(a.W + base + Nq2 * (k0 + L + l));
+      }
+    }
+    /* the previous step read the other copy of r, s; every thread passed that read before this barrier */
+    __syncthreads();
+#pragma unroll
+    for (int m = 0; m < Nq; m += 2) {
+      if (m + 1 < Nq) {
+        PetscReal       dj0, dj1;
+        const PetscReal di0 = sD[m * P + i], di1 = sD[(m + 1) * P + i]; /* D[m][i], D[m+1][i] */
+
+        HBLds2(sDT + j * P + m, dj0, dj1); /* D[m][j], D[m+1][j] */
+#pragma unroll
+        for (int l = 0; l < L; l++) {
+          if (l < nl) {
+            const PetscReal *S = s + l * LP;
+            PetscReal        r0, r1;
+
+            HBLds2(r + l * LP + j * P + m, r0, r1); /* r[j][m], r[j][m+1] */
+            ra[k0 + l] += di0 * r0 + di1 * r1 + dj0 * S[m * P + i] + dj1 * S[(m + 1) * P + i];
+          }
+        }
+      } else {
+        const PetscReal dj = sDT[j * P + m], di = sD[m * P + i];
+
+#pragma unroll
+        for (int l = 0; l < L; l++) {
+          if (l < nl) ra[k0 + l] += di * r[l * LP + j * P + m] + dj * s[l * LP + m * P + i];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < Nq; k++) a.yL[base + Nq2 * k] = ra[k];
+}
+
+/* the v3 kernel's launch: its dynamic shared memory goes above 48 KB from Nq = 15 on, which each
+   instantiation must be allowed once */
+template <int Nq> static PetscErrorCode HBLaunch2Dv3(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+{
+  static bool  allowed = false;
+  const size_t shm     = HBSharedV3(Nq);
+
+  PetscFunctionBegin;
+  if (!allowed) {
+    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOp2Dv3<Nq>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    allowed = true;
+  }
+  HBLocalOp2Dv3<Nq><<<(unsigned int)(e1 - e0), dim3(Nq, Nq), shm, stream>>>(e0, a);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* v3 has no 3D kernel of its own: below -hb_kernel_switch it runs v2's */
+template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant variant, PetscBool use3d, PetscBool cap, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+{
+  PetscFunctionBegin;
   if constexpr (Nq <= 10) {
     if (use3d) {
       constexpr int NE = HBElemsPerBlock(Nq);
       const dim3    block(Nq * Nq * Nq, NE);
 
-      if (variant == SQUALL_HB_KERNEL_V2)
-        HBLocalOp3Dv2<Nq, NE><<<(unsigned int)((e1 - e0 + NE - 1) / NE), block, 0, stream>>>(e0, e1, a);
-      else
+      if (variant == SQUALL_HB_KERNEL_V1)
         HBLocalOp3D<Nq, NE><<<(unsigned int)((e1 - e0 + NE - 1) / NE), block, 0, stream>>>(e0, e1, a);
-      return;
+      else
+        HBLocalOp3Dv2<Nq, NE><<<(unsigned int)((e1 - e0 + NE - 1) / NE), block, 0, stream>>>(e0, e1, a);
+      PetscFunctionReturn(PETSC_SUCCESS);
     }
+  }
+  if (variant == SQUALL_HB_KERNEL_V3) {
+    PetscCall(HBLaunch2Dv3<Nq>(e0, e1, a, stream));
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (variant == SQUALL_HB_KERNEL_V2) {
     HBLocalOp2Dv2<Nq><<<(unsigned int)(e1 - e0), dim3(Nq, Nq), 0, stream>>>(e0, a);
-    return;
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
   if constexpr (Nq >= 14) {
     if (cap) {
       HBLocalOp2DCapped<Nq><<<(unsigned int)(e1 - e0), dim3(Nq, Nq), 0, stream>>>(e0, a);
-      return;
+      PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
   HBLocalOp2D<Nq><<<(unsigned int)(e1 - e0), dim3(Nq, Nq), 0, stream>>>(e0, a);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* y_L on local elements [e0, e1) */
@@ -334,21 +551,21 @@ static PetscErrorCode HBLocalOp(Mat_HB *hb, PetscInt e0, PetscInt e1, const Pets
   PetscCall(PetscLogEventBegin(SQUALL_HBLocalOp, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   switch (hb->Nq) {
-    case 2: HBLaunchLocalOpN<2>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 3: HBLaunchLocalOpN<3>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 4: HBLaunchLocalOpN<4>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 5: HBLaunchLocalOpN<5>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 6: HBLaunchLocalOpN<6>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 7: HBLaunchLocalOpN<7>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 8: HBLaunchLocalOpN<8>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 9: HBLaunchLocalOpN<9>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 10: HBLaunchLocalOpN<10>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 11: HBLaunchLocalOpN<11>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 12: HBLaunchLocalOpN<12>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 13: HBLaunchLocalOpN<13>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 14: HBLaunchLocalOpN<14>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 15: HBLaunchLocalOpN<15>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
-    case 16: HBLaunchLocalOpN<16>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream); break;
+    case 2: PetscCall(HBLaunchLocalOpN<2>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 3: PetscCall(HBLaunchLocalOpN<3>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 4: PetscCall(HBLaunchLocalOpN<4>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 5: PetscCall(HBLaunchLocalOpN<5>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 6: PetscCall(HBLaunchLocalOpN<6>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 7: PetscCall(HBLaunchLocalOpN<7>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 8: PetscCall(HBLaunchLocalOpN<8>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 9: PetscCall(HBLaunchLocalOpN<9>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 10: PetscCall(HBLaunchLocalOpN<10>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 11: PetscCall(HBLaunchLocalOpN<11>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 12: PetscCall(HBLaunchLocalOpN<12>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 13: PetscCall(HBLaunchLocalOpN<13>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 14: PetscCall(HBLaunchLocalOpN<14>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 15: PetscCall(HBLaunchLocalOpN<15>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 16: PetscCall(HBLaunchLocalOpN<16>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
     default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA kernel for order %" PetscInt_FMT " (valid orders are 1 to %d)", hb->N, SQUALL_LGL_MAX_ORDER);
   }
   PetscCallCUDA(cudaGetLastError());

@@ -44,8 +44,10 @@ typedef struct _n_SquallHBCUDA *SquallHBCUDA;
 /* generation of the CUDA element kernels (-hb_kernel_variant), so that a benchmark can time both:
    v1: the first kernels (3D: loads after each barrier; 2D: q and the result as register columns);
    v2: 3D with every global load issued before the first barrier, 2D with q in shared memory and
-       only the result column in registers (fewer registers: more blocks per SM) */
-typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2 } SquallHBKernelVariant;
+       only the result column in registers (fewer registers: more blocks per SM);
+   v3: v2's 3D kernel; 2D two layers per step (each shared load of D or q serves both) with vector loads
+       for the operands a warp shares (fewer shared-memory wavefronts per node) */
+typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3 } SquallHBKernelVariant;
 PETSC_INTERN const char *const SquallHBKernelVariants[];
 
 typedef struct {

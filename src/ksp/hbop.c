@@ -7,7 +7,7 @@
 
 static const char HBComposedName[] = "SquallHBMultDot_C";
 
-const char *const SquallHBKernelVariants[] = {"v1", "v2", "SquallHBKernelVariant", "SQUALL_HB_KERNEL_", NULL};
+const char *const SquallHBKernelVariants[] = {"v1", "v2", "v3", "SquallHBKernelVariant", "SQUALL_HB_KERNEL_", NULL};
 
 /* the CUDA element kernel this operator's order runs (the "kernel" of SquallHBGetInfo() and of the
    benchmark records); the register cap exists for the v1 2D kernel from Nq = 14 on */
@@ -16,6 +16,7 @@ const char *SquallHBKernelName(const Mat_HB *hb)
   const PetscBool use3d = (PetscBool)(hb->N < hb->kswitch);
 
   if (hb->kvariant == SQUALL_HB_KERNEL_V1) return use3d ? "3d" : (hb->capregs && hb->Nq >= 14 ? "2d_capped" : "2d");
+  if (hb->kvariant == SQUALL_HB_KERNEL_V3) return use3d ? "3d_v2" : "2d_v3"; /* v3 has no 3D kernel of its own */
   return use3d ? "3d_v2" : "2d_v2";
 }
 
@@ -76,8 +77,9 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCheck(PetscAbsReal(hb->shear) <= 1, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_shear %g is out of range: valid values are -1 to 1", (double)hb->shear);
   PetscCall(PetscOptionsInt("-hb_kernel_switch", "CUDA operator: 3D thread blocks for orders below this, layer-by-layer 2D blocks from it on", "SquallHBCreateOperator", hb->kswitch, &hb->kswitch, NULL));
   PetscCheck(hb->kswitch >= 1 && hb->kswitch <= 10, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_switch %" PetscInt_FMT " is out of range: valid values are 1 (always 2D) to 10 (3D up to order 9)", hb->kswitch);
-  PetscCall(PetscOptionsEnum("-hb_kernel_variant", "CUDA operator kernels: v1 (first version: 2D keeps q and the result in registers) or v2 (3D loads before the first barrier, 2D keeps q in shared memory)", "SquallHBCreateOperator",
-                             SquallHBKernelVariants, (PetscEnum)hb->kvariant, (PetscEnum *)&hb->kvariant, NULL));
+  PetscCall(PetscOptionsEnum(
+    "-hb_kernel_variant", "CUDA operator kernels: v1 (first version: 2D keeps q and the result in registers), v2 (3D loads before the first barrier, 2D keeps q in shared memory) or v3 (v2 in 3D; 2D two layers per step, fewer shared loads per node)",
+    "SquallHBCreateOperator", SquallHBKernelVariants, (PetscEnum)hb->kvariant, (PetscEnum *)&hb->kvariant, NULL));
   PetscCall(PetscOptionsBool("-hb_kernel_cap_registers", "CUDA, v1 layer-by-layer kernel, orders >= 13: cap registers at 128 for two blocks per SM (spills a little)", "SquallHBCreateOperator", hb->capregs, &hb->capregs, NULL));
   PetscCall(PetscOptionsBool("-hb_overlap", "Overlap the halo exchanges with the interior elements and owned rows (off: complete each exchange first, to measure what the overlap hides)", "SquallHBCreateOperator", hb->overlap, &hb->overlap, NULL));
   PetscCall(PetscOptionsBool("-hb_log_setup", "Print the time of each setup phase to stderr", "SquallHBCreateOperator", hb->logsetup, &hb->logsetup, NULL));
@@ -477,7 +479,7 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_dirichlet                     - homogeneous Dirichlet conditions on the boundary (lambda may then be 0)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks for N < K, layer-by-layer 2D blocks for N >= K (default 9)
-. -hb_kernel_variant <v1,v2>        - CUDA: generation of the element kernels (default v2; v1 for comparison)
+. -hb_kernel_variant <v1,v2,v3>     - CUDA: generation of the element kernels (default v2; v1 for comparison; v3: 2D two layers per step)
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
