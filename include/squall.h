@@ -141,6 +141,12 @@ PETSC_EXTERN const char *const SquallP1AssemblyTypes[];
    fixed order and adds the sum with one atomicAdd (the per-block map of unique entries, built once) */
 typedef enum { SQUALL_P1_ATOMIC_SEARCH, SQUALL_P1_ATOMIC_SLOTS, SQUALL_P1_ATOMIC_GATHER, SQUALL_P1_ATOMIC_REDUCE } SquallP1AtomicMode;
 PETSC_EXTERN const char *const SquallP1AtomicModes[];
+/* the GPU kernel of the reduce mode (-p1_reduce_variant; same sums, same order, bit for bit): plain reads
+   its map from global memory in the summing phase; staged copies the block's map into shared memory
+   (cp.async) while the elements are computed; balanced also gives each thread a contiguous run of ~16
+   contributions instead of every 256th entry; _b3: registers capped for 3 blocks of 256 threads per SM */
+typedef enum { SQUALL_P1_REDUCE_PLAIN, SQUALL_P1_REDUCE_PLAIN_B3, SQUALL_P1_REDUCE_STAGED, SQUALL_P1_REDUCE_STAGED_B3, SQUALL_P1_REDUCE_BALANCED, SQUALL_P1_REDUCE_BALANCED_B3, SQUALL_P1_REDUCE_NUM_VARIANTS } SquallP1ReduceVariant;
+PETSC_EXTERN const char *const SquallP1ReduceVariants[];
 /* order of the elements (threads): the mesh's, greedily coloured so that no two elements of a colour
    share a vertex and a warp's atomicAdds never hit the same matrix entry, or sorted by their smallest
    vertex so that a warp's atomicAdds hit neighbouring rows (-p1_element_order) */
@@ -176,6 +182,7 @@ PETSC_EXTERN PetscErrorCode SquallP1SetAssemblyType(SquallP1, SquallP1AssemblyTy
 PETSC_EXTERN PetscErrorCode SquallP1GetAssemblyType(SquallP1, SquallP1AssemblyType *);
 PETSC_EXTERN PetscErrorCode SquallP1SetAtomicMode(SquallP1, SquallP1AtomicMode);
 PETSC_EXTERN PetscErrorCode SquallP1GetAtomicMode(SquallP1, SquallP1AtomicMode *);
+PETSC_EXTERN PetscErrorCode SquallP1SetReduceVariant(SquallP1, SquallP1ReduceVariant);
 PETSC_EXTERN PetscErrorCode SquallP1SetElementOrder(SquallP1, SquallP1ElementOrder);
 PETSC_EXTERN PetscErrorCode SquallP1SetFromOptions(SquallP1);
 PETSC_EXTERN PetscErrorCode SquallP1SetUp(SquallP1);

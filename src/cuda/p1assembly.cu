@@ -28,6 +28,16 @@
    elements put their element data in shared memory and the block sums, per matrix entry it touches,
    its contributions there in a fixed order (SquallP1BuildReduce(), once per sparsity): one atomicAdd per
    entry and block, a plain store for the entries no other block touches, and no scratch in global memory.
+   Its kernel comes in variants (-p1_reduce_variant, SquallP1ReduceKernelOf(); same sums in the same order,
+   bit for bit): for bs 1 the plain kernel measured slower than slots (0.83x on 2026-11-30) although it has
+   3x fewer atomics. With 128 registers it runs 2 blocks (16 warps) per SM, and after the element phase each
+   thread walks every 256th entry through a chain of dependent global loads (entry -> contribution range ->
+   contributions -> shared element data), ~2 memory latencies per entry and ~5.5 entries per thread with
+   nothing else to overlap them. staged issues the block's map (~1400 entries, 4096 contributions: ~17 KB)
+   into shared memory with cp.async before the element phase, whose loads do not depend on it, so the summing
+   phase waits on shared memory only; balanced also evens the threads' work (contiguous runs of the block's
+   contributions instead of every 256th entry, whose lengths run from 1 to ~20); _b3 caps the registers at 80
+   for 3 blocks per SM (the element phase then spills ~600 bytes per thread to L1).
 
    Inputs: connectivity, geometry and slots are structure-of-arrays, so a warp's loads of one of them
    are one or two 128-byte lines. The nodal fields (rho, u, K) stay interleaved per node: they are
@@ -48,6 +58,7 @@
 #include "cuda/cudautil.h"
 #include <petscdevice_cuda.h>
 #include "cuda/p1cuda.h"
+#include <cuda_pipeline.h>
 
 #if defined(PETSC_USE_COMPLEX)
 #  error "squall's CUDA kernels need a real PetscScalar"
@@ -79,8 +90,9 @@ struct P1CUDA {
   int         *rublk, *rcblk;     /* reduce mode: the map of SquallP1BuildReduce() (blocks of P1_BLOCK elements, diagonal block only), on first use */
   int         *rslot, *rrow;
   uint16_t    *rend, *rcidx;
-  PetscBool    rsmem; /* the bs 3 kernel's dynamic shared memory limit was raised */
-  int         *nbad;  /* one counter */
+  int          rmaxu, rmaxc;                            /* the most entries and contributions of one block (staged variants' shared memory) */
+  size_t       rsmem[4][SQUALL_P1_REDUCE_NUM_VARIANTS]; /* dynamic shared memory limit set per block size and variant */
+  int         *nbad;                                    /* one counter */
 };
 
 static inline unsigned int P1Blocks(PetscInt n)
@@ -102,6 +114,17 @@ template <typename T> static PetscErrorCode P1Upload(T **d, const T *h, PetscInt
 {
   PetscFunctionBegin;
   PetscCallCUDA(cudaMalloc((void **)d, (size_t)PetscMax(n, 1) * sizeof(T)));
+  if (n) PetscCallCUDA(cudaMemcpy(*d, h, (size_t)n * sizeof(T), cudaMemcpyHostToDevice));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(T)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* as P1Upload(), with pad zeroed elements after the n (reads of whole aligned chunks stay in bounds) */
+template <typename T> static PetscErrorCode P1UploadPadded(T **d, const T *h, PetscInt n, PetscInt pad)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMalloc((void **)d, (size_t)(n + pad) * sizeof(T)));
+  PetscCallCUDA(cudaMemset(*d + n, 0, (size_t)pad * sizeof(T)));
   if (n) PetscCallCUDA(cudaMemcpy(*d, h, (size_t)n * sizeof(T), cudaMemcpyHostToDevice));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(T)));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -188,15 +211,38 @@ __global__ static void P1GatherKernel3(PetscInt nval, PetscInt ne, const int *__
   da[9 * lo + 3 * i * len + 3 * (p - lo) + j] = SquallP1GatherValue(off, idx, w + (size_t)c * 16 * ne, p);
 }
 
+/* reduce mode: adds (or, only: stores) the sum of one entry u of scalar slot s; bs 3 finds its 3x3 block
+   from the row, urow[u] */
+template <int BS> __device__ static inline void P1ReduceWrite(int s, bool only, const PetscReal sum[9], const int *urow, int u, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da)
+{
+  if (BS == 1) {
+    if (only)
+      da[s] = sum[0];
+    else
+      atomicAdd(&da[s], (PetscScalar)sum[0]);
+  } else {
+    const PetscInt r = urow[u], lo = dI[r], base = 9 * lo + 3 * (s - lo), stride = 3 * (dI[r + 1] - lo);
+
+    SQUALL_P1_UNROLL
+    for (int i = 0; i < 3; i++) SQUALL_P1_UNROLL
+    for (int j = 0; j < 3; j++) {
+      if (only)
+        da[base + i * stride + j] = sum[3 * i + j];
+      else
+        atomicAdd(&da[base + i * stride + j], (PetscScalar)sum[3 * i + j]);
+    }
+  }
+}
+
 /* reduce mode: thread t of block k computes element k*P1_BLOCK + t and stores what its matrix is made
    of in shared memory (p1tet.h: 16 words, 29 for bs 3); then each thread sums the contributions of some
    of the block's unique entries in the map's fixed order and adds each sum with one atomicAdd, or stores
    it when no other block touches the entry. Entries per block are ascending by position, so consecutive
    threads add into nearby addresses; a block touches ~3x fewer entries than it has contributions when
    its elements are compact (-p1_element_order sorted). Only the diagonal block is in the device map. */
-template <int BS>
-__global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS) P1AssembleReduceKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
-                                                                                         const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da)
+template <int BS, int MINB>
+__global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
+                                                                                const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int)
 {
   extern __shared__ __align__(16) unsigned char p1_reduce_smem[];
   PetscReal                                    *w = (PetscReal *)p1_reduce_smem;
@@ -219,24 +265,129 @@ __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS) P1AssembleRedu
     PetscReal  sum[9];
 
     SquallP1ReduceSum(BS, c, m0, m1, w, P1_BLOCK, sum);
-    if (BS == 1) {
-      if (only)
-        da[s] = sum[0];
-      else
-        atomicAdd(&da[s], (PetscScalar)sum[0]);
-    } else {
-      const PetscInt r = urow[u], lo = dI[r], base = 9 * lo + 3 * (s - lo), stride = 3 * (dI[r + 1] - lo);
+    P1ReduceWrite<BS>(s, only, sum, urow, u, dI, da);
+  }
+}
 
-      SQUALL_P1_UNROLL
-      for (int i = 0; i < 3; i++) SQUALL_P1_UNROLL
-      for (int j = 0; j < 3; j++) {
-        if (only)
-          da[base + i * stride + j] = sum[3 * i + j];
-        else
-          atomicAdd(&da[base + i * stride + j], (PetscScalar)sum[3 * i + j]);
-      }
+/* Shared memory of the staged variants after the element data: the block's slots (int), rows (int, bs 3),
+   ends (uint16) and contributions (uint16). Each array is copied in 16-byte chunks from the aligned chunk
+   at or below its first index (cp.async needs aligned 16-byte copies), so it holds up to 2*8 - 2 words more
+   than the block's count: nu words per entry array, nc per contribution array (both multiples of 8, so
+   every array starts 16-byte aligned). The device arrays are padded so the last chunk stays in bounds. */
+static inline size_t P1ReduceStagedBytes(int bs, int nu, int nc)
+{
+  return (size_t)SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK * sizeof(PetscReal) + (size_t)nu * ((bs == 3 ? 2 : 1) * sizeof(int) + sizeof(uint16_t)) + (size_t)nc * sizeof(uint16_t);
+}
+
+/* copies g[lo..hi) into s (from the aligned chunk at or below lo) with cp.async; lo's place in s is
+   lo & (16/sizeof(T) - 1), returned */
+template <typename T> __device__ static inline int P1StageAsync(T *s, const T *g, int lo, int hi)
+{
+  const int k = 16 / (int)sizeof(T), a = lo & ~(k - 1), n = (hi - a + k - 1) / k;
+
+  for (int i = (int)threadIdx.x; i < n; i += P1_BLOCK) __pipeline_memcpy_async(s + i * k, g + a + i * k, 16);
+  return lo - a;
+}
+
+/* reduce mode, staged variants: as P1AssembleReduceKernel, but the block's part of the map is copied into
+   shared memory with cp.async before the elements are computed, so its global latency overlaps the element
+   phase (whose loads do not depend on it) instead of making the summing phase a chain of dependent global
+   loads (entry -> its contribution range -> contributions -> shared element data) per entry and thread.
+   BAL 0: thread t sums entries t, t+256, ... as the plain kernel (a warp's entries are consecutive, so its
+   atomics are too, but its time per entry is that of its longest sum: diagonal entries have ~10-20
+   contributions, the rest 1-4). BAL 1: the block's nc contributions are cut into 256 runs of C = ceil(nc/256)
+   and thread t sums the entries whose first contribution is in run t (found by binary search in the staged
+   ends): ~C + one entry's length of work per thread instead of ~5 entries' worth of the warp's longest. Both
+   add each entry's contributions in the map's order: bit for bit the plain kernel's values. */
+template <int BS, int BAL, int MINB>
+__global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
+                                                                                      const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int nus)
+{
+  extern __shared__ __align__(16) unsigned char p1_reduce_smem[];
+  PetscReal                                    *w  = (PetscReal *)p1_reduce_smem;
+  int                                          *ss = (int *)(w + SQUALL_P1_REDUCE_WORDS(BS) * P1_BLOCK);
+  int                                          *sr = ss + nus; /* bs 3 only */
+  uint16_t                                     *se = (uint16_t *)(ss + (BS == 3 ? 2 : 1) * nus);
+  uint16_t                                     *sc = se + nus;
+  __shared__ int                                hdr[2]; /* u0, c0: read back after the element phase, not kept in registers through it */
+  const PetscInt                                e = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x;
+
+  {
+    const int u0 = ublk[blockIdx.x], u1 = ublk[blockIdx.x + 1], c0 = cblk[blockIdx.x], c1 = cblk[blockIdx.x + 1];
+
+    (void)P1StageAsync(ss, uslot, u0, u1);
+    (void)P1StageAsync(se, uend, u0, u1);
+    (void)P1StageAsync(sc, cidx, c0, c1);
+    if (BS == 3) (void)P1StageAsync(sr, urow, u0, u1);
+    __pipeline_commit();
+    if (threadIdx.x == 0) {
+      hdr[0] = u0;
+      hdr[1] = c0;
     }
   }
+  if (e < E.ne) {
+    PetscInt  v[4];
+    PetscReal g[4][3], vol, S[4][4];
+
+    SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
+    SquallP1ReduceStore(BS, w + threadIdx.x, P1_BLOCK, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
+  }
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  /* lo's place in each staged array (P1StageAsync()); the counts again from the (cached) global map */
+  const int u0 = hdr[0], c0 = hdr[1], nu = ublk[blockIdx.x + 1] - u0, nc = cblk[blockIdx.x + 1] - c0, so = u0 & 3, ro = u0 & 3, eo = u0 & 7, co = c0 & 7;
+  int       j = (int)threadIdx.x, jend = nu, jstep = P1_BLOCK, m0 = 0;
+
+  if (BAL) {
+    /* entries j of this thread: first(lo) <= j < first(lo + C), first(x) the first entry starting at or after
+       contribution x (the starts m0(j) = end[j-1] ascend strictly: every entry has a contribution) */
+    const int C = (nc + P1_BLOCK - 1) / P1_BLOCK, lo = (int)threadIdx.x * C;
+    int       a = 0, b = nu, a2 = 0, b2 = nu;
+
+    while (a < b) {
+      const int mid = (a + b) >> 1;
+      if ((mid ? (se[eo + mid - 1] & SQUALL_P1_REDUCE_MASK) : 0) < lo)
+        a = mid + 1;
+      else
+        b = mid;
+    }
+    while (a2 < b2) {
+      const int mid = (a2 + b2) >> 1;
+      if ((mid ? (se[eo + mid - 1] & SQUALL_P1_REDUCE_MASK) : 0) < lo + C)
+        a2 = mid + 1;
+      else
+        b2 = mid;
+    }
+    j     = a;
+    jend  = a2;
+    jstep = 1;
+  }
+  if (j < jend) m0 = j ? (se[eo + j - 1] & SQUALL_P1_REDUCE_MASK) : 0;
+  for (; j < jend; j += jstep) {
+    const int  en = se[eo + j], m1 = en & SQUALL_P1_REDUCE_MASK;
+    const bool only = (en & SQUALL_P1_REDUCE_ONLY) != 0;
+    PetscReal  sum[9];
+
+    for (int k = 0; k < BS * BS; k++) sum[k] = 0;
+    for (int m = m0; m < m1; m++) SquallP1ReduceAdd(BS, sc[co + m], w, P1_BLOCK, sum);
+    P1ReduceWrite<BS>(ss[so + j], only, sum, sr + ro, j, dI, da);
+    /* the next entry's start: this one's end if it is the next (BAL), else read it */
+    m0 = BAL ? m1 : (j + jstep < jend ? (se[eo + j + jstep - 1] & SQUALL_P1_REDUCE_MASK) : 0);
+  }
+}
+
+/* the reduce kernels by block size and variant (SquallP1ReduceVariant order); _b3: 3 blocks of 256 threads per SM
+   (<= 80 registers, the rest spilled to L1) instead of P1_MIN_BLOCKS */
+typedef void (*P1ReduceKernel)(SquallP1Elements, SquallP1Coef, const int *, const int *, const int *, const int *, const uint16_t *, const uint16_t *, const PetscInt *, PetscScalar *, int);
+
+static P1ReduceKernel P1ReduceKernelOf(int bs, SquallP1ReduceVariant v)
+{
+  static const P1ReduceKernel k1[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<1, P1_MIN_BLOCKS>,          P1AssembleReduceKernel<1, 3>,         P1AssembleReduceStagedKernel<1, 0, P1_MIN_BLOCKS>, P1AssembleReduceStagedKernel<1, 0, 3>,
+                                                                   P1AssembleReduceStagedKernel<1, 1, P1_MIN_BLOCKS>, P1AssembleReduceStagedKernel<1, 1, 3>};
+  static const P1ReduceKernel k3[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<3, P1_MIN_BLOCKS>,          P1AssembleReduceKernel<3, 3>,         P1AssembleReduceStagedKernel<3, 0, P1_MIN_BLOCKS>, P1AssembleReduceStagedKernel<3, 0, 3>,
+                                                                   P1AssembleReduceStagedKernel<3, 1, P1_MIN_BLOCKS>, P1AssembleReduceStagedKernel<3, 1, 3>};
+
+  return bs == 1 ? k1[v] : k3[v];
 }
 
 /* element matrices for MatSetValuesCOO, row-major per element (the layout of SquallP1COOIndices), of
@@ -496,7 +647,9 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   const PetscBool  reduce = p1->atomicmode == SQUALL_P1_ATOMIC_REDUCE ? PETSC_TRUE : PETSC_FALSE;
   const PetscBool  search = !slots && !gather && !reduce ? PETSC_TRUE : PETSC_FALSE;
   PetscLogEvent    ev     = gather ? SQUALL_P1AssembleGather : (slots ? SQUALL_P1AssembleSlots : (reduce ? SQUALL_P1AssembleReduce : SQUALL_P1Assemble));
-  const size_t     rsmem  = (size_t)SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK * sizeof(PetscReal);
+  const PetscBool  staged = reduce && p1->rvariant >= SQUALL_P1_REDUCE_STAGED ? PETSC_TRUE : PETSC_FALSE;
+  size_t           rsmem  = (size_t)SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK * sizeof(PetscReal);
+  int              nus = 0, ncs = 0;
 
   PetscFunctionBegin;
   PetscCheck(cu, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The SquallP1 has no device data (backend %s)", SquallP1Backends[p1->backend]);
@@ -535,16 +688,28 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
     PetscCall(SquallP1BuildReduce(p1, P1_BLOCK, PETSC_FALSE, &R));
     PetscCall(P1Upload(&cu->rublk, R.ublk, R.nblocks + 1));
     PetscCall(P1Upload(&cu->rcblk, R.cblk, R.nblocks + 1));
-    PetscCall(P1Upload(&cu->rslot, R.slot, R.nu));
-    PetscCall(P1Upload(&cu->rrow, R.row, R.nu));
-    PetscCall(P1Upload(&cu->rend, R.end, R.nu));
-    PetscCall(P1Upload(&cu->rcidx, R.cidx, R.ncon));
+    /* padded by a 16-byte chunk: the staged variants copy whole aligned chunks (P1StageAsync()) */
+    PetscCall(P1UploadPadded(&cu->rslot, R.slot, R.nu, 4));
+    PetscCall(P1UploadPadded(&cu->rrow, R.row, R.nu, 4));
+    PetscCall(P1UploadPadded(&cu->rend, R.end, R.nu, 8));
+    PetscCall(P1UploadPadded(&cu->rcidx, R.cidx, R.ncon, 8));
+    cu->rmaxu = cu->rmaxc = 0;
+    for (PetscInt k = 0; k < R.nblocks; k++) {
+      cu->rmaxu = PetscMax(cu->rmaxu, R.ublk[k + 1] - R.ublk[k]);
+      cu->rmaxc = PetscMax(cu->rmaxc, R.cblk[k + 1] - R.cblk[k]);
+    }
     PetscCall(SquallP1ReduceDestroy(&R));
   }
-  /* bs 3 in double needs 58 KB of shared memory per block, above the 48 KB default */
-  if (reduce && bs == 3 && !cu->rsmem) {
-    PetscCallCUDA(cudaFuncSetAttribute(P1AssembleReduceKernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rsmem));
-    cu->rsmem = PETSC_TRUE;
+  if (reduce) {
+    /* words of shared memory per entry and contribution array of the staged variants (P1ReduceStagedBytes()) */
+    nus = ((cu->rmaxu + 16) + 7) / 8 * 8;
+    ncs = ((cu->rmaxc + 16) + 7) / 8 * 8;
+    if (staged) rsmem = P1ReduceStagedBytes((int)bs, nus, ncs);
+    /* above the 48 KB default (bs 3 in double: 58 KB, staged bs 1 ~49 KB): raise each kernel's limit once */
+    if (cu->rsmem[bs][p1->rvariant] < rsmem) {
+      PetscCallCUDA(cudaFuncSetAttribute(P1ReduceKernelOf((int)bs, p1->rvariant), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rsmem));
+      cu->rsmem[bs][p1->rvariant] = rsmem;
+    }
   }
   PetscCheck(!gather || (PetscInt64)bs * bs * p1->dI[n] < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "The gather kernel numbers the %" PetscInt64_FMT " values of this rank's diagonal block with 32-bit integers; use -p1_assembly_mode slots or more ranks", (PetscInt64)bs * bs * p1->dI[n]);
@@ -606,10 +771,9 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
     else
       P1ElementStoreKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->gwork[bs]);
   } else if (reduce && p1->ne && da) {
-    if (bs == 1)
-      P1AssembleReduceKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, rsmem, stream>>>(E, c, cu->rublk, cu->rcblk, cu->rslot, cu->rrow, cu->rend, cu->rcidx, cu->dI, da);
-    else
-      P1AssembleReduceKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, rsmem, stream>>>(E, c, cu->rublk, cu->rcblk, cu->rslot, cu->rrow, cu->rend, cu->rcidx, cu->dI, da);
+    P1ReduceKernel k = P1ReduceKernelOf((int)bs, p1->rvariant);
+
+    k<<<P1Blocks(p1->ne), P1_BLOCK, rsmem, stream>>>(E, c, cu->rublk, cu->rcblk, cu->rslot, cu->rrow, cu->rend, cu->rcidx, cu->dI, da, nus);
   } else if (slots && p1->ne && da) {
     if (bs == 1)
       P1AssembleSlotsKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->slots[bs], da);

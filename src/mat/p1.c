@@ -8,11 +8,12 @@
 #include <petscdmplex.h>
 #include <petscsf.h>
 
-const char *const SquallP1Backends[]      = {"host", "cuda", "SquallP1Backend", "SQUALL_P1_", NULL};
-const char *const SquallP1AssemblyTypes[] = {"atomic", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
-const char *const SquallP1Locations[]     = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
-const char *const SquallP1AtomicModes[]   = {"search", "slots", "gather", "reduce", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
-const char *const SquallP1ElementOrders[] = {"natural", "colored", "sorted", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
+const char *const SquallP1Backends[]       = {"host", "cuda", "SquallP1Backend", "SQUALL_P1_", NULL};
+const char *const SquallP1AssemblyTypes[]  = {"atomic", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
+const char *const SquallP1Locations[]      = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
+const char *const SquallP1AtomicModes[]    = {"search", "slots", "gather", "reduce", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
+const char *const SquallP1ReduceVariants[] = {"plain", "plain_b3", "staged", "staged_b3", "balanced", "balanced_b3", "SquallP1ReduceVariant", "SQUALL_P1_REDUCE_", NULL};
+const char *const SquallP1ElementOrders[]  = {"natural", "colored", "sorted", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
 
 /* the public term enum and the pointwise header's indices must agree */
 typedef char P1TermsAgree[((int)SQUALL_P1_MASS == SQUALL_P1_TERM_MASS && (int)SQUALL_P1_ADVECTION == SQUALL_P1_TERM_ADVECTION && (int)SQUALL_P1_DIFFUSION == SQUALL_P1_TERM_DIFFUSION && (int)SQUALL_P1_GRADDIV == SQUALL_P1_TERM_GRADDIV &&
@@ -119,6 +120,24 @@ PetscErrorCode SquallP1SetAtomicMode(SquallP1 p1, SquallP1AtomicMode mode)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  SquallP1SetReduceVariant - the GPU kernel of SQUALL_P1_ATOMIC_REDUCE (-p1_reduce_variant). All give the same
+  matrix bit for bit (the same sums in the same order); they differ in how the summing phase reaches its map and
+  how many registers the kernel may use: SQUALL_P1_REDUCE_PLAIN (default) reads the map from global memory, a chain
+  of dependent loads per entry; STAGED copies the block's map into shared memory asynchronously while the
+  elements are computed, so the summing phase waits on shared memory only; BALANCED is STAGED with each thread
+  summing the entries that start in a contiguous run of the block's contributions (equal work per thread,
+  instead of every 256th entry, whose contribution counts vary from 1 to ~20); the _B3 forms cap the registers
+  so that 3 blocks of 256 threads fit on an SM (more warps to hide latency, some spills). No effect on the CPU.
+@*/
+PetscErrorCode SquallP1SetReduceVariant(SquallP1 p1, SquallP1ReduceVariant v)
+{
+  PetscFunctionBegin;
+  PetscCheck(v >= SQUALL_P1_REDUCE_PLAIN && v < SQUALL_P1_REDUCE_NUM_VARIANTS, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown reduce variant %d", (int)v);
+  p1->rvariant = v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallP1GetAtomicMode(SquallP1 p1, SquallP1AtomicMode *mode)
 {
   PetscFunctionBegin;
@@ -150,11 +169,12 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
   PetscReal            tol      = p1->degtol;
   PetscBool            view     = p1->view;
   SquallP1ElementOrder order    = p1->order;
-  char                 mode[16];
-  PetscBool            setmode;
+  char                 mode[16], rvar[32];
+  PetscBool            setmode, setrvar;
 
   PetscFunctionBegin;
   PetscCall(PetscStrncpy(mode, SquallP1AtomicModes[p1->atomicmode], sizeof(mode)));
+  PetscCall(PetscStrncpy(rvar, SquallP1ReduceVariants[p1->rvariant], sizeof(rvar)));
   PetscOptionsBegin(p1->comm, NULL, "squall P1 tetrahedral CG operators", "SquallP1");
   PetscCall(PetscOptionsEnum("-p1_backend", "Where elements are computed and assembled (host, cuda)", "SquallP1SetBackend", SquallP1Backends, (PetscEnum)backend, (PetscEnum *)&backend, NULL));
   PetscCall(PetscOptionsEnum("-p1_assembly", "Assembly path: squall's direct/atomic kernel, PETSc's COO interface, or host MatSetValues", "SquallP1SetAssemblyType", SquallP1AssemblyTypes, (PetscEnum)assembly, (PetscEnum *)&assembly, NULL));
@@ -163,6 +183,7 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
                                "How the atomic assembly finds an entry's place in the AIJ values: search (binary search per entry), slots (positions found once: the sparsity is fixed), gather (atomic-free, deterministic: each value sums its "
                                "contributions) or reduce (a thread block sums its contributions per entry in shared memory, one atomicAdd each)",
                                "SquallP1SetAtomicMode", mode, mode, sizeof(mode), &setmode));
+  PetscCall(PetscOptionsString("-p1_reduce_variant", "GPU kernel of the reduce mode: plain, plain_b3, staged, staged_b3, balanced, balanced_b3 (same values bit for bit)", "SquallP1SetReduceVariant", rvar, rvar, sizeof(rvar), &setrvar));
   PetscCall(PetscOptionsReal("-p1_degenerate_tol", "A tetrahedron is degenerate when 6|volume| <= tol * (longest edge)^3 (0 to 0.1)", "SquallP1SetUp", tol, &tol, NULL));
   PetscCall(
     PetscOptionsEnum("-p1_element_order", "Order of the elements (GPU threads): the mesh's, or coloured so that no two in a colour share a vertex", "SquallP1SetElementOrder", SquallP1ElementOrders, (PetscEnum)order, (PetscEnum *)&order, NULL));
@@ -179,6 +200,15 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
       if (found) PetscCall(SquallP1SetAtomicMode(p1, (SquallP1AtomicMode)k));
     }
     PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_assembly_mode %s is not valid: use search (binary search per entry), slots (positions found once), gather (atomic-free sums per value) or reduce (in-block sums, one atomic per entry)", mode);
+  }
+  if (setrvar) {
+    PetscBool found = PETSC_FALSE;
+
+    for (PetscInt k = 0; k < SQUALL_P1_REDUCE_NUM_VARIANTS && !found; k++) {
+      PetscCall(PetscStrcasecmp(rvar, SquallP1ReduceVariants[k], &found));
+      if (found) PetscCall(SquallP1SetReduceVariant(p1, (SquallP1ReduceVariant)k));
+    }
+    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_reduce_variant %s is not valid: use plain, plain_b3, staged, staged_b3, balanced or balanced_b3", rvar);
   }
   if (order != p1->order) PetscCall(SquallP1SetElementOrder(p1, order));
   p1->degtol = tol;

@@ -33,17 +33,18 @@ typedef struct {
    owned vertex is local, so each process computes all contributions to its own rows and nothing
    is sent: rows of vertices it does not own are skipped. */
 struct _n_SquallP1 {
-  MPI_Comm             comm;
-  PetscInt             id; /* unique per object: ties matrices and vectors to their SquallP1 */
-  DM                   dm; /* the plex, distributed with one layer of cell overlap */
-  PetscBool            setup;
-  SquallP1Backend      backend;
-  SquallP1AssemblyType assembly;
-  SquallP1AtomicMode   atomicmode; /* how the atomic path finds its entries: search or slot map */
-  PetscReal            degtol;     /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
-  PetscBool            view;
-  SquallP1ElementOrder order;
-  PetscInt             ncolors; /* with SQUALL_P1_ORDER_COLORED */
+  MPI_Comm              comm;
+  PetscInt              id; /* unique per object: ties matrices and vectors to their SquallP1 */
+  DM                    dm; /* the plex, distributed with one layer of cell overlap */
+  PetscBool             setup;
+  SquallP1Backend       backend;
+  SquallP1AssemblyType  assembly;
+  SquallP1AtomicMode    atomicmode; /* how the atomic path finds its entries: search or slot map */
+  SquallP1ReduceVariant rvariant;   /* the GPU kernel of the reduce mode */
+  PetscReal             degtol;     /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
+  PetscBool             view;
+  SquallP1ElementOrder  order;
+  PetscInt              ncolors; /* with SQUALL_P1_ORDER_COLORED */
 
   /* vertices */
   PetscInt   nv, nowned, N, rstart; /* local, owned, global; first owned global index */

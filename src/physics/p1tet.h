@@ -545,31 +545,36 @@ SQUALL_HOST_DEVICE static inline void SquallP1ReduceStore(int bs, PetscReal *w, 
   }
 }
 
-/* sum[bs*bs] = the contributions c[m0..m1) of one entry, in that order; component (i, j) of a block is
-   SquallP1BlockEntry() written out (the same operations in the same order) */
+/* sum[bs*bs] += contribution q = 16*el + 4a+b of one entry; component (i, j) of a block is SquallP1BlockEntry()
+   written out (the same operations in the same order). One function for every caller (the CPU reference and
+   each GPU variant, whichever memory q came from), so that all sum bit for bit alike. */
+SQUALL_HOST_DEVICE static inline void SquallP1ReduceAdd(int bs, int q, const PetscReal *w, int ws, PetscReal sum[9])
+{
+  const int       el = q >> 4, a = (q >> 2) & 3, b = q & 3;
+  const PetscReal Sab = w[(q & 15) * ws + el];
+
+  if (bs == 1)
+    sum[0] += Sab;
+  else {
+    const PetscReal cg = w[28 * ws + el];
+    PetscReal       ga[3], gb[3];
+
+    SQUALL_P1_UNROLL
+    for (int i = 0; i < 3; i++) {
+      ga[i] = w[(16 + 3 * a + i) * ws + el];
+      gb[i] = w[(16 + 3 * b + i) * ws + el];
+    }
+    SQUALL_P1_UNROLL
+    for (int i = 0; i < 3; i++) SQUALL_P1_UNROLL
+    for (int j = 0; j < 3; j++) sum[3 * i + j] += (i == j ? Sab : 0) + cg * ga[i] * gb[j];
+  }
+}
+
+/* sum[bs*bs] = the contributions c[m0..m1) of one entry, in that order (c in global memory) */
 SQUALL_HOST_DEVICE static inline void SquallP1ReduceSum(int bs, const uint16_t *c, int m0, int m1, const PetscReal *w, int ws, PetscReal sum[9])
 {
   for (int k = 0; k < bs * bs; k++) sum[k] = 0;
-  for (int m = m0; m < m1; m++) {
-    const int       q = SQUALL_P1_LDG(&c[m]), el = q >> 4, a = (q >> 2) & 3, b = q & 3;
-    const PetscReal Sab = w[(q & 15) * ws + el];
-
-    if (bs == 1)
-      sum[0] += Sab;
-    else {
-      const PetscReal cg = w[28 * ws + el];
-      PetscReal       ga[3], gb[3];
-
-      SQUALL_P1_UNROLL
-      for (int i = 0; i < 3; i++) {
-        ga[i] = w[(16 + 3 * a + i) * ws + el];
-        gb[i] = w[(16 + 3 * b + i) * ws + el];
-      }
-      SQUALL_P1_UNROLL
-      for (int i = 0; i < 3; i++) SQUALL_P1_UNROLL
-      for (int j = 0; j < 3; j++) sum[3 * i + j] += (i == j ? Sab : 0) + cg * ga[i] * gb[j];
-    }
-  }
+  for (int m = m0; m < m1; m++) SquallP1ReduceAdd(bs, SQUALL_P1_LDG(&c[m]), w, ws, sum);
 }
 
 /* Element right-hand side: r_a = sum_b Op_ab f_b for one element, bs = 1 or 3 (f[4*bs], r[4*bs],
