@@ -28,6 +28,10 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "                        whose gather maps, built on the host, would push the sweep past 150 s; 10.4 M on\n"
                      "                        2026-11-30: gather = slots = 1.79 ms)\n"
                      "  -bench_reduce_max_mtets <m>  largest mesh for the reduce mode (default 25: all; its map is built on the host)\n"
+                     "  -bench_reduce_variants v,...  reduce-mode GPU kernels timed one after another on the same matrix (default all:\n"
+                     "                        plain,plain_b3,staged,staged_b3,balanced,balanced_b3; -p1_reduce_variant): records gpu_reduce\n"
+                     "                        (plain) and gpu_reduce_<variant>, each with maxreldiff vs search, and speedup_reduce_variant\n"
+                     "                        lines (over slots, COO, plain); the first is the summary table's reduce column\n"
                      "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n";
 
 #include <squall.h>
@@ -234,8 +238,20 @@ static PetscLogDouble BytesRHS(const Bench *b, PetscInt bs, PetscInt nodal)
 
 /* the largest meshes (million tetrahedra) of the methods whose set-up is slow or memory-hungry */
 typedef struct {
-  PetscReal host, coo, coo3, order, bs3, gather, reduce;
+  PetscReal             host, coo, coo3, order, bs3, gather, reduce;
+  SquallP1ReduceVariant rv[SQUALL_P1_REDUCE_NUM_VARIANTS]; /* the reduce kernels timed (-bench_reduce_variants), rv[0] the summary's */
+  PetscInt              nrv;
 } Limits;
+
+/* the method name of a reduce-mode record: gpu_reduce for the default (plain) kernel, as before, else
+   gpu_reduce_<variant>; suffix: the element order where not the mesh's */
+static PetscErrorCode ReduceName(const Bench *B, SquallP1ReduceVariant v, const char *suffix, char *name, size_t len)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, len, "%s%s%s%s%s", B->gpu ? "gpu_reduce" : "cpu_reference_reduce", B->gpu && v != SQUALL_P1_REDUCE_PLAIN ? "_" : "", B->gpu && v != SQUALL_P1_REDUCE_PLAIN ? SquallP1ReduceVariants[v] : "", suffix ? "_" : "",
+                          suffix ? suffix : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L)
 {
@@ -243,7 +259,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
   SquallP1Mountain m;
   DM               dm;
   SquallP1         pg = NULL, ph = NULL;
-  PetscLogDouble   t0, t1, t2, med, tmin, tsearch[2] = {0, 0}, tslots[2] = {0, 0}, tgather[2] = {0, 0}, treduce[2] = {0, 0};
+  PetscLogDouble   t0, t1, t2, med, tmin, tsearch[2] = {0, 0}, tslots[2] = {0, 0}, tgather[2] = {0, 0}, treduce[2] = {0, 0}, trv[SQUALL_P1_REDUCE_NUM_VARIANTS];
   const PetscReal  hostmax = L->host, coomax = L->coo, coo3max = L->coo3, ordermax = L->order;
   PetscInt         bsmax;
   Call             c;
@@ -315,16 +331,27 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
       PetscCall(MatDestroy(&As));
       PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
     } /* else the gather speed-ups below are reported as 0 */
-    /* the in-block reduction (its map is built in the untimed warm-up call) */
+    /* the in-block reduction (its map is built in the untimed warm-up call of the first kernel), each kernel
+       variant of -bench_reduce_variants (one on the host: the CPU reference has no variants); treduce: the
+       first variant's time (the summary table's), trv[] each one's */
     treduce[bs == 3] = -1;
+    for (PetscInt k = 0; k < L->nrv; k++) trv[k] = -1;
     if (B->tets <= L->reduce * 1e6) {
       PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_REDUCE));
       PetscCall(SquallP1CreateMatrix(pg, bs, &As));
       c.A = As;
-      PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
-      treduce[bs == 3] = med;
-      PetscCall(SquallP1MatCompare(Aa, As, &diff));
-      PetscCall(Report(B, B->gpu ? "gpu_reduce" : "cpu_reference_reduce", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixReduce(B, pg, bs, bs == 1 ? 12 : 9), diff));
+      for (PetscInt k = 0; k < (B->gpu ? L->nrv : 1); k++) {
+        char rname[64];
+
+        PetscCall(SquallP1SetReduceVariant(pg, L->rv[k]));
+        PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
+        trv[k] = med;
+        if (!k) treduce[bs == 3] = med;
+        PetscCall(SquallP1MatCompare(Aa, As, &diff));
+        PetscCall(ReduceName(B, L->rv[k], NULL, rname, sizeof(rname)));
+        PetscCall(Report(B, rname, "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixReduce(B, pg, bs, bs == 1 ? 12 : 9), diff));
+      }
+      PetscCall(SquallP1SetReduceVariant(pg, SQUALL_P1_REDUCE_PLAIN));
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
                              "{\"bench\": \"p1_assembly\", \"method\": \"reduce_map\", \"tets\": %" PetscInt64_FMT ", \"blocks\": %" PetscInt64_FMT ", \"contributions\": %" PetscInt64_FMT ", \"block_entries\": %" PetscInt64_FMT
                              ", \"contributions_per_atomic\": %.2f, \"single_block_entries\": %" PetscInt64_FMT "}\n",
@@ -366,6 +393,18 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
       PetscCall(PetscFFlush(B->json));
       PetscCall(MatDestroy(&Ac));
     }
+    /* each reduce kernel against slots, COO (when timed; else 0) and the plain kernel (when timed; else 0) */
+    for (PetscInt k = 0; B->gpu && k < L->nrv && trv[k] > 0; k++) {
+      PetscLogDouble tplain = 0;
+
+      for (PetscInt l = 0; l < L->nrv; l++)
+        if (L->rv[l] == SQUALL_P1_REDUCE_PLAIN) tplain = trv[l];
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
+                             "{\"bench\": \"p1_assembly\", \"method\": \"speedup_reduce_variant\", \"variant\": \"%s\", \"op\": \"matrix\", \"bs\": %" PetscInt_FMT ", \"tets\": %" PetscInt64_FMT
+                             ", \"time_ms\": %.6f, \"over_slots\": %.2f, \"over_coo\": %.2f, \"over_plain\": %.2f}\n",
+                             SquallP1ReduceVariants[L->rv[k]], bs, B->tets, trv[k], tslots[bs == 3] / trv[k], row[bs == 3] && row[bs == 3]->coo > 0 ? row[bs == 3]->coo / trv[k] : 0.0, tplain > 0 ? tplain / trv[k] : 0.0));
+    }
+    PetscCall(PetscFFlush(B->json));
     /* right-hand sides (element-wise operator applied to a nodal field) */
     bsf = bs;
     PetscCall(SquallP1CreateVector(pg, bs, &c.f));
@@ -418,9 +457,13 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
 
         PetscCall(SquallP1SetAtomicMode(pc, SQUALL_P1_ATOMIC_REDUCE));
         PetscCall(SquallP1CreateMatrix(pc, bs, &c.A));
-        PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
-        PetscCall(PetscSNPrintf(rname, sizeof(rname), "%s_%s", B->gpu ? "gpu_reduce" : "cpu_reference_reduce", SquallP1ElementOrders[order]));
-        PetscCall(Report(B, rname, "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixReduce(B, pc, bs, bs == 1 ? 12 : 9), -1));
+        for (PetscInt k = 0; k < (B->gpu ? L->nrv : 1); k++) {
+          PetscCall(SquallP1SetReduceVariant(pc, L->rv[k]));
+          PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
+          PetscCall(ReduceName(B, L->rv[k], SquallP1ElementOrders[order], rname, sizeof(rname)));
+          PetscCall(Report(B, rname, "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixReduce(B, pc, bs, bs == 1 ? 12 : 9), -1));
+        }
+        PetscCall(SquallP1SetReduceVariant(pc, SQUALL_P1_REDUCE_PLAIN));
         PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
                                "{\"bench\": \"p1_assembly\", \"method\": \"reduce_map_%s\", \"tets\": %" PetscInt64_FMT ", \"blocks\": %" PetscInt64_FMT ", \"contributions\": %" PetscInt64_FMT ", \"block_entries\": %" PetscInt64_FMT
                                ", \"contributions_per_atomic\": %.2f, \"single_block_entries\": %" PetscInt64_FMT "}\n",
@@ -509,7 +552,7 @@ int main(int argc, char **argv)
 {
   PetscInt       cells[30] = {46, 46, 44, 73, 73, 70, 97, 97, 93, 122, 122, 117, 154, 154, 148}, n = 30;
   PetscReal      maxm = 20;
-  Limits         L    = {0.6, 5.5, 0.6, 0.6, 5.5, 6, 25}; /* host, coo, coo3, order, bs3, gather, reduce */
+  Limits         L    = {0.6, 5.5, 0.6, 0.6, 5.5, 6, 25, {SQUALL_P1_REDUCE_PLAIN}, SQUALL_P1_REDUCE_NUM_VARIANTS}; /* host, coo, coo3, order, bs3, gather, reduce; variants */
   PetscLogDouble end;
   PetscInt       ndev = 0;
   PetscMPIInt    size;
@@ -535,6 +578,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_coo3_max_mtets", "Largest mesh (million tets) for the block COO path", NULL, L.coo3, &L.coo3, NULL));
   PetscCall(PetscOptionsReal("-bench_gather_max_mtets", "Largest mesh (million tets) for the gather mode", NULL, L.gather, &L.gather, NULL));
   PetscCall(PetscOptionsReal("-bench_reduce_max_mtets", "Largest mesh (million tets) for the reduce mode", NULL, L.reduce, &L.reduce, NULL));
+  for (PetscInt k = 0; k < SQUALL_P1_REDUCE_NUM_VARIANTS; k++) L.rv[k] = (SquallP1ReduceVariant)k;
+  PetscCall(PetscOptionsEnumArray("-bench_reduce_variants", "Reduce-mode GPU kernels to time, the first for the summary", NULL, SquallP1ReduceVariants, (PetscEnum *)L.rv, &L.nrv, NULL));
   PetscCall(PetscOptionsReal("-bench_order_max_mtets", "Largest mesh (million tets) for the coloured and sorted element orders", NULL, L.order, &L.order, NULL));
   PetscCall(PetscOptionsString("-bench_json", "File for the JSON lines (default: stdout)", NULL, json, json, sizeof(json), &hasjson));
   PetscOptionsEnd();

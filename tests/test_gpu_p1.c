@@ -1,6 +1,6 @@
 static char help[] = "P1 operators on the GPU against the CPU: the element (geometry) kernel, the atomic assembly into\n"
                      "(MPI)AIJCUSPARSE in both modes (binary search and slot map, -p1_assembly_mode), the atomic-free gather\n"
-                     "mode (also bit for bit against itself: deterministic), the in-block reduction mode (reduce) and MatSetValuesCOO with device values against\n"
+                     "mode (also bit for bit against itself: deterministic), the in-block reduction mode (reduce; its GPU kernel from -p1_reduce_variant) and MatSetValuesCOO with device values against\n"
                      "host MatSetValues (and the gather and reduce modes against their CPU references), for scalar and\n"
                      "3-component operators with all terms, the right-hand sides, the element metric kernel, and MatMult\n"
                      "with the device-assembled matrices (PETSc must see the values written on the device).\n"
@@ -372,8 +372,8 @@ int main(int argc, char **argv)
     CHECK(dt[0] <= tol && dt[1] <= tol && dt[2] <= tol, "bs %" PetscInt_FMT ": GPU gather-mode matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)dt[0], (double)dt[1], (double)dt[2]);
     CHECK(dt[3] == 0, "bs %" PetscInt_FMT ": two GPU gather-mode assemblies differ (%g): not deterministic", bs, (double)dt[3]);
     CHECK(dtm[0] <= tol && dtm[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the gather-mode matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dtm[0], (double)dtm[1]);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU reduce vs host MatSetValues %.1e, vs CPU reduce %.1e, vs GPU slots %.1e; MatMult %.1e, after reassembly %.1e\n", bs, (double)du[0], (double)du[1], (double)du[2], (double)dum[0],
-                          (double)dum[1]));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU reduce (%s kernel) vs host MatSetValues %.1e, vs CPU reduce %.1e, vs GPU slots %.1e; MatMult %.1e, after reassembly %.1e\n", bs, SquallP1ReduceVariants[pg->rvariant],
+                          (double)du[0], (double)du[1], (double)du[2], (double)dum[0], (double)dum[1]));
     CHECK(du[0] <= tol && du[1] <= tol && du[2] <= tol, "bs %" PetscInt_FMT ": GPU reduce-mode matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)du[0], (double)du[1], (double)du[2]);
     CHECK(dum[0] <= tol && dum[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the reduce-mode matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dum[0], (double)dum[1]);
     CHECK(ds[0] <= tol && ds[1] <= tol && ds[2] <= tol, "bs %" PetscInt_FMT ": GPU slot-map matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)ds[0], (double)ds[1], (double)ds[2]);
