@@ -1,5 +1,5 @@
 static char help[] = "TS lsrk: 2N tables against the order conditions, convergence order of each scheme, swap with TSRK through options,\n"
-                     "CFL adaptor, stage rejection with and without -ts_lsrk_rollback, a stop requested by the RHS, view.\n";
+                     "CFL adaptor, stage rejection with and without -ts_lsrk_rollback, a stop requested by the RHS, view, -ts_lsrk_compensated.\n";
 
 #include <squall.h>
 #include "squalltest.h"
@@ -40,6 +40,43 @@ static PetscErrorCode RHS(TS ts, PetscReal t, Vec U, Vec F, void *ptr)
   PetscCall(VecRestoreArrayRead(U, &u));
   if (ctx->cfltime > 0) PetscCall(TSSetCFLTimeLocal(ts, ctx->cfltime));
   if (ctx->stop_time > 0 && t > ctx->stop_time) PetscCall(TSSetConvergedReason(ts, TS_DIVERGED_NONLINEAR_SOLVE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* u' = rate: every stage increment is a small fraction of an ulp of u = 1 */
+static PetscErrorCode RHSConst(TS ts, PetscReal t, Vec U, Vec F, void *ptr)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecSet(F, *(PetscReal *)ptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* n steps of dt = 1/n of u' = rate from u = 1; returns u(1) - (1 + rate) */
+static PetscErrorCode SolveConst(PetscBool compensated, PetscInt n, PetscReal rate, PetscReal *err)
+{
+  TS                 ts;
+  Vec                U;
+  const PetscScalar *u;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 1, &U));
+  PetscCall(VecSet(U, 1.0));
+  PetscCall(TSCreate(PETSC_COMM_SELF, &ts));
+  PetscCall(TSSetOptionsPrefix(ts, compensated ? "comp_" : "plain_"));
+  PetscCall(TSSetRHSFunction(ts, NULL, RHSConst, &rate));
+  PetscCall(TSSetType(ts, SQUALL_TSLSRK));
+  PetscCall(SquallTSLSRKSetType(ts, "5s4"));
+  PetscCall(TSSetTimeStep(ts, (PetscReal)1 / n));
+  PetscCall(TSSetMaxSteps(ts, n));
+  PetscCall(TSSetMaxTime(ts, 10));
+  PetscCall(PetscOptionsSetValue(NULL, compensated ? "-comp_ts_lsrk_compensated" : "-plain_ts_lsrk_compensated", compensated ? "1" : "0"));
+  PetscCall(TSSetFromOptions(ts));
+  PetscCall(TSSolve(ts, U));
+  PetscCall(VecGetArrayRead(U, &u));
+  *err = PetscRealPart(u[0]) - (1 + rate);
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCall(TSDestroy(&ts));
+  PetscCall(VecDestroy(&U));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -408,6 +445,16 @@ int main(int argc, char **argv)
     PetscCall(TSDestroy(&ts));
     PetscCall(VecDestroy(&U));
     ctx.stop_time = 0;
+  }
+  { /* -ts_lsrk_compensated: stage increments of 0.05 ulp of the solution are kept; without it, rounded away */
+    const PetscReal eps = PETSC_MACHINE_EPSILON, rate = 100 * eps;
+    PetscReal       ep, ec;
+
+    PetscCall(SolveConst(PETSC_FALSE, 2000, rate, &ep));
+    PetscCall(SolveConst(PETSC_TRUE, 2000, rate, &ec));
+    CHECK(PetscAbsReal(ec) <= 2 * eps, "compensated update: u(1) - exact = %g (> 2 eps)", (double)ec);
+    CHECK(PetscAbsReal(ep) >= 50 * eps, "plain update: u(1) - exact = %g, expected the increments to be rounded away (the test needs them to be)", (double)ep);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "constant rate 100 eps over 2000 steps: plain update error %.3g eps, compensated %.3g eps\n", (double)(ep / eps), (double)(ec / eps)));
   }
   PetscCall(PetscFinalize());
   return 0;

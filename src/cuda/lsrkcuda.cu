@@ -1,22 +1,31 @@
 /* The 2N-storage Runge-Kutta stage update as one kernel: K = a K + dt F; Q = Q + b K reads Q, K
-   and F once and writes K and Q once (three vector operations would read 5 and write 2 vectors). */
+   and F once and writes K and Q once (three vector operations would read 5 and write 2 vectors).
+   With the compensation C (-ts_lsrk_compensated) Q is updated by compensated summation, C read and
+   written once more. */
 #include "cuda/squallcuda.h"
 #include "cuda/cudautil.h"
 #include "sys/squallimpl.h"
+#include "physics/kahan.h"
 
-__global__ static void LSRKStageKernel(PetscInt n, PetscReal a, PetscReal dt, PetscReal b, PetscScalar *__restrict__ Q, PetscScalar *__restrict__ K, const PetscScalar *__restrict__ F)
+template <bool COMP> __global__ static void LSRKStageKernel(PetscInt n, PetscReal a, PetscReal dt, PetscReal b, PetscScalar *__restrict__ Q, PetscScalar *__restrict__ K, const PetscScalar *__restrict__ F, PetscScalar *__restrict__ C)
 {
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
     const PetscScalar k = (a == 0 ? (PetscScalar)0 : a * K[i]) + dt * F[i];
     K[i]                = k;
-    Q[i] += b * k;
+    if (COMP) {
+      PetscScalar q = Q[i], c = C[i];
+      SquallKahanAdd(&q, &c, b * k);
+      Q[i] = q;
+      C[i] = c;
+    } else
+      Q[i] += b * k;
   }
 }
 
-PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, PetscReal a, PetscReal dt, PetscReal b)
+PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, Vec C, PetscReal a, PetscReal dt, PetscReal b)
 {
   PetscInt           n;
-  PetscScalar       *q, *k;
+  PetscScalar       *q, *k, *c = NULL;
   const PetscScalar *f;
   cudaStream_t       stream = NULL;
 
@@ -30,11 +39,16 @@ PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, PetscReal a, Petsc
   else
     PetscCall(VecCUDAGetArray(K, &k));
   PetscCall(VecCUDAGetArrayRead(F, &f));
+  if (C) PetscCall(VecCUDAGetArray(C, &c));
   PetscCall(PetscLogGpuTimeBegin());
-  if (n) LSRKStageKernel<<<SquallCUDAGridSize(n, 256), 256, 0, stream>>>(n, a, dt, b, q, k, f);
+  if (n && C)
+    LSRKStageKernel<true><<<SquallCUDAGridSize(n, 256), 256, 0, stream>>>(n, a, dt, b, q, k, f, c);
+  else if (n)
+    LSRKStageKernel<false><<<SquallCUDAGridSize(n, 256), 256, 0, stream>>>(n, a, dt, b, q, k, f, NULL);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(5.0 * n));
+  PetscCall(PetscLogGpuFlops((C ? 8.0 : 5.0) * n));
+  if (C) PetscCall(VecCUDARestoreArray(C, &c));
   PetscCall(VecCUDARestoreArrayRead(F, &f));
   if (a == 0)
     PetscCall(VecCUDARestoreArrayWrite(K, &k));

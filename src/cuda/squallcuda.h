@@ -13,4 +13,4 @@ PETSC_EXTERN PetscErrorCode SquallDGMeshCheckCoordinatesCUDA(SquallDGMesh, Vec, 
 /* y = alpha*x by a CUDA kernel; x and y are VECCUDA of the same local size */
 PETSC_EXTERN PetscErrorCode SquallCUDAScaleCopy(Vec, PetscReal, Vec);
 /* the fused 2N-storage RK stage update K = a K + dt F; Q = Q + b K on device vectors */
-PETSC_EXTERN PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, PetscReal a, PetscReal dt, PetscReal b);
+PETSC_EXTERN PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, Vec C, PetscReal a, PetscReal dt, PetscReal b);

@@ -25,7 +25,7 @@ PetscErrorCode SquallCUDAScaleCopy(Vec x, PetscReal alpha, Vec y)
   SETERRQ(PetscObjectComm((PetscObject)x), PETSC_ERR_SUP_SYS, "squall was built without CUDA (reconfigure with a CUDA-enabled PETSc)");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, PetscReal a, PetscReal dt, PetscReal b)
+PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, Vec C, PetscReal a, PetscReal dt, PetscReal b)
 {
   PetscFunctionBegin;
   SETERRQ(PetscObjectComm((PetscObject)Q), PETSC_ERR_SUP_SYS, "squall was built without CUDA (reconfigure with a CUDA-enabled PETSc)");

@@ -14,6 +14,7 @@
            solution 3: 5 stages, order 4. */
 #include "sys/squallimpl.h"
 #include "cuda/squallcuda.h"
+#include "physics/kahan.h"
 #include <petsc/private/tsimpl.h>
 
 #define LSRK_MAX_STAGES 14
@@ -55,8 +56,10 @@ static const LSRKScheme LSRK5s4 = {
 static const LSRKScheme *const LSRKSchemes[] = {&LSRK14s4, &LSRK5s4};
 
 /* K = a K + dt F; Q = Q + b K. Replaceable so that a fused device kernel can do both updates in one
-   pass over memory (reading Q, K, F once, writing Q, K once) instead of two Vec operations. */
-typedef PetscErrorCode (*LSRKStageUpdateFn)(Vec Q, Vec K, Vec F, PetscReal a, PetscReal dt, PetscReal b);
+   pass over memory (reading Q, K, F once, writing Q, K once) instead of two Vec operations. With C
+   (-ts_lsrk_compensated) Q is updated with compensated summation (Kahan): C keeps the low-order part
+   of b K that the addition to Q rounded away. */
+typedef PetscErrorCode (*LSRKStageUpdateFn)(Vec Q, Vec K, Vec F, Vec C, PetscReal a, PetscReal dt, PetscReal b);
 
 typedef struct {
   const LSRKScheme *scheme;
@@ -64,6 +67,8 @@ typedef struct {
   Vec               F;        /* output of the RHS evaluation */
   Vec               Q0;       /* copy of the solution at the start of the step, only with -ts_lsrk_rollback */
   PetscBool         rollback; /* keep Q0 so that rejected steps can be retried and TSRollBack() works */
+  Vec               C;        /* compensation of the solution update, only with -ts_lsrk_compensated */
+  PetscBool         compensated;
   Vec               Y[LSRK_MAX_STAGES];
   PetscReal         stage_time;
   TSStepStatus      status;
@@ -72,11 +77,27 @@ typedef struct {
 
 /* Only Vec operations, so device vectors are updated where they live. VecAXPBY() with a = 0
    (first stage) overwrites K instead of scaling it, so a stale K (from a failed step) cannot leak in. */
-static PetscErrorCode LSRKStageUpdate_Vec(Vec Q, Vec K, Vec F, PetscReal a, PetscReal dt, PetscReal b)
+static PetscErrorCode LSRKStageUpdate_Vec(Vec Q, Vec K, Vec F, Vec C, PetscReal a, PetscReal dt, PetscReal b)
 {
   PetscFunctionBegin;
   PetscCall(VecAXPBY(K, dt, a, F));
-  PetscCall(VecAXPY(Q, b, K));
+  if (!C) {
+    PetscCall(VecAXPY(Q, b, K));
+  } else {
+    PetscScalar       *q, *c;
+    const PetscScalar *k;
+    PetscInt           n;
+
+    PetscCall(VecGetLocalSize(Q, &n));
+    PetscCall(VecGetArray(Q, &q));
+    PetscCall(VecGetArray(C, &c));
+    PetscCall(VecGetArrayRead(K, &k));
+    for (PetscInt i = 0; i < n; i++) SquallKahanAdd(&q[i], &c[i], b * k[i]);
+    PetscCall(VecRestoreArrayRead(K, &k));
+    PetscCall(VecRestoreArray(C, &c));
+    PetscCall(VecRestoreArray(Q, &q));
+    PetscCall(PetscLogFlops(4.0 * n));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -105,6 +126,7 @@ static PetscErrorCode LSRKRestoreOrFail(TS ts, PetscBool touched, PetscInt stage
   if (!touched) PetscFunctionReturn(PETSC_SUCCESS);
   if (lsrk->Q0) {
     PetscCall(VecCopy(lsrk->Q0, ts->vec_sol));
+    if (lsrk->C) PetscCall(VecZeroEntries(lsrk->C)); /* it belonged to the discarded updates */
   } else {
     /* a reason the RHS set is more informative than ours; either way the solution holds a partial step */
     if (!ts->reason) ts->reason = TS_DIVERGED_STEP_REJECTED;
@@ -149,7 +171,7 @@ static PetscErrorCode TSStep_LSRK(TS ts)
         PetscFunctionReturn(PETSC_SUCCESS);
       }
       PetscCall(PetscLogEventBegin(SQUALL_LSRKUpdate, ts, Q, K, F));
-      PetscCall((*lsrk->stageupdate)(Q, K, F, sch->A[i], h, sch->B[i]));
+      PetscCall((*lsrk->stageupdate)(Q, K, F, lsrk->C, sch->A[i], h, sch->B[i]));
       PetscCall(PetscLogEventEnd(SQUALL_LSRKUpdate, ts, Q, K, F));
     }
     if (stageok) {
@@ -184,6 +206,7 @@ static PetscErrorCode TSRollBack_LSRK(TS ts)
   PetscFunctionBegin;
   PetscCheck(lsrk->Q0, PetscObjectComm((PetscObject)ts), PETSC_ERR_SUP, "TS lsrk updates the solution in place and can roll a step back only with -ts_lsrk_rollback (one more register)");
   PetscCall(VecCopy(lsrk->Q0, ts->vec_sol));
+  if (lsrk->C) PetscCall(VecZeroEntries(lsrk->C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -201,6 +224,7 @@ static PetscErrorCode TSReset_LSRK(TS ts)
   PetscCall(VecDestroy(&lsrk->K));
   PetscCall(VecDestroy(&lsrk->F));
   PetscCall(VecDestroy(&lsrk->Q0));
+  PetscCall(VecDestroy(&lsrk->C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -241,6 +265,9 @@ static PetscErrorCode TSSetUp_LSRK(TS ts)
   if (!lsrk->F) PetscCall(VecDuplicate(ts->vec_sol, &lsrk->F));
   if (lsrk->rollback && !lsrk->Q0) PetscCall(VecDuplicate(ts->vec_sol, &lsrk->Q0));
   if (!lsrk->rollback) PetscCall(VecDestroy(&lsrk->Q0));
+  if (lsrk->compensated && !lsrk->C) PetscCall(VecDuplicate(ts->vec_sol, &lsrk->C));
+  if (!lsrk->compensated) PetscCall(VecDestroy(&lsrk->C));
+  if (lsrk->C) PetscCall(VecZeroEntries(lsrk->C));
   PetscCall(VecZeroEntries(lsrk->K));
   /* device vectors get the fused kernel (one pass over Q, K, F instead of two vector operations) */
   {
@@ -263,6 +290,8 @@ static PetscErrorCode TSSetFromOptions_LSRK(TS ts, PetscOptionItems *PetscOption
   PetscCall(PetscOptionsString("-ts_lsrk_type", "Scheme: 14s4 (Niegemann-Diehl-Busch) or 5s4 (Carpenter-Kennedy)", "SquallTSLSRKSetType", name, name, sizeof(name), &flg));
   if (flg) PetscCall(SquallTSLSRKSetType(ts, name));
   PetscCall(PetscOptionsBool("-ts_lsrk_rollback", "Keep a copy of the solution at the start of each step so that rejected steps can be retried (one more register)", "TSRollBack", lsrk->rollback, &lsrk->rollback, NULL));
+  PetscCall(PetscOptionsBool("-ts_lsrk_compensated", "Update the solution with compensated (Kahan) summation, so that increments below its round-off are not lost (one more register; for conservation in single precision)", "TSStep", lsrk->compensated,
+                             &lsrk->compensated, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -276,7 +305,7 @@ static PetscErrorCode TSView_LSRK(TS ts, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (isascii) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  LSRK scheme %s: %" PetscInt_FMT " stages, order %" PetscInt_FMT " (%s)\n", lsrk->scheme->name, lsrk->scheme->stages, lsrk->scheme->order, lsrk->scheme->reference));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  work vectors: 2N register K and the RHS output%s\n", lsrk->rollback ? ", plus a rollback copy of the solution" : ""));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  work vectors: 2N register K and the RHS output%s%s\n", lsrk->rollback ? ", plus a rollback copy of the solution" : "", lsrk->compensated ? ", plus the compensation of the solution update" : ""));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -368,8 +397,11 @@ PetscErrorCode SquallTSLSRKGetTableau(TS ts, PetscInt *stages, PetscInt *order, 
 
   Options Database Keys:
 + -ts_lsrk_type <14s4,5s4> - scheme (default 14s4)
-- -ts_lsrk_rollback        - keep a copy of the solution so that rejected steps are retried (default off:
+. -ts_lsrk_rollback        - keep a copy of the solution so that rejected steps are retried (default off:
                              a step rejected after its first stage then stops the solve with TS_DIVERGED_STEP_REJECTED)
+- -ts_lsrk_compensated     - update the solution with compensated summation (one more register): in single precision
+                             the increments of a slowly evolving state are otherwise partly rounded away, which
+                             shows as a drift of the conserved integrals
 
   Notes:
   The schemes have no embedded error estimate; the default adaptor is "none", "cfl" is supported
