@@ -75,6 +75,7 @@ PETSC_EXTERN PetscErrorCode SquallESDGGetGas(SquallESDG, PetscReal *gamma, Petsc
 PETSC_EXTERN PetscErrorCode SquallESDGSetSurfaceFlux(SquallESDG, const char *);
 PETSC_EXTERN PetscErrorCode SquallESDGProject(SquallESDG, SquallESDGInitialFn, void *, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeRHS(SquallESDG, PetscReal, Vec, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGSetReferenceState(SquallESDG, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGRHSFunction(TS, PetscReal, Vec, Vec, void *);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeStats(SquallESDG, Vec, SquallESDGStats *);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeEntropyRate(SquallESDG, Vec Q, Vec F, PetscReal *);
@@ -88,6 +89,7 @@ PETSC_EXTERN PetscErrorCode SquallESDGWriteSlice(SquallESDG, Vec, PetscInt axis,
 
 /* test cases: "bubble", "baroclinic", "isothermal", "densitywave", "random" (read their options, e.g. -bubble_profile) */
 PETSC_EXTERN PetscErrorCode SquallESDGSetInitialCondition(SquallESDG, const char *name, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGSetCaseReference(SquallESDG, const char *name, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeExactError(SquallESDG, const char *name, PetscReal t, Vec, PetscReal *l2);
 
 /* ---- hipBone-style matrix-free CG: screened Poisson A = Z^T (S_L + lambda W) Z on a brick of hex

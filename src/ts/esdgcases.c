@@ -207,6 +207,38 @@ PetscErrorCode SquallESDGSetInitialCondition(SquallESDG s, const char *name, Vec
   PetscCall(SquallESDGSetUp(s));
   PetscCall(CaseSetUp(s, name, &c, &fn));
   PetscCall(SquallESDGProject(s, fn, &c, Q));
+  if (s->useRef) PetscCall(SquallESDGSetCaseReference(s, name, Q));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGSetCaseReference - SquallESDGSetReferenceState() with the unperturbed background of a test
+  case: the bubble without its bubble, the baroclinic channel without its wind perturbation, the
+  isothermal atmosphere at rest. (-esdg_reference_residual makes SquallESDGSetInitialCondition() call it.)
+
+  Input: name, the case; Q, any vector of the DM (used as a template).
+@*/
+PetscErrorCode SquallESDGSetCaseReference(SquallESDG s, const char *name, Vec Q)
+{
+  CaseCtx             c;
+  SquallESDGInitialFn fn = NULL;
+  PetscBool           bubble, baro, iso;
+  Vec                 R;
+
+  PetscFunctionBegin;
+  PetscCall(SquallESDGSetUp(s));
+  PetscCall(PetscStrcmp(name, "bubble", &bubble));
+  PetscCall(PetscStrcmp(name, "baroclinic", &baro));
+  PetscCall(PetscStrcmp(name, "isothermal", &iso));
+  PetscCheck(bubble || baro || iso, s->comm, PETSC_ERR_SUP, "-esdg_reference_residual: case %s has no steady background (valid: bubble, baroclinic, isothermal)", name);
+  PetscCall(CaseSetUp(s, name, &c, &fn));
+  c.dtheta = 0;
+  c.up     = 0;
+  c.u[0] = c.u[1] = c.u[2] = 0;
+  PetscCall(VecDuplicate(Q, &R));
+  PetscCall(SquallESDGProject(s, fn, &c, R));
+  PetscCall(SquallESDGSetReferenceState(s, R));
+  PetscCall(VecDestroy(&R));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

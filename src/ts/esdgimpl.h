@@ -28,6 +28,8 @@ struct _n_SquallESDG {
   PetscBool             diag0set;
   PetscBool             gpuHalf;    /* GPU volume kernel: each node pair once (half sweep) or twice */
   PetscInt              gpuSurface; /* GPU face fluxes: 0 once per face (face kernel), 1 per element side */
+  PetscBool             useRef;     /* -esdg_reference_residual: the test cases set their background as reference */
+  Vec                   Fref;       /* the discrete residual of the reference state, subtracted from every RHS */
   void                 *cuda;       /* device data, owned by src/cuda */
 };
 
