@@ -579,7 +579,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_gather_max_mtets", "Largest mesh (million tets) for the gather mode", NULL, L.gather, &L.gather, NULL));
   PetscCall(PetscOptionsReal("-bench_reduce_max_mtets", "Largest mesh (million tets) for the reduce mode", NULL, L.reduce, &L.reduce, NULL));
   for (PetscInt k = 0; k < SQUALL_P1_REDUCE_NUM_VARIANTS; k++) L.rv[k] = (SquallP1ReduceVariant)k;
-  PetscCall(PetscOptionsEnumArray("-bench_reduce_variants", "Reduce-mode GPU kernels to time, the first for the summary", NULL, SquallP1ReduceVariants, (PetscEnum *)L.rv, &L.nrv, NULL));
+  {
+    PetscBool set;
+    /* an absent option sets the count to 0: then time them all */
+    PetscCall(PetscOptionsEnumArray("-bench_reduce_variants", "Reduce-mode GPU kernels to time, the first for the summary", NULL, SquallP1ReduceVariants, (PetscEnum *)L.rv, &L.nrv, &set));
+    if (!set) L.nrv = SQUALL_P1_REDUCE_NUM_VARIANTS;
+  }
   PetscCall(PetscOptionsReal("-bench_order_max_mtets", "Largest mesh (million tets) for the coloured and sorted element orders", NULL, L.order, &L.order, NULL));
   PetscCall(PetscOptionsString("-bench_json", "File for the JSON lines (default: stdout)", NULL, json, json, sizeof(json), &hasjson));
   PetscOptionsEnd();

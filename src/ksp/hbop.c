@@ -479,7 +479,7 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_dirichlet                     - homogeneous Dirichlet conditions on the boundary (lambda may then be 0)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks for N < K, layer-by-layer 2D blocks for N >= K (default 9)
-. -hb_kernel_variant <v1,v2,v3>     - CUDA: generation of the element kernels (default v2; v1 for comparison; v3: 2D two layers per step)
+. -hb_kernel_variant <v1,v2,v3>     - CUDA: generation of the element kernels (default v3: 2D two layers per step, v2's 3D kernel below the switch; v1, v2 for comparison)
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
@@ -507,7 +507,7 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
   }
   hb->lambda   = 1;
   hb->kswitch  = 9;
-  hb->kvariant = SQUALL_HB_KERNEL_V2;
+  hb->kvariant = SQUALL_HB_KERNEL_V3; /* measured fastest from N = 9 on (runH: 73-74% of the roofline at N = 9, 11 against 57-58% for v2); below the switch it runs v2's 3D kernel */
   hb->overlap  = PETSC_TRUE;
   PetscCall(PetscStrncpy(hb->vectype, "standard", sizeof(hb->vectype)));
   PetscCall(HBSetFromOptions(hb));
