@@ -134,7 +134,7 @@ def main():
         keep = [r for r in recs if r.get("method") in ("speedup", "speedup_reduce_variant", "reduce_map") or (r.get("op") == "matrix" and r.get("method", "").startswith("gpu_"))]
         return [{k: v for k, v in r.items() if k not in ("bench",)} for r in keep]
 
-    p1rec = {"gather_runF": p1(R("runF", "p1.jsonl")), "reduce_runG": p1(R("runG", "p1.jsonl")), "reduce_variants_runH": p1(R("runH", "p1-reduce-variants.jsonl"))}
+    p1rec = {"gather_runF": p1(R("runF", "p1.jsonl")), "reduce_runG": p1(R("runG", "p1.jsonl")), "reduce_variants_runI": p1(R("runI", "p1-reduce-variants.jsonl"))}
 
     advdiff = {
         "note": "mountain_advdiff, options/mountain_advdiff.opts (558,624 tets, 20 Crank-Nicolson steps, GMRES + GAMG), runF; -log_view times in s",
@@ -147,8 +147,9 @@ def main():
         advdiff["speedup_KSPSolve"] = c["KSPSolve_s"] / g["KSPSolve_s"]
 
     commits = {"runF": "df91c3f", "runG": "696169d"}
-    if os.path.exists(R("runH", "commit.txt")):
-        commits["runH"] = open(R("runH", "commit.txt")).read().strip()
+    for run in ("runH", "runI"):
+        if os.path.exists(R(run, "commit.txt")):
+            commits[run] = open(R(run, "commit.txt")).read().strip()
     record = {
         "benchmark": "squall GPU session 3 of 2026-11-30: ESDG 2-GPU scaling, kernels in both precisions, FP32 accuracy options, hipBone v2/v3 kernels, P1 gather/reduce modes, mountain_advdiff",
         "date": "2026-11-30",
@@ -158,7 +159,7 @@ def main():
         "raw": raw,
         "commits": commits,
         "peaks_measured": {"fp64_tflops": PEAK64, "fp32_tflops": PEAK32, "stream_tbs": BW},
-        "tests": {"runF_double": tests(R("runF", "ctest.log")), "runG_double": tests(R("runG", "ctest-double.log")), "runG_single": tests(R("runG", "ctest-single.log")), "runH_double": tests(R("runH", "ctest-double.log")), "runH_single": tests(R("runH", "ctest-single.log"))},
+        "tests": {"runF_double": tests(R("runF", "ctest.log")), "runG_double": tests(R("runG", "ctest-double.log")), "runG_single": tests(R("runG", "ctest-single.log")), "runH_double": tests(R("runH", "ctest-double.log")), "runH_single": tests(R("runH", "ctest-single.log")), "runI_hb": tests(R("runI", "ctest-hb.log"))},
         "esdg_kernels_runG": {"double": kd, "single": ks},
         "esdg_kernels_runH_double": kh,
         "esdg_tuning_N4_runG": tune,
