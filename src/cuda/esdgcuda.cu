@@ -24,35 +24,37 @@
 #define SQ_BOUNDARY INT_MIN
 
 typedef struct {
-  PetscInt   nOwned, Np, Nq;
-  PetscInt   nInterior, nHalo;
-  PetscInt  *gslot; /* [nOwned] */
-  PetscInt  *vmapP; /* [nOwned*6*Nfp]: >= 0 index gslot*Np+n into Q, < 0 -(slot*Np+n)-1 into Qloc, SQ_BOUNDARY */
-  PetscReal *PhiP;  /* [nOwned*6*Nfp] partner's Phi */
-  PetscReal *Phi;   /* [nOwned*Np] */
-  PetscReal *J;     /* [nOwned*Np] */
-  PetscReal *Ja;    /* [nOwned*9*Np] */
-  PetscReal *fcor;  /* [nOwned*Np] Coriolis parameter, or NULL */
-  PetscReal *D;     /* [Nq*Nq] */
-  PetscInt  *elist; /* interior elements, then halo elements */
-  int       *bad;   /* set when a kernel meets density or pressure <= 0 */
-  PetscReal *red;   /* small reduction buffer */
-  PetscInt  *faces; /* [nFacesEarly + nFacesGhost] e*6+f of the faces computed here, ghost-free ones first */
-  PetscInt  *plus;  /* [nOwned*6*Nfp] for a computed face node with an owned partner: the partner's slot, else -1 */
-  PetscReal *FB;    /* [5][nOwned*6*Nfp] -(s_f/w_b) F* at every element face node */
-  PetscReal *FG;    /* [4][nOwned*6*Nfp] the element's outward unit normal and s_f at every face node */
-  PetscInt   nFacesEarly, nFacesGhost;
-  PetscBool  half, faceMode;
+  PetscInt           nOwned, Np, Nq;
+  PetscInt           nInterior, nHalo;
+  PetscInt          *gslot; /* [nOwned] */
+  PetscInt          *vmapP; /* [nOwned*6*Nfp]: >= 0 index gslot*Np+n into Q, < 0 -(slot*Np+n)-1 into Qloc, SQ_BOUNDARY */
+  PetscReal         *PhiP;  /* [nOwned*6*Nfp] partner's Phi */
+  PetscReal         *Phi;   /* [nOwned*Np] */
+  PetscReal         *J;     /* [nOwned*Np] */
+  PetscReal         *Ja;    /* [nOwned*9*Np] */
+  PetscReal         *fcor;  /* [nOwned*Np] Coriolis parameter, or NULL */
+  PetscReal         *D;     /* [Nq*Nq] */
+  PetscInt          *elist; /* interior elements, then halo elements */
+  int               *bad;   /* set when a kernel meets density or pressure <= 0 */
+  PetscReal         *red;   /* small reduction buffer */
+  PetscInt          *faces; /* [nFacesEarly + nFacesGhost] e*6+f of the faces computed here, ghost-free ones first */
+  PetscInt          *plus;  /* [nOwned*6*Nfp] for a computed face node with an owned partner: the partner's slot, else -1 */
+  PetscReal         *FB;    /* [5][nOwned*6*Nfp] -(s_f/w_b) F* at every element face node */
+  PetscReal         *FG;    /* [4][nOwned*6*Nfp] the element's outward unit normal and s_f at every face node */
+  PetscInt           nFacesEarly, nFacesGhost;
+  PetscBool          half, faceMode;
+  const PetscScalar *Fref; /* during an RHS in face mode: the reference residual (device), or NULL */
 } ESDGCuda;
 
 typedef struct {
-  const PetscInt  *gslot, *vmapP, *elist, *faces, *plus;
-  const PetscReal *PhiP, *Phi, *J, *Ja, *fcor, *D, *FG;
-  PetscReal       *FB;
-  int             *bad;
-  PetscInt         nOwned, nList;
-  size_t           nSlots;
-  PetscReal        wb;
+  const PetscInt    *gslot, *vmapP, *elist, *faces, *plus;
+  const PetscReal   *PhiP, *Phi, *J, *Ja, *fcor, *D, *FG;
+  PetscReal         *FB;
+  const PetscScalar *Fref; /* subtracted by the finishing (LIFT) volume kernels, or NULL */
+  int               *bad;
+  PetscInt           nOwned, nList;
+  size_t             nSlots;
+  PetscReal          wb;
 } ESDGArgs;
 
 static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
@@ -65,6 +67,7 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.plus   = c->plus;
   a.FB     = c->FB;
   a.FG     = c->FG;
+  a.Fref   = c->Fref;
   a.nSlots = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
   a.PhiP   = c->PhiP;
   a.Phi    = c->Phi;
@@ -167,6 +170,17 @@ __device__ static inline void FinishApply(const ESDGArgs &a, const PetscReal fin
   }
 }
 
+/* -esdg_reference_residual: F - Fref as the host's VecAXPY(F, -1, Fref) would form it, without the extra
+   pass over three vectors (13% of a single-precision bubble step) */
+template <int NQ> __device__ static inline void SubtractReference(const ESDGArgs &a, PetscInt e, int n, PetscReal acc[5])
+{
+  constexpr int NP = NQ * NQ * NQ;
+  if (!a.Fref) return;
+  const PetscScalar *fr = a.Fref + (size_t)a.gslot[e] * 5 * NP;
+#pragma unroll
+  for (int f = 0; f < 5; f++) acc[f] -= fr[f * NP + n];
+}
+
 /* both states of face node k (element e, node n, unit normal nhat out of e) and their per-node values:
    the partner from Q (owned), Qloc (ghost) or the mirror state (wall) */
 template <int NQ>
@@ -239,6 +253,7 @@ template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__
     PetscReal fin[ESDG_NFIN];
     FinishValues<NQ>(a, e, n, Q, fin);
     FinishApply(a, fin, acc);
+    SubtractReference<NQ>(a, e, n, acc);
   }
 #pragma unroll
   for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
@@ -414,6 +429,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
       fin[2 * k + 1]    = v.y;
     }
     FinishApply(a, fin, acc);
+    SubtractReference<NQ>(a, e, n, acc);
   }
   if (ABL > ESDG_ABL_DIR0) {
 #pragma unroll
@@ -1043,12 +1059,16 @@ PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F
   PetscCall(SquallESDGGhostBegin(s, PETSC_MEMTYPE_CUDA, qd, qld));
   if (c->faceMode) {
     /* what needs no ghost value hides the exchange: the ghost-free faces, then the elements whose
-       faces are all among them, finished; then the faces with a ghost side and their elements */
+       faces are all among them, finished; then the faces with a ghost side and their elements. The
+       finishing volume kernels also subtract the reference residual. */
+    if (s->Fref) PetscCall(VecCUDAGetArrayRead(s->Fref, &c->Fref));
     PetscCall(ESDGFaces(s, c, 0, c->nFacesEarly, qd, NULL, stream));
     PetscCall(ESDGVolume(s, c, 0, c->nInterior, PETSC_TRUE, qd, fd, stream));
     PetscCall(SquallESDGGhostEnd(s, qd, qld));
     PetscCall(ESDGFaces(s, c, c->nFacesEarly, c->nFacesGhost, qd, qld, stream));
     PetscCall(ESDGVolume(s, c, c->nInterior, c->nHalo, PETSC_TRUE, qd, fd, stream));
+    if (s->Fref) PetscCall(VecCUDARestoreArrayRead(s->Fref, &c->Fref));
+    c->Fref = NULL;
   } else {
     PetscCall(ESDGVolume(s, c, 0, c->nOwned, PETSC_FALSE, qd, fd, stream));
     PetscCall(ESDGSurfaceElements(s, c, 0, c->nInterior, qd, NULL, fd, stream));
@@ -1058,6 +1078,7 @@ PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F
   PetscCall(VecCUDARestoreArray(s->Qloc, &qld));
   PetscCall(VecCUDARestoreArrayWrite(F, &fd));
   PetscCall(VecCUDARestoreArrayRead(Q, &qd));
+  if (s->Fref && !c->faceMode) PetscCall(VecAXPY(F, -1, s->Fref));
   {
     /* the kernels flag density or pressure <= 0; four bytes back per RHS so that an unphysical state
        is an error naming where (found on the host), never silent NaNs */

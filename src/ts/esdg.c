@@ -208,7 +208,7 @@ PetscErrorCode SquallESDGComputeRHS(SquallESDG s, PetscReal t, Vec Q, Vec F)
     PetscCall(SquallESDGComputeRHS_CUDA(s, t, Q, F));
   else
     PetscCall(SquallESDGComputeRHS_CPU(s, t, Q, F));
-  if (s->Fref) PetscCall(VecAXPY(F, -1, s->Fref));
+  if (s->Fref && !s->useGPU) PetscCall(VecAXPY(F, -1, s->Fref)); /* the GPU RHS subtracts it itself */
   PetscCall(PetscLogEventEnd(SQUALL_ESDGRHS, Q, F, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
