@@ -324,7 +324,7 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "%-36s bs %" PetscInt_FMT ": reference (%s) vs setvalues %.1e, vs coo %.1e, setvalues vs coo %.1e, atomic into the COO pattern %.1e, vs %s %.1e; gather vs slots %.1e, gather twice %.1e; reduce vs slots %.1e, reduce twice "
-                                                  "%.1e; rhs vs setvalues %.1e, vs coo %.1e; rhs vs A f %.1e\n",
+                        "%.1e; rhs vs setvalues %.1e, vs coo %.1e; rhs vs A f %.1e\n",
                         what, bs, SquallP1AtomicModes[mode], (double)d[0], (double)d[1], (double)d[2], (double)d[3], SquallP1AtomicModes[other], (double)ds, (double)dg, (double)dgg, (double)dr, (double)drr, (double)dv[0], (double)dv[1],
                         (double)dmv));
   /* in gather and reduce mode A[0] sums in another order than the slots mode */
