@@ -102,15 +102,18 @@ def main():
         r["efficiency"] = (base["s_per_step"] / r["s_per_step"] / r["gpus"]) if r["kind"] == "strong" else base["s_per_step"] / r["s_per_step"]
 
     # FP32
-    fp32 = {"runG": {}, "runH": {}}
+    fp32 = {"runG": {}, "runH": {}, "runJ": {}}
     for f in ("bubble-double", "bubble-single", "baro-L3-double", "baro-L3-single", "baro-L4-double", "baro-L4-single"):
         if os.path.exists(R("runG", f + ".txt")):
             fp32["runG"][f] = tutorial(R("runG", f + ".txt"))
     for f in ("bubble-double", "bubble-single-plain", "bubble-single-ref", "bubble-single-refcomp", "baro-L3-single-plain", "baro-L3-single-ref", "baro-L3-double-ref"):
         if os.path.exists(R("runH", f + ".txt")):
             fp32["runH"][f] = tutorial(R("runH", f + ".txt"))
+    for f in ("bubble-double-ref", "bubble-single-ref"):
+        if os.path.exists(R("runJ", f + ".txt")):
+            fp32["runJ"][f] = tutorial(R("runJ", f + ".txt"))
     for run, d in fp32.items():
-        dbl = d.get("bubble-double")
+        dbl = d.get("bubble-double") or d.get("bubble-double-ref")
         for k, v in d.items():
             if k.startswith("bubble-single") and dbl and dbl["s_per_step"] and v["s_per_step"]:
                 v["speedup_over_double"] = dbl["s_per_step"] / v["s_per_step"]
@@ -122,7 +125,7 @@ def main():
                 b["max_w_ratio_single_over_double"] = b["max_w"] / a["max_w"]
     fp32["note"] = (
         "runG: commit 696169d, double bubble 200 steps vs single 1000 steps (time per step compared); runH: both 1000 steps. "
-        "plain: as before; ref: -esdg_reference_residual; refcomp: + -ts_lsrk_compensated. Diagnostics summed in double with compensation."
+        "plain: as before; ref: -esdg_reference_residual (runH: a VecAXPY per RHS; runJ: fused into the volume kernel, against double with the same option); refcomp: + -ts_lsrk_compensated. Diagnostics summed in double with compensation."
     )
 
     # hipBone
@@ -147,7 +150,7 @@ def main():
         advdiff["speedup_KSPSolve"] = c["KSPSolve_s"] / g["KSPSolve_s"]
 
     commits = {"runF": "df91c3f", "runG": "696169d"}
-    for run in ("runH", "runI"):
+    for run in ("runH", "runI", "runJ"):
         if os.path.exists(R(run, "commit.txt")):
             commits[run] = open(R(run, "commit.txt")).read().strip()
     record = {
@@ -159,7 +162,7 @@ def main():
         "raw": raw,
         "commits": commits,
         "peaks_measured": {"fp64_tflops": PEAK64, "fp32_tflops": PEAK32, "stream_tbs": BW},
-        "tests": {"runF_double": tests(R("runF", "ctest.log")), "runG_double": tests(R("runG", "ctest-double.log")), "runG_single": tests(R("runG", "ctest-single.log")), "runH_double": tests(R("runH", "ctest-double.log")), "runH_single": tests(R("runH", "ctest-single.log")), "runI_hb": tests(R("runI", "ctest-hb.log"))},
+        "tests": {"runF_double": tests(R("runF", "ctest.log")), "runG_double": tests(R("runG", "ctest-double.log")), "runG_single": tests(R("runG", "ctest-single.log")), "runH_double": tests(R("runH", "ctest-double.log")), "runH_single": tests(R("runH", "ctest-single.log")), "runI_hb": tests(R("runI", "ctest-hb.log")), "runJ_double_esdg": tests(R("runJ", "ctest-double.log")), "runJ_single_esdg": tests(R("runJ", "ctest-single.log"))},
         "esdg_kernels_runG": {"double": kd, "single": ks},
         "esdg_kernels_runH_double": kh,
         "esdg_tuning_N4_runG": tune,
