@@ -12,31 +12,10 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rawio import jsonl, tests  # noqa: E402
 from tutorial_log import parse as tutorial  # noqa: E402
 
 PEAK64, PEAK32, BW = 33.4, 65.3, 4.35  # TFLOP/s, TFLOP/s, TB/s: ../shared/spec/h200-anchors.md
-
-
-def jsonl(path):
-    out = []
-    if os.path.exists(path):
-        for line in open(path):
-            line = line.strip()
-            if line.startswith("{"):
-                out.append(json.loads(line))
-    return out
-
-
-def tests(path):
-    if not os.path.exists(path):
-        return None
-    t = open(path).read()
-    failed = re.findall(r"\d+ - (\S+) \(Failed\)", t)
-    m = re.search(r"(\d+)% tests passed, (\d+) tests failed out of (\d+)", t)
-    if m:
-        return {"total": int(m.group(3)), "failed": int(m.group(2)), "failed_tests": failed}
-    m = re.search(r"100% tests passed out of (\d+)", t)
-    return {"total": int(m.group(1)) if m else None, "failed": 0, "failed_tests": []}
 
 
 def kernels(path, peak):

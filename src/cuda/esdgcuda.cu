@@ -100,7 +100,8 @@ template <int NQ> static constexpr int ESDGSurfaceElementsPerBlock()
   return ESDGSurfaceThreads<NQ>() >= 96 ? 1 : (96 + ESDGSurfaceThreads<NQ>() - 1) / ESDGSurfaceThreads<NQ>();
 }
 
-template <int NQ> __device__ static inline void LoadAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal *own, PetscReal *saux)
+/* the per-node values of node n of element e (the state's flagged if unphysical) */
+template <int NQ> __device__ static inline void NodeAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal own[])
 {
   constexpr int      NP = NQ * NQ * NQ;
   PetscReal          q[5];
@@ -108,6 +109,12 @@ template <int NQ> __device__ static inline void LoadAux(const SquallGas &gas, co
 #pragma unroll
   for (int f = 0; f < 5; f++) q[f] = qe[f * NP + n];
   if (SquallEulerAux(&gas, q, a.Phi[(size_t)e * NP + n], own)) atomicOr(a.bad, 1);
+}
+
+template <int NQ> __device__ static inline void LoadAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal *own, PetscReal *saux)
+{
+  constexpr int NP = NQ * NQ * NQ;
+  NodeAux<NQ>(gas, a, e, n, Q, own);
 #pragma unroll
   for (int k = 0; k < SQUALL_NAUX; k++) saux[k * NP + n] = own[k];
 }
@@ -348,15 +355,9 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
 #pragma unroll
       for (int k = 0; k < ESDG_NFIN2; k++) sfin[k * NP + n] = make_ESDGReal2(fin[2 * k], fin[2 * k + 1]);
     }
-    {
-      PetscReal          q[5];
-      const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
+    NodeAux<NQ>(gas, a, e, n, Q, own);
 #pragma unroll
-      for (int f = 0; f < 5; f++) q[f] = qe[f * NP + n];
-      if (SquallEulerAux(&gas, q, a.Phi[(size_t)e * NP + n], own)) atomicOr(a.bad, 1);
-#pragma unroll
-      for (int k = 0; k < ESDG_NAUX2; k++) saux[k * NP + n] = make_ESDGReal2(own[2 * k], own[2 * k + 1]);
-    }
+    for (int k = 0; k < ESDG_NAUX2; k++) saux[k * NP + n] = make_ESDGReal2(own[2 * k], own[2 * k + 1]);
   }
   __syncthreads();
   const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};

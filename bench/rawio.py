@@ -1,0 +1,29 @@
+"""Readers of the benchmark scripts' raw output, shared by the record scripts: JSON lines and ctest's
+summary."""
+import json
+import os
+import re
+
+
+def jsonl(path):
+    """the JSON objects of a file's lines that start with '{' (none if the file is missing)"""
+    out = []
+    if os.path.exists(path):
+        for line in open(path):
+            line = line.strip()
+            if line.startswith("{"):
+                out.append(json.loads(line))
+    return out
+
+
+def tests(path):
+    """ctest's count of tests and failures in a log, None if the log is missing"""
+    if not os.path.exists(path):
+        return None
+    t = open(path).read()
+    failed = re.findall(r"\d+ - (\S+) \(Failed\)", t)
+    m = re.search(r"(\d+)% tests passed, (\d+) tests failed out of (\d+)", t)
+    if m:
+        return {"total": int(m.group(3)), "failed": int(m.group(2)), "failed_tests": failed}
+    m = re.search(r"100% tests passed out of (\d+)", t)
+    return {"total": int(m.group(1)) if m else None, "failed": 0, "failed_tests": []}
