@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything a GPU session measures, in one command, within a time budget: the GPU tests, the ESDG kernel
-# benchmark (all orders, ablation at N=4), the time to solution, the scaling runs for every GPU of the
-# machine, the P1 and hipBone benchmarks. Each step has its own timeout and runs only while the budget
+# benchmark (all orders, ablation at N=4), the time to solution and the single-precision accuracy
+# options, the scaling runs for every GPU of the session, the hipBone kernel generations and the P1
+# benchmark (all assembly modes and reduce variants). Each step has its own timeout and runs only while the budget
 # lasts; results go to $OUT (one folder per step) and a tarball $OUT/gpu-session.tgz.
 #   PATH=$PETSC_DIR/bin:$PATH PETSC_DIR=... bench/run-gpu-session.sh BUILD_DIR [BUDGET_S=540]
 # Then bench/record_esdg.py (and the P1/hipBone records) turn the raw output into bench/results/.
@@ -9,7 +10,11 @@ set -uo pipefail
 b=${1:?build dir}; budget=${2:-540}; o=${OUT:-$PWD/gpu-session}; root=$(cd "$(dirname "$0")/.." && pwd)
 export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0" UCX_TLS=${UCX_TLS:-self,sm}
 mkdir -p "$o"; t0=$(date +%s); left() { echo $(( budget - ($(date +%s) - t0) )); }
-ngpu=$(nvidia-smi -L 2>/dev/null | wc -l); counts=$(seq -s ' ' 1 "${ngpu:-1}")
+ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+# a session given some of the GPUs (CUDA_VISIBLE_DEVICES, as scripts/device-run.sh gives each precision one) scales over those
+[ -n "${CUDA_VISIBLE_DEVICES:-}" ] && ngpu=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+counts=$(seq -s ' ' 1 "${ngpu:-1}")
+single=$(grep -q "define PETSC_USE_REAL_SINGLE 1" "${PETSC_DIR:-/nonexistent}/include/petscconf.h" 2>/dev/null && echo 1 || echo 0)
 nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader > "$o/smi.txt" 2>&1
 step() { # name timeout command...
   local name=$1 to=$2; shift 2
@@ -21,8 +26,18 @@ step() { # name timeout command...
 step tests 150 bash -c "cd '$b' && ctest -L gpu --timeout 90 -j6 --output-on-failure"
 grep -E "tests passed|\(Failed\)" "$o/tests/stdout.txt"
 step esdg 200 bash "$root/bench/run-esdg-gpu.sh" "$b"
-step tts 200 bash "$root/bench/run-esdg-tts.sh" "$b" 1000 3 "$(nproc)"
+# time to solution; in single precision without the CPU reference (measured in double), then the
+# accuracy options of the Precision section (-esdg_reference_residual, + -ts_lsrk_compensated)
+if [ "$single" = 0 ]; then
+  step tts 200 bash "$root/bench/run-esdg-tts.sh" "$b" 1000 3 "$(nproc)"
+else
+  step tts 120 bash "$root/bench/run-esdg-tts.sh" "$b" 1000 0
+fi
+bub="-options_file $root/options/rising_bubble.opts -dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_time 1e9 -esdg_wall_time -ts_max_steps 1000 -dm_vec_type cuda"
+step bubble-ref 150 bash -c "'$b/tutorials/rising_bubble' $bub -esdg_reference_residual"
+[ "$single" = 1 ] && step bubble-refcomp 150 bash -c "'$b/tutorials/rising_bubble' $bub -esdg_reference_residual -ts_lsrk_compensated"
 [ "${ngpu:-1}" -gt 1 ] && step esdg-scaling 200 bash "$root/bench/run-esdg-scaling.sh" "$b" "$counts" 30
 [ "${ngpu:-1}" -gt 1 ] && step hb-scaling 150 bash "$root/bench/run-hb-scaling.sh" "$b" "$counts" "7 15"
+step hb-kernels 150 "$b/bench/hb_bench" -hb_vec_type cuda -orders 3,5,7,9,11,13,15 -dofs 2e7 -reps 50 -cg_iterations 50 -solvers hbcg -kernel_variants v3,v2,v1
 step p1 170 "$b/bench/p1_assembly" -bench_json p1.jsonl
 tar -C "$o" -czf "$o/gpu-session.tgz" --exclude=gpu-session.tgz . && echo "results: $o/gpu-session.tgz"
