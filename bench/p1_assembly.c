@@ -253,6 +253,27 @@ static PetscErrorCode ReduceName(const Bench *B, SquallP1ReduceVariant v, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a fresh bs matrix assembled through the atomic mode (its one-time map built in the untimed warm-up
+   call) and timed, compared with Aref and reported under name; *t: the median time */
+static PetscErrorCode TimeAtomicMode(Bench *B, Call *c, SquallP1 p1, PetscInt bs, SquallP1AtomicMode mode, const char *name, PetscLogDouble bytes, Mat Aref, PetscLogDouble *t)
+{
+  Mat            A;
+  PetscLogDouble med, tmin;
+  PetscReal      diff;
+
+  PetscFunctionBegin;
+  PetscCall(SquallP1SetAtomicMode(p1, mode));
+  PetscCall(SquallP1CreateMatrix(p1, bs, &A));
+  c->A = A;
+  PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, c, &med, &tmin));
+  PetscCall(SquallP1MatCompare(Aref, A, &diff));
+  PetscCall(Report(B, name, "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, bytes, diff));
+  PetscCall(MatDestroy(&A));
+  c->A = NULL;
+  *t   = med;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L)
 {
   const PetscReal  c1[SQUALL_P1_NUM_TERMS] = {1, 60, 60, 0}, c3[SQUALL_P1_NUM_TERMS] = {1, 0, 600, 600}, cr[SQUALL_P1_NUM_TERMS] = {1, -30, -30, 0};
@@ -310,25 +331,11 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
     tsearch[bs == 3] = med;
     PetscCall(Report(B, B->gpu ? "gpu_atomic_search" : "cpu_reference_search", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrix(B, bs, bs == 1 ? 12 : 9), -1));
     /* the same through the slot map (its one-time build happens in the untimed warm-up call) */
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
-    PetscCall(SquallP1CreateMatrix(pg, bs, &As));
-    c.A = As;
-    PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
-    tslots[bs == 3] = med;
-    PetscCall(SquallP1MatCompare(Aa, As, &diff));
-    PetscCall(Report(B, B->gpu ? "gpu_atomic_slots" : "cpu_reference_slots", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixSlots(B, bs, bs == 1 ? 12 : 9), diff));
-    PetscCall(MatDestroy(&As));
+    PetscCall(TimeAtomicMode(B, &c, pg, bs, SQUALL_P1_ATOMIC_SLOTS, B->gpu ? "gpu_atomic_slots" : "cpu_reference_slots", BytesMatrixSlots(B, bs, bs == 1 ? 12 : 9), Aa, &tslots[bs == 3]));
     /* the atomic-free gather mode (its map and scratch are built in the untimed warm-up call) */
     tgather[bs == 3] = -1;
     if (B->tets <= L->gather * 1e6) {
-      PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_GATHER));
-      PetscCall(SquallP1CreateMatrix(pg, bs, &As));
-      c.A = As;
-      PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
-      tgather[bs == 3] = med;
-      PetscCall(SquallP1MatCompare(Aa, As, &diff));
-      PetscCall(Report(B, B->gpu ? "gpu_gather" : "cpu_reference_gather", "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixGather(B, bs, bs == 1 ? 12 : 9), diff));
-      PetscCall(MatDestroy(&As));
+      PetscCall(TimeAtomicMode(B, &c, pg, bs, SQUALL_P1_ATOMIC_GATHER, B->gpu ? "gpu_gather" : "cpu_reference_gather", BytesMatrixGather(B, bs, bs == 1 ? 12 : 9), Aa, &tgather[bs == 3]));
       PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
     } /* else the gather speed-ups below are reported as 0 */
     /* the in-block reduction (its map is built in the untimed warm-up call of the first kernel), each kernel
