@@ -76,6 +76,7 @@ PETSC_EXTERN PetscErrorCode SquallESDGSetSurfaceFlux(SquallESDG, const char *);
 PETSC_EXTERN PetscErrorCode SquallESDGProject(SquallESDG, SquallESDGInitialFn, void *, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeRHS(SquallESDG, PetscReal, Vec, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGSetReferenceState(SquallESDG, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGSetPerturbation(SquallESDG, PetscBool);
 PETSC_EXTERN PetscErrorCode SquallESDGRHSFunction(TS, PetscReal, Vec, Vec, void *);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeStats(SquallESDG, Vec, SquallESDGStats *);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeEntropyRate(SquallESDG, Vec Q, Vec F, PetscReal *);

@@ -43,14 +43,16 @@ typedef struct {
   PetscReal         *FG;    /* [4][nOwned*6*Nfp] the element's outward unit normal and s_f at every face node */
   PetscInt           nFacesEarly, nFacesGhost;
   PetscBool          half, faceMode;
-  const PetscScalar *Fref; /* during an RHS in face mode: the reference residual (device), or NULL */
+  const PetscScalar *Fref;           /* during an RHS in face mode: the reference residual (device), or NULL */
+  const PetscScalar *Qref, *QrefLoc; /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
 } ESDGCuda;
 
 typedef struct {
   const PetscInt    *gslot, *vmapP, *elist, *faces, *plus;
   const PetscReal   *PhiP, *Phi, *J, *Ja, *fcor, *D, *FG;
   PetscReal         *FB;
-  const PetscScalar *Fref; /* subtracted by the finishing (LIFT) volume kernels, or NULL */
+  const PetscScalar *Fref;           /* subtracted by the finishing (LIFT) volume kernels, or NULL */
+  const PetscScalar *Qref, *QrefLoc; /* perturbation form: added to the state as it is loaded, or NULL */
   int               *bad;
   PetscInt           nOwned, nList;
   size_t             nSlots;
@@ -60,25 +62,27 @@ typedef struct {
 static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
 {
   ESDGArgs a;
-  a.gslot  = c->gslot;
-  a.vmapP  = c->vmapP;
-  a.elist  = c->elist;
-  a.faces  = c->faces;
-  a.plus   = c->plus;
-  a.FB     = c->FB;
-  a.FG     = c->FG;
-  a.Fref   = c->Fref;
-  a.nSlots = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
-  a.PhiP   = c->PhiP;
-  a.Phi    = c->Phi;
-  a.J      = c->J;
-  a.Ja     = c->Ja;
-  a.fcor   = c->fcor;
-  a.D      = c->D;
-  a.bad    = c->bad;
-  a.nOwned = c->nOwned;
-  a.nList  = c->nOwned;
-  a.wb     = wb;
+  a.gslot   = c->gslot;
+  a.vmapP   = c->vmapP;
+  a.elist   = c->elist;
+  a.faces   = c->faces;
+  a.plus    = c->plus;
+  a.FB      = c->FB;
+  a.FG      = c->FG;
+  a.Fref    = c->Fref;
+  a.Qref    = c->Qref;
+  a.QrefLoc = c->QrefLoc;
+  a.nSlots  = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
+  a.PhiP    = c->PhiP;
+  a.Phi     = c->Phi;
+  a.J       = c->J;
+  a.Ja      = c->Ja;
+  a.fcor    = c->fcor;
+  a.D       = c->D;
+  a.bad     = c->bad;
+  a.nOwned  = c->nOwned;
+  a.nList   = c->nOwned;
+  a.wb      = wb;
   return a;
 }
 
@@ -100,14 +104,21 @@ template <int NQ> static constexpr int ESDGSurfaceElementsPerBlock()
   return ESDGSurfaceThreads<NQ>() >= 96 ? 1 : (96 + ESDGSurfaceThreads<NQ>() - 1) / ESDGSurfaceThreads<NQ>();
 }
 
+/* entry i of the state: of the TS vector Q itself, or in perturbation form R[i] + Q[i] (R the reference
+   or its ghost values), rounded once as the host's VecWAXPY(Qfull, 1, Qref, X) rounds it */
+__device__ static inline PetscReal StateValue(const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ R, size_t i)
+{
+  return R ? R[i] + Q[i] : Q[i];
+}
+
 /* the per-node values of node n of element e (the state's flagged if unphysical) */
 template <int NQ> __device__ static inline void NodeAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal own[])
 {
-  constexpr int      NP = NQ * NQ * NQ;
-  PetscReal          q[5];
-  const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
+  constexpr int NP = NQ * NQ * NQ;
+  PetscReal     q[5];
+  const size_t  qe = (size_t)a.gslot[e] * 5 * NP;
 #pragma unroll
-  for (int f = 0; f < 5; f++) q[f] = qe[f * NP + n];
+  for (int f = 0; f < 5; f++) q[f] = StateValue(Q, a.Qref, qe + f * NP + n);
   if (SquallEulerAux(&gas, q, a.Phi[(size_t)e * NP + n], own)) atomicOr(a.bad, 1);
 }
 
@@ -160,10 +171,10 @@ template <int NQ> __device__ static inline void FinishValues(const ESDGArgs &a, 
   fin[5] = a.J[(size_t)e * NP + n];
   fin[6] = fin[7] = 0;
   if (a.fcor) {
-    const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
-    const PetscReal    fc = a.fcor[(size_t)e * NP + n];
-    fin[6]                = fc * qe[2 * NP + n];
-    fin[7]                = -(fc * qe[NP + n]);
+    const size_t    qe = (size_t)a.gslot[e] * 5 * NP;
+    const PetscReal fc = a.fcor[(size_t)e * NP + n];
+    fin[6]             = fc * StateValue(Q, a.Qref, qe + 2 * NP + n);
+    fin[7]             = -(fc * StateValue(Q, a.Qref, qe + NP + n));
   }
 }
 
@@ -194,22 +205,23 @@ template <int NQ>
 __device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, size_t k, const PetscReal nhat[3], const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc, PetscReal qm[5], PetscReal am[],
                                          PetscReal qp[5], PetscReal ap[])
 {
-  constexpr int      NP   = NQ * NQ * NQ;
-  const PetscInt     code = a.vmapP[k];
-  const PetscScalar *qe   = Q + (size_t)a.gslot[e] * 5 * NP;
-  PetscReal          Phip;
+  constexpr int  NP   = NQ * NQ * NQ;
+  const PetscInt code = a.vmapP[k];
+  const size_t   qe   = (size_t)a.gslot[e] * 5 * NP;
+  PetscReal      Phip;
 
 #pragma unroll
-  for (int c = 0; c < 5; c++) qm[c] = qe[c * NP + n];
+  for (int c = 0; c < 5; c++) qm[c] = StateValue(Q, a.Qref, qe + c * NP + n);
   if (SquallEulerAux(&gas, qm, a.Phi[(size_t)e * NP + n], am)) atomicOr(a.bad, 1);
   if (code == SQ_BOUNDARY) {
     SquallEulerMirrorState(qm, nhat, qp);
     Phip = am[SQ_PHI];
   } else {
     const PetscInt     g   = code >= 0 ? code : -code - 1;
-    const PetscScalar *src = (code >= 0 ? Q : Qloc) + (size_t)(g / NP) * 5 * NP + g % NP;
+    const PetscScalar *src = code >= 0 ? Q : Qloc, *ref = code >= 0 ? a.Qref : a.QrefLoc;
+    const size_t       o = (size_t)(g / NP) * 5 * NP + g % NP;
 #pragma unroll
-    for (int c = 0; c < 5; c++) qp[c] = src[c * NP];
+    for (int c = 0; c < 5; c++) qp[c] = StateValue(src, ref, o + c * NP);
     Phip = a.PhiP[k];
   }
   if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
@@ -587,10 +599,10 @@ __global__ static void __launch_bounds__(ESDGSurfaceThreads<NQ>() * ESDGSurfaceE
   for (int c = 0; c < 5; c++) fe[c * NP + n] = (fe[c * NP + n] + s[c]) / J;
   if (a.fcor) {
     /* -f k x (rho u), as in the reference */
-    const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
-    const PetscReal    fc = a.fcor[(size_t)e * NP + n];
-    fe[NP + n] += fc * qe[2 * NP + n];
-    fe[2 * NP + n] -= fc * qe[NP + n];
+    const size_t    qe = (size_t)a.gslot[e] * 5 * NP;
+    const PetscReal fc = a.fcor[(size_t)e * NP + n];
+    fe[NP + n] += fc * StateValue(Q, a.Qref, qe + 2 * NP + n);
+    fe[2 * NP + n] -= fc * StateValue(Q, a.Qref, qe + NP + n);
   }
 }
 
@@ -602,10 +614,10 @@ template <int NQ> __global__ static void ESDGNodeReduce(const SquallGas gas, con
   PetscReal     lm  = 0;
   int           bad = 0;
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < a.nOwned * NP; i += (PetscInt)gridDim.x * blockDim.x) {
-    const PetscInt     e = i / NP, n = i % NP;
-    const PetscScalar *qe = Q + (size_t)a.gslot[e] * 5 * NP;
-    PetscReal          q[5], au[SQUALL_NAUX], lam = 0;
-    for (int c = 0; c < 5; c++) q[c] = qe[c * NP + n];
+    const PetscInt e = i / NP, n = i % NP;
+    const size_t   qe = (size_t)a.gslot[e] * 5 * NP;
+    PetscReal      q[5], au[SQUALL_NAUX], lam = 0;
+    for (int c = 0; c < 5; c++) q[c] = StateValue(Q, a.Qref, qe + c * NP + n);
     if (SquallEulerAux(&gas, q, a.Phi[i], au)) {
       bad++;
       continue;
@@ -1044,6 +1056,27 @@ static PetscErrorCode ESDGSurfaceElements(SquallESDG s, ESDGCuda *c, PetscInt fi
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* in perturbation form, the reference state's device arrays for the kernels (ESDGArgs.Qref, QrefLoc) */
+static PetscErrorCode ESDGGetReference(SquallESDG s, ESDGCuda *c)
+{
+  PetscFunctionBegin;
+  if (s->perturb) {
+    PetscCheck(s->Qref && s->QrefLoc, s->comm, PETSC_ERR_ARG_WRONGSTATE, "-esdg_perturbation needs a reference state: SquallESDGSetInitialCondition() with a case that has one, or SquallESDGSetReferenceState()");
+    PetscCall(VecCUDAGetArrayRead(s->Qref, &c->Qref));
+    PetscCall(VecCUDAGetArrayRead(s->QrefLoc, &c->QrefLoc));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ESDGRestoreReference(SquallESDG s, ESDGCuda *c)
+{
+  PetscFunctionBegin;
+  if (c->Qref) PetscCall(VecCUDARestoreArrayRead(s->Qref, &c->Qref));
+  if (c->QrefLoc) PetscCall(VecCUDARestoreArrayRead(s->QrefLoc, &c->QrefLoc));
+  c->Qref = c->QrefLoc = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F)
 {
   ESDGCuda          *c = (ESDGCuda *)s->cuda;
@@ -1056,6 +1089,7 @@ PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F
   PetscCall(VecCUDAGetArrayRead(Q, &qd));
   PetscCall(VecCUDAGetArrayWrite(F, &fd));
   PetscCall(VecCUDAGetArray(s->Qloc, &qld));
+  PetscCall(ESDGGetReference(s, c));
   /* the face nodes of ghost elements only (src/ts/esdgghost.c), device to device */
   PetscCall(SquallESDGGhostBegin(s, PETSC_MEMTYPE_CUDA, qd, qld));
   if (c->faceMode) {
@@ -1076,6 +1110,7 @@ PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F
     PetscCall(SquallESDGGhostEnd(s, qd, qld));
     PetscCall(ESDGSurfaceElements(s, c, c->nInterior, c->nHalo, qd, qld, fd, stream));
   }
+  PetscCall(ESDGRestoreReference(s, c));
   PetscCall(VecCUDARestoreArray(s->Qloc, &qld));
   PetscCall(VecCUDARestoreArrayWrite(F, &fd));
   PetscCall(VecCUDARestoreArrayRead(Q, &qd));
@@ -1113,9 +1148,11 @@ PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, Pe
   PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(VecCUDAGetArrayRead(Q, &qd));
   PetscCallCUDA(cudaMemsetAsync(c->red, 0, 2 * sizeof(PetscReal), stream));
+  PetscCall(ESDGGetReference(s, c));
   PetscCall(PetscLogGpuTimeBegin());
   ESDG_DISPATCH(s->mesh->N, ESDGLaunchReduce, (s, c, qd, stream));
   PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(ESDGRestoreReference(s, c));
   PetscCallCUDA(cudaMemcpyAsync(h, c->red, 2 * sizeof(PetscReal), cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscCall(VecCUDARestoreArrayRead(Q, &qd));

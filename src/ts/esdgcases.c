@@ -208,6 +208,7 @@ PetscErrorCode SquallESDGSetInitialCondition(SquallESDG s, const char *name, Vec
   PetscCall(CaseSetUp(s, name, &c, &fn));
   PetscCall(SquallESDGProject(s, fn, &c, Q));
   if (s->useRef) PetscCall(SquallESDGSetCaseReference(s, name, Q));
+  if (s->perturb) PetscCall(VecAXPY(Q, -1, s->Qref)); /* the TS state is the departure */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -246,11 +247,11 @@ PetscErrorCode SquallESDGSetCaseReference(SquallESDG s, const char *name, Vec Q)
   SquallESDGComputeExactError - relative L2 error (LGL quadrature) of all five fields against a case
   with an exact solution at time t (densitywave; isothermal at rest).
 @*/
-PetscErrorCode SquallESDGComputeExactError(SquallESDG s, const char *name, PetscReal t, Vec Q, PetscReal *l2)
+PetscErrorCode SquallESDGComputeExactError(SquallESDG s, const char *name, PetscReal t, Vec X, PetscReal *l2)
 {
   CaseCtx             c;
   SquallESDGInitialFn fn = NULL;
-  Vec                 E;
+  Vec                 E, Q;
   PetscReal           num, den;
   PetscBool           ok1, ok2;
 
@@ -260,6 +261,7 @@ PetscErrorCode SquallESDGComputeExactError(SquallESDG s, const char *name, Petsc
   PetscCheck(ok1 || ok2, s->comm, PETSC_ERR_SUP, "No exact solution for case %s", name);
   PetscCall(CaseSetUp(s, name, &c, &fn));
   c.t = t;
+  PetscCall(SquallESDGGetFullState(s, X, &Q));
   PetscCall(VecDuplicate(Q, &E));
   PetscCall(SquallESDGProject(s, fn, &c, E));
   {
@@ -288,5 +290,6 @@ PetscErrorCode SquallESDGComputeExactError(SquallESDG s, const char *name, Petsc
   }
   *l2 = PetscSqrtReal(num / den);
   PetscCall(VecDestroy(&E));
+  PetscCall(SquallESDGRestoreFullState(s, X, &Q));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -30,6 +30,10 @@ struct _n_SquallESDG {
   PetscInt              gpuSurface; /* GPU face fluxes: 0 once per face (face kernel), 1 per element side */
   PetscBool             useRef;     /* -esdg_reference_residual: the test cases set their background as reference */
   Vec                   Fref;       /* the discrete residual of the reference state, subtracted from every RHS */
+  Vec                   Qref;       /* the reference state itself */
+  Vec                   QrefLoc;    /* its ghost face-node values (GPU perturbation form) */
+  PetscBool             perturb;    /* -esdg_perturbation: the TS state is Q - Qref */
+  Vec                   Qfull;      /* work: Qref + the TS state (SquallESDGGetFullState) */
   void                 *cuda;       /* device data, owned by src/cuda */
 };
 
@@ -38,6 +42,8 @@ typedef struct {
 } SquallESDGDiagnostics;
 
 PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG, PetscReal, Vec, Vec);
+PETSC_INTERN PetscErrorCode SquallESDGGetFullState(SquallESDG, Vec, Vec *);
+PETSC_INTERN PetscErrorCode SquallESDGRestoreFullState(SquallESDG, Vec, Vec *);
 PETSC_INTERN PetscErrorCode SquallESDGCreateGhostSF(SquallESDG);
 PETSC_EXTERN PetscErrorCode SquallESDGGhostBegin(SquallESDG, PetscMemType, const PetscScalar *q, PetscScalar *qloc);
 PETSC_EXTERN PetscErrorCode SquallESDGGhostEnd(SquallESDG, const PetscScalar *q, PetscScalar *qloc);

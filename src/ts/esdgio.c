@@ -19,13 +19,15 @@ static PetscErrorCode PlainVec(Vec Q, Vec *P)
 
 /*@C
   SquallESDGWriteCheckpoint - writes the state Q, the time, step number and time step to an HDF5 file.
+  Q is the TS state as it is (in perturbation form the departure from the reference; the file
+  records which, and a restart must use the same form and reference).
 @*/
 PetscErrorCode SquallESDGWriteCheckpoint(SquallESDG s, Vec Q, PetscReal time, PetscInt step, PetscReal dt, const char filename[])
 {
   PetscViewer v;
   Vec         P;
   PetscMPIInt size;
-  PetscInt    N = s->mesh->N;
+  PetscInt    N = s->mesh->N, pert = s->perturb ? 1 : 0;
 
   PetscFunctionBegin;
   PetscCall(PlainVec(Q, &P));
@@ -38,6 +40,7 @@ PetscErrorCode SquallESDGWriteCheckpoint(SquallESDG s, Vec Q, PetscReal time, Pe
   PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "dt", PETSC_REAL, &dt));
   PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "order", PETSC_INT, &N));
   PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "ranks", PETSC_INT, &size));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "perturbation", PETSC_INT, &pert));
   PetscCall(PetscViewerDestroy(&v));
   PetscCall(VecDestroy(&P));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -51,7 +54,7 @@ PetscErrorCode SquallESDGReadCheckpoint(SquallESDG s, const char filename[], Vec
   PetscViewer v;
   Vec         P;
   PetscMPIInt size;
-  PetscInt    N, ranks;
+  PetscInt    N, ranks, pert = 0, zero = 0;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
@@ -60,6 +63,10 @@ PetscErrorCode SquallESDGReadCheckpoint(SquallESDG s, const char filename[], Vec
   PetscCall(PetscViewerHDF5ReadAttribute(v, "esdg_state", "ranks", PETSC_INT, NULL, &ranks));
   PetscCheck(N == s->mesh->N, s->comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint %s has order %" PetscInt_FMT ", this run -esdg_order %" PetscInt_FMT, filename, N, s->mesh->N);
   /* the global ordering of elements follows the partition */
+  /* files from before the perturbation form hold the full state */
+  PetscCall(PetscViewerHDF5ReadAttribute(v, "esdg_state", "perturbation", PETSC_INT, &zero, &pert));
+  PetscCheck((pert != 0) == (s->perturb != PETSC_FALSE), s->comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint %s holds the %s state, this run %s -esdg_perturbation: restart in the same form", filename, pert ? "perturbation" : "full",
+             s->perturb ? "has" : "has no");
   PetscCheck(ranks == size, s->comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint %s was written on %" PetscInt_FMT " ranks; restart on the same number (this run has %d)", filename, ranks, size);
   PetscCall(PlainVec(Q, &P));
   PetscCall(VecLoad(P, v));
@@ -77,8 +84,9 @@ PetscErrorCode SquallESDGReadCheckpoint(SquallESDG s, const char filename[], Vec
   node on the plane coordinate[axis] = value (nodes within 1e-9 of the extent) to a CSV file; rank
   0 gathers. p0 = 1e5 Pa.
 @*/
-PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec Q, PetscInt axis, PetscReal value, const char filename[])
+PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscReal value, const char filename[])
 {
+  Vec                Q;
   SquallDGMesh       m  = s->mesh;
   const PetscInt     Np = m->Np;
   const PetscScalar *qa;
@@ -91,6 +99,7 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec Q, PetscInt axis, PetscRea
   PetscFunctionBegin;
   PetscCheck(axis >= 0 && axis < 3, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Slice axis %" PetscInt_FMT " must be 0, 1 or 2", axis);
   PetscCall(PetscMalloc1((size_t)4 * m->nOwned * Np + 1, &buf));
+  PetscCall(SquallESDGGetFullState(s, XQ, &Q));
   PetscCall(VecGetArrayRead(Q, &qa));
   for (PetscInt e = 0; e < m->nOwned; e++) {
     const PetscReal *X = SQUALL_DG_X(m, e);
@@ -108,6 +117,7 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec Q, PetscInt axis, PetscRea
     }
   }
   PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCall(SquallESDGRestoreFullState(s, XQ, &Q));
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
   PetscCall(PetscMPIIntCast(4 * nloc, &cnt));

@@ -16,8 +16,9 @@ static inline void SumAdd(SumAcc *a, double x)
   a->s = t;
 }
 
-PetscErrorCode SquallESDGComputeStats(SquallESDG s, Vec Q, SquallESDGStats *st)
+PetscErrorCode SquallESDGComputeStats(SquallESDG s, Vec X, SquallESDGStats *st)
 {
+  Vec                Q;
   SquallDGMesh       m  = s->mesh;
   const PetscInt     Nq = m->Nq, Np = m->Np;
   const PetscScalar *qa;
@@ -27,6 +28,7 @@ PetscErrorCode SquallESDGComputeStats(SquallESDG s, Vec Q, SquallESDGStats *st)
 
   PetscFunctionBegin;
   PetscCall(SquallESDGSetUp(s));
+  PetscCall(SquallESDGGetFullState(s, X, &Q));
   PetscCall(VecGetArrayRead(Q, &qa));
   for (PetscInt e = 0; e < m->nOwned; e++) {
     const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
@@ -46,6 +48,7 @@ PetscErrorCode SquallESDGComputeStats(SquallESDG s, Vec Q, SquallESDGStats *st)
     }
   }
   PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCall(SquallESDGRestoreFullState(s, X, &Q));
   for (PetscInt f = 0; f < 3; f++) loc[f] = acc[f].s + acc[f].c;
   PetscCallMPI(MPIU_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_SUM, s->comm));
   PetscCallMPI(MPIU_Allreduce(ext, gext, 3, MPIU_REAL, MPIU_MAX, s->comm));
@@ -62,8 +65,9 @@ PetscErrorCode SquallESDGComputeStats(SquallESDG s, Vec Q, SquallESDGStats *st)
   SquallESDGComputeEntropyRate - dS/dt = sum over nodes of w J v(q) . F, the semi-discrete entropy
   production of the right-hand side F at state Q (zero for EC fluxes, <= 0 for ES and Rusanov).
 @*/
-PetscErrorCode SquallESDGComputeEntropyRate(SquallESDG s, Vec Q, Vec F, PetscReal *rate)
+PetscErrorCode SquallESDGComputeEntropyRate(SquallESDG s, Vec X, Vec F, PetscReal *rate)
 {
+  Vec                Q;
   SquallDGMesh       m  = s->mesh;
   const PetscInt     Nq = m->Nq, Np = m->Np;
   const PetscScalar *qa, *fa;
@@ -71,6 +75,7 @@ PetscErrorCode SquallESDGComputeEntropyRate(SquallESDG s, Vec Q, Vec F, PetscRea
   double             loc, glob;
 
   PetscFunctionBegin;
+  PetscCall(SquallESDGGetFullState(s, X, &Q));
   PetscCall(VecGetArrayRead(Q, &qa));
   PetscCall(VecGetArrayRead(F, &fa));
   for (PetscInt e = 0; e < m->nOwned; e++) {
@@ -88,6 +93,7 @@ PetscErrorCode SquallESDGComputeEntropyRate(SquallESDG s, Vec Q, Vec F, PetscRea
   }
   PetscCall(VecRestoreArrayRead(Q, &qa));
   PetscCall(VecRestoreArrayRead(F, &fa));
+  PetscCall(SquallESDGRestoreFullState(s, X, &Q));
   loc = acc.s + acc.c;
   PetscCallMPI(MPIU_Allreduce(&loc, &glob, 1, MPI_DOUBLE, MPI_SUM, s->comm));
   *rate = (PetscReal)glob;
@@ -98,8 +104,9 @@ PetscErrorCode SquallESDGComputeEntropyRate(SquallESDG s, Vec Q, Vec F, PetscRea
   SquallESDGComputeTimeStep - dt = cfl * dr_min / max over nodes of sum_d (|u . Ja^d| + c |Ja^d|) / J,
   with dr_min the smallest LGL node spacing on [-1, 1].
 @*/
-PetscErrorCode SquallESDGComputeTimeStep(SquallESDG s, Vec Q, PetscReal cfl, PetscReal *dt)
+PetscErrorCode SquallESDGComputeTimeStep(SquallESDG s, Vec X, PetscReal cfl, PetscReal *dt)
 {
+  Vec                Q;
   SquallDGMesh       m  = s->mesh;
   const PetscInt     Np = m->Np;
   const PetscScalar *qa;
@@ -108,13 +115,14 @@ PetscErrorCode SquallESDGComputeTimeStep(SquallESDG s, Vec Q, PetscReal cfl, Pet
   PetscFunctionBegin;
   if (s->useGPU) {
     PetscInt nbad;
-    /* a reduction on the device: the state stays there */
-    PetscCall(SquallESDGNodeReduceCUDA(s, Q, &lmax, &nbad));
+    /* a reduction on the device: the state stays there (its kernel adds the reference itself) */
+    PetscCall(SquallESDGNodeReduceCUDA(s, X, &lmax, &nbad));
     PetscCallMPI(MPIU_Allreduce(&lmax, &glmax, 1, MPIU_REAL, MPIU_MAX, s->comm));
     PetscCheck(glmax > 0, s->comm, PETSC_ERR_ARG_WRONG, "Maximum wave speed is zero: cannot form a CFL time step");
     *dt = cfl * (m->r[1] - m->r[0]) / glmax;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(SquallESDGGetFullState(s, X, &Q));
   PetscCall(VecGetArrayRead(Q, &qa));
   for (PetscInt e = 0; e < m->nOwned; e++) {
     const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
@@ -131,6 +139,7 @@ PetscErrorCode SquallESDGComputeTimeStep(SquallESDG s, Vec Q, PetscReal cfl, Pet
     }
   }
   PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCall(SquallESDGRestoreFullState(s, X, &Q));
   PetscCallMPI(MPIU_Allreduce(&lmax, &glmax, 1, MPIU_REAL, MPIU_MAX, s->comm));
   PetscCheck(glmax > 0, s->comm, PETSC_ERR_ARG_WRONG, "Maximum wave speed is zero: cannot form a CFL time step");
   *dt = cfl * (m->r[1] - m->r[0]) / glmax;
@@ -141,8 +150,9 @@ PetscErrorCode SquallESDGComputeTimeStep(SquallESDG s, Vec Q, PetscReal cfl, Pet
   SquallESDGCheckState - ok is false if any node has density or pressure <= 0 (or not finite); the
   first such node is reported with its position.
 @*/
-PetscErrorCode SquallESDGCheckState(SquallESDG s, Vec Q, PetscBool *ok)
+PetscErrorCode SquallESDGCheckState(SquallESDG s, Vec X, PetscBool *ok)
 {
+  Vec                Q;
   SquallDGMesh       m  = s->mesh;
   const PetscInt     Np = m->Np;
   const PetscScalar *qa;
@@ -152,7 +162,7 @@ PetscErrorCode SquallESDGCheckState(SquallESDG s, Vec Q, PetscBool *ok)
   if (s->useGPU) {
     PetscReal lmax;
     /* count on the device; only a failing state comes to the host, to say where */
-    PetscCall(SquallESDGNodeReduceCUDA(s, Q, &lmax, &bad));
+    PetscCall(SquallESDGNodeReduceCUDA(s, X, &lmax, &bad));
     PetscCallMPI(MPIU_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_SUM, s->comm));
     if (!gbad) {
       *ok = PETSC_TRUE;
@@ -160,6 +170,7 @@ PetscErrorCode SquallESDGCheckState(SquallESDG s, Vec Q, PetscBool *ok)
     }
     bad = 0;
   }
+  PetscCall(SquallESDGGetFullState(s, X, &Q));
   PetscCall(VecGetArrayRead(Q, &qa));
   for (PetscInt e = 0; e < m->nOwned; e++) {
     const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
@@ -175,6 +186,7 @@ PetscErrorCode SquallESDGCheckState(SquallESDG s, Vec Q, PetscBool *ok)
     }
   }
   PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCall(SquallESDGRestoreFullState(s, X, &Q));
   PetscCallMPI(MPIU_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_SUM, s->comm));
   *ok = gbad ? PETSC_FALSE : PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
