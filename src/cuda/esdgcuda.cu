@@ -127,7 +127,7 @@ template <int NQ> __device__ static inline void LoadAux(const SquallGas &gas, co
   constexpr int NP = NQ * NQ * NQ;
   NodeAux<NQ>(gas, a, e, n, Q, own);
 #pragma unroll
-  for (int k = 0; k < SQUALL_NAUX; k++) saux[k * NP + n] = own[k];
+  for (int k = 0; k < SQUALL_NPAIR; k++) saux[k * NP + n] = own[k];
 }
 
 /* element node of face node q of face f (faces -x,+x,-y,+y,-z,+z; tangential indices in axis order,
@@ -144,6 +144,33 @@ template <int NQ, bool CART> __device__ static inline void PairNormal(const ESDG
   constexpr int NP = NQ * NQ * NQ;
 #pragma unroll
   for (int c = 0; c < 3; c++) nv[c] = CART ? nown[c] : (PetscReal)0.5 * (nown[c] + a.Ja[((size_t)e * 9 + d * 3 + c) * NP + p]);
+}
+
+/* The two nodes' fluxes of the pair (own, other) in direction d: F1 = Fs + (0, G_12, 0) for the own
+   node and F2 = Fs + (0, G_21, 0) for the partner. AXIS: the box metric Ja^d = nv[d] e_d (the set-up
+   checks that its other components are 0), contracted without the zero products; else the general
+   metric nv. */
+template <bool AXIS> __device__ static inline void PairFluxes(const SquallGas &gas, const PetscReal own[], const PetscReal other[], int d, const PetscReal nv[3], PetscReal F1[5], PetscReal F2[5])
+{
+  if (AXIS) {
+    SquallEulerECMeans M;
+    SquallEulerECMeansPair(&gas, own, other, &M);
+    SquallEulerECContractAxis(&M, d, nv[d], F1);
+#pragma unroll
+    for (int k = 0; k < 5; k++) F2[k] = F1[k];
+    F1[1 + d] += M.g1 * nv[d];
+    F2[1 + d] += M.g2 * nv[d];
+  } else {
+    PetscReal Fs[5], G1[3], G2[3];
+    SquallEulerECFluxPair(&gas, own, other, nv, Fs, G1, G2);
+    F1[0] = F2[0] = Fs[0];
+    F1[4] = F2[4] = Fs[4];
+#pragma unroll
+    for (int c = 0; c < 3; c++) {
+      F1[1 + c] = Fs[1 + c] + G1[c];
+      F2[1 + c] = Fs[1 + c] + G2[c];
+    }
+  }
 }
 
 /* The end of a node's RHS in face mode, the same operations as the reference: (acc + faces)/J, then the
@@ -232,7 +259,7 @@ template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__
   constexpr int               NP = NQ * NQ * NQ;
   extern __shared__ PetscReal sm[];
   PetscReal                  *sD     = sm;
-  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * SQUALL_NAUX * NP;
+  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * SQUALL_NPAIR * NP;
   const int                   n      = threadIdx.x;
   const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
   const bool                  active = l < a.nList;
@@ -254,17 +281,14 @@ template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__
     for (int m = 0; m < NQ; m++) {
       if (m == i) continue;
       const int p = base + m * stride;
-      PetscReal other[SQUALL_NAUX], nv[3], Fs[5], G[3];
+      PetscReal other[SQUALL_NPAIR], nv[3], F1[5], F2[5];
 #pragma unroll
-      for (int k = 0; k < SQUALL_NAUX; k++) other[k] = saux[k * NP + p];
+      for (int k = 0; k < SQUALL_NPAIR; k++) other[k] = saux[k * NP + p];
       PairNormal<NQ, CART>(a, e, d, n, p, nown, nv);
-      SquallEulerECFlux(&gas, own, other, nv, Fs, G);
+      PairFluxes<CART>(gas, own, other, d, nv, F1, F2);
       const PetscReal s = 2 * sD[i * NQ + m];
-      acc[0] -= s * Fs[0];
-      acc[1] -= s * (Fs[1] + G[0]);
-      acc[2] -= s * (Fs[2] + G[1]);
-      acc[3] -= s * (Fs[3] + G[2]);
-      acc[4] -= s * Fs[4];
+#pragma unroll
+      for (int k = 0; k < 5; k++) acc[k] -= s * F1[k];
     }
   }
   PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
@@ -301,7 +325,7 @@ __device__ static inline ESDGReal2 make_ESDGReal2(PetscReal x, PetscReal y)
   v.y = y;
   return v;
 }
-#define ESDG_NAUX2 (SQUALL_NAUX / 2)
+#define ESDG_NAUX2 (SQUALL_NPAIR / 2)
 #define ESDG_NFIN2 (ESDG_NFIN / 2)
 
 /* shared memory of the half-sweep kernel, in pairs: a block-wide head (the D factors of each thread's
@@ -335,7 +359,11 @@ template <int NQ, bool CART> static constexpr int ESDGVolumeMinBlocks()
   return (CART && NQ <= 6 && 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) > 1) ? 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) : 1;
 }
 
-template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false>
+/* RADD: the partner's share is scaled by its sender and added by the partner (the variant before
+   session 4, kept as tune_recv_add); else the sender stores its flux F2 unscaled and the partner
+   multiplies it in with an FMA, looking its factor 2 w D[m][i] up in the same table: 5 multiplies
+   fewer per pair, one more (8-byte) shared load */
+template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false, bool RADD = false>
 __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(), MINB) ESDGVolumeHalf(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
   constexpr int               NP = NQ * NQ * NQ, NH = NQ / 2;
@@ -386,7 +414,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
 #pragma unroll
       for (int o = 1; o <= NH; o++) {
         const int m = (i + o) % NQ, p = base + m * stride;
-        PetscReal other[SQUALL_NAUX], nv[3], Fs[5], G1[3], G2[3];
+        PetscReal other[SQUALL_NPAIR], nv[3], F1[5], F2[5];
 #pragma unroll
         for (int k = 0; k < ESDG_NAUX2; k++) {
           const ESDGReal2 v = saux[k * NP + p];
@@ -399,32 +427,45 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
           other[SQ_INVB]   = 1 / other[SQ_B];
         }
         PairNormal<NQ, CART>(a, e, d, n, p, nown, nv);
-        SquallEulerECFluxPair(&gas, own, other, nv, Fs, G1, G2);
+        PairFluxes<CART>(gas, own, other, d, nv, F1, F2);
         const ESDGReal2 s12 = sDD[i * NH + o - 1];
         const PetscReal s1 = s12.x, s2 = s12.y;
-        acc[0] -= s1 * Fs[0];
-        acc[1] -= s1 * (Fs[1] + G1[0]);
-        acc[2] -= s1 * (Fs[2] + G1[1]);
-        acc[3] -= s1 * (Fs[3] + G1[2]);
-        acc[4] -= s1 * Fs[4];
-        ESDGReal2 *b            = sbuf + (o - 1) * 2 * NP + n;
-        b[0]                    = make_ESDGReal2(-s2 * Fs[0], -s2 * (Fs[1] + G2[0]));
-        b[NP]                   = make_ESDGReal2(-s2 * (Fs[2] + G2[1]), -s2 * (Fs[3] + G2[2]));
-        sbuf1[(o - 1) * NP + n] = -s2 * Fs[4];
+#pragma unroll
+        for (int k = 0; k < 5; k++) acc[k] -= s1 * F1[k];
+        ESDGReal2 *b = sbuf + (o - 1) * 2 * NP + n;
+        if (RADD) {
+          b[0]                    = make_ESDGReal2(-s2 * F2[0], -s2 * F2[1]);
+          b[NP]                   = make_ESDGReal2(-s2 * F2[2], -s2 * F2[3]);
+          sbuf1[(o - 1) * NP + n] = -s2 * F2[4];
+        } else {
+          b[0]                    = make_ESDGReal2(F2[0], F2[1]);
+          b[NP]                   = make_ESDGReal2(F2[2], F2[3]);
+          sbuf1[(o - 1) * NP + n] = F2[4];
+        }
       }
     }
     __syncthreads();
     if (active) {
 #pragma unroll
       for (int o = 1; o <= NH; o++) {
-        const int        src = base + ((i - o + NQ) % NQ) * stride;
-        const ESDGReal2 *b   = sbuf + (o - 1) * 2 * NP + src;
+        const int        isrc = (i - o + NQ) % NQ, src = base + isrc * stride;
+        const ESDGReal2 *b  = sbuf + (o - 1) * 2 * NP + src;
         const ESDGReal2  b0 = b[0], b1 = b[NP];
-        acc[0] += b0.x;
-        acc[1] += b0.y;
-        acc[2] += b1.x;
-        acc[3] += b1.y;
-        acc[4] += sbuf1[(o - 1) * NP + src];
+        const PetscReal  b4 = sbuf1[(o - 1) * NP + src];
+        if (RADD) {
+          acc[0] += b0.x;
+          acc[1] += b0.y;
+          acc[2] += b1.x;
+          acc[3] += b1.y;
+          acc[4] += b4;
+        } else {
+          const PetscReal s2 = sDD[isrc * NH + o - 1].y; /* the sender's s2 */
+          acc[0] -= s2 * b0.x;
+          acc[1] -= s2 * b0.y;
+          acc[2] -= s2 * b1.x;
+          acc[3] -= s2 * b1.y;
+          acc[4] -= s2 * b4;
+        }
       }
     }
     /* with two buffers, the next direction writes the other one, and the one after it this one only
@@ -461,8 +502,8 @@ template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGEleme
   constexpr int               NP = NQ * NQ * NQ;
   extern __shared__ PetscReal sm[];
   PetscReal                  *sD     = sm;
-  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * (SQUALL_NAUX + 5 * NQ) * NP;
-  PetscReal                  *sbuf   = saux + SQUALL_NAUX * NP; /* [NQ][5][NP]: the share of node p from line position j */
+  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * (SQUALL_NPAIR + 5 * NQ) * NP;
+  PetscReal                  *sbuf   = saux + SQUALL_NPAIR * NP; /* [NQ][5][NP]: the share of node p from line position j */
   const int                   n      = threadIdx.x;
   const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
   const bool                  active = l < a.nList;
@@ -480,22 +521,17 @@ template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGEleme
       const PetscReal nv[3] = {a.Ja[((size_t)e * 9 + d * 3) * NP + n], a.Ja[((size_t)e * 9 + d * 3 + 1) * NP + n], a.Ja[((size_t)e * 9 + d * 3 + 2) * NP + n]};
       for (int m = i + 1; m < NQ; m++) {
         const int p = base + m * stride;
-        PetscReal other[SQUALL_NAUX], Fs[5], G1[3], G2[3];
+        PetscReal other[SQUALL_NPAIR], F1[5], F2[5];
 #pragma unroll
-        for (int k = 0; k < SQUALL_NAUX; k++) other[k] = saux[k * NP + p];
-        SquallEulerECFluxPair(&gas, own, other, nv, Fs, G1, G2);
+        for (int k = 0; k < SQUALL_NPAIR; k++) other[k] = saux[k * NP + p];
+        PairFluxes<true>(gas, own, other, d, nv, F1, F2);
         const PetscReal s1 = 2 * sD[i * NQ + m], s2 = 2 * sD[m * NQ + i];
-        acc[0] -= s1 * Fs[0];
-        acc[1] -= s1 * (Fs[1] + G1[0]);
-        acc[2] -= s1 * (Fs[2] + G1[1]);
-        acc[3] -= s1 * (Fs[3] + G1[2]);
-        acc[4] -= s1 * Fs[4];
-        PetscReal *b = sbuf + i * 5 * NP + p;
-        b[0]         = -s2 * Fs[0];
-        b[NP]        = -s2 * (Fs[1] + G2[0]);
-        b[2 * NP]    = -s2 * (Fs[2] + G2[1]);
-        b[3 * NP]    = -s2 * (Fs[3] + G2[2]);
-        b[4 * NP]    = -s2 * Fs[4];
+        PetscReal      *b = sbuf + i * 5 * NP + p;
+#pragma unroll
+        for (int k = 0; k < 5; k++) {
+          acc[k] -= s1 * F1[k];
+          b[k * NP] = -s2 * F2[k];
+        }
       }
     }
     __syncthreads();
@@ -656,11 +692,12 @@ template <int NQ> __global__ static void ESDGNodeReduce(const SquallGas gas, con
 
 /* volume kernel over the elements elist[first .. first+count); with lift, the faces' fluxes (face
    mode) are added and the node finished; abl/minb select the ablation and tuning variants (N = 4) */
-template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false> static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false, bool RADD = false>
+static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB><<<grid, block, shm, stream>>>(gas, a, Q, F);
+  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+  ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD><<<grid, block, shm, stream>>>(gas, a, Q, F);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -697,7 +734,7 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
       PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, MC>(s->gas, a, grid, block, ESDG_SHM(false, false), Q, F, stream)));
 #undef ESDG_SHM
   } else {
-    const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * SQUALL_NAUX * NP);
+    const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * SQUALL_NPAIR * NP);
     if (cart && lift)
       PetscCall((ESDGLaunchFull<NQ, true, true>(s->gas, a, grid, block, shm, Q, F, stream)));
     else if (cart)
@@ -715,7 +752,7 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
    0 unbalanced half sweep, 1 no precomputed logs, 2 one launch per direction, 3/4/5 the half sweep
    with at least 1/6/8 blocks per multiprocessor (1: no register cap; the production kernel uses 6),
    6 the face kernel without register cap, 7 the half sweep at 7 blocks (72 registers), 8/9 two share
-   buffers and one barrier per direction at 5/6 blocks */
+   buffers and one barrier per direction at 5/6 blocks, 10 the sender-scaled shares of before (RADD) */
 static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int variant, const PetscScalar *Q, const PetscScalar *Qloc, PetscScalar *F, cudaStream_t stream)
 {
   constexpr int  NQ = 5, NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>();
@@ -728,7 +765,7 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
   PetscCheck(s->mesh->N == 4 && s->mesh->cartesian, s->comm, PETSC_ERR_SUP, "The ablation variants exist for -esdg_order 4 on boxes only");
   switch (variant) {
     case 0: {
-      const size_t shmu = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * (SQUALL_NAUX + 5 * NQ) * NP);
+      const size_t shmu = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * (SQUALL_NPAIR + 5 * NQ) * NP);
       PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalfUnbalanced<NQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmu));
       ESDGVolumeHalfUnbalanced<NQ><<<grid, block, shmu, stream>>>(s->gas, a, Q, F);
     } break;
@@ -744,6 +781,7 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
     case 7: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 7>(s->gas, a, grid, block, shm, Q, F, stream))); break;
     case 8: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 5, true>(s->gas, a, grid, block, ESDGHalfBytes<NQ, true, false, true>(), Q, F, stream))); break;
     case 9: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 6, true>(s->gas, a, grid, block, ESDGHalfBytes<NQ, true, false, true>(), Q, F, stream))); break;
+    case 10: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 6, false, true>(s->gas, a, grid, block, shm, Q, F, stream))); break;
     case 6: {
       ESDGArgs af = a;
       af.nList    = c->nFacesEarly + c->nFacesGhost;
@@ -922,6 +960,11 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
   PetscCall(Upload(&c->Phi, s->Phi, (size_t)E * Np));
   PetscCall(Upload(&c->J, m->J, (size_t)E * Np));
   PetscCall(Upload(&c->Ja, m->Ja, (size_t)E * 9 * Np));
+  if (m->cartesian) /* the box kernels contract along the axis (PairFluxes<true>) */
+    for (size_t k = 0; k < (size_t)E * 9 * Np; k++) {
+      const PetscInt dc = (PetscInt)((k / Np) % 9);
+      PetscCheck(dc / 3 == dc % 3 || m->Ja[k] == 0, s->comm, PETSC_ERR_PLIB, "Cartesian element %" PetscInt_FMT " has an off-axis metric component: the box kernels assume Ja^d = |Ja^d| e_d", (PetscInt)(k / (9 * (size_t)Np)));
+    }
   PetscCall(Upload(&c->D, m->D, (size_t)m->Nq * m->Nq));
   PetscCall(Upload(&c->elist, elist, (size_t)E));
   PetscCall(Upload(&c->faces, faces, (size_t)(c->nFacesEarly + c->nFacesGhost)));
@@ -987,24 +1030,6 @@ PetscErrorCode SquallESDGDestroyCUDA(SquallESDG s)
   PetscCallCUDA(cudaFree(c->red));
   PetscCall(PetscFree(c));
   s->cuda = NULL;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* flops per pair evaluation, counted from SquallEulerECFluxPair (adds, multiplies, the one division
-   and the series polynomials of the selected branches), and per accumulation into a node */
-#define SQ_FLOPS_PAIR 99.0
-#define SQ_FLOPS_ACC 13.0
-
-PetscErrorCode SquallESDGVolumeFlops(SquallESDG s, PetscBool half, PetscLogDouble *flops)
-{
-  SquallDGMesh         m     = s->mesh;
-  const PetscLogDouble pairs = 3.0 * m->Nfp * m->Nq * (m->Nq - 1) / 2.0 * m->nOwned;
-
-  PetscFunctionBegin;
-  /* the useful work: each unordered pair once, accumulated into both of its nodes; the full sweep
-     does twice the pair work, which is not counted as useful */
-  *flops = pairs * (SQ_FLOPS_PAIR + 2 * SQ_FLOPS_ACC);
-  (void)half;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1171,7 +1196,7 @@ PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, Pe
      surface_element               the first version's per-element surface kernel over all elements
      rhs, rhs_element              the whole RHS in face mode / element mode
      abl_unbalanced, abl_nolog, abl_unfused, tune_minb1, tune_minb6, tune_minb8, tune_faces_minb1,
-     tune_minb7, tune_db5, tune_db6   (N = 4, boxes) */
+     tune_minb7, tune_db5, tune_db6, tune_recv_add   (N = 4, boxes) */
 PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms)
 {
   SquallDGMesh       m = s->mesh;
@@ -1181,7 +1206,7 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
   cudaStream_t       stream = NULL;
   cudaEvent_t        t0, t1;
   PetscReal         *samples;
-  const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1", "tune_minb7", "tune_db5", "tune_db6"};
+  const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1", "tune_minb7", "tune_db5", "tune_db6", "tune_recv_add"};
   int                variant = -1, kind = -1;
   const PetscBool    half0 = c ? c->half : PETSC_FALSE, face0 = c ? c->faceMode : PETSC_FALSE;
   PetscBool          match;

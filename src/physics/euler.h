@@ -21,8 +21,10 @@ typedef struct {
   PetscReal g;     /* gravitational acceleration, m/s^2 (Phi = g z) */
 } SquallGas;
 
-/* per-node auxiliary values, computed once per node so the pair loop needs no division or log */
-enum { SQ_RHO, SQ_U, SQ_V, SQ_W, SQ_P, SQ_B, SQ_PHI, SQ_LOGRHO, SQ_LOGB, SQ_INVB, SQUALL_NAUX };
+/* per-node auxiliary values, computed once per node so the pair loop needs no division or log. The
+   first SQUALL_NPAIR are all a two-point flux reads (the GPU volume kernels keep only those in shared
+   memory); SQ_K = Phi/2 - |u|^2/4 is the node's share of the energy flux's {{Phi}} - {{|u|^2}}/2. */
+enum { SQ_RHO, SQ_U, SQ_V, SQ_W, SQ_K, SQ_B, SQ_PHI, SQ_LOGRHO, SQ_LOGB, SQ_INVB, SQUALL_NPAIR, SQ_P = SQUALL_NPAIR, SQUALL_NAUX };
 
 typedef enum { SQUALL_FLUX_EC, SQUALL_FLUX_ES, SQUALL_FLUX_RUSANOV } SquallSurfaceFluxType;
 
@@ -105,6 +107,7 @@ SQUALL_HOST_DEVICE static inline int SquallEulerAux(const SquallGas *gas, const 
   aux[SQ_LOGRHO] = rho > 0 ? PetscLogReal(rho) : 0;
   aux[SQ_LOGB]   = b > 0 ? PetscLogReal(b) : 0;
   aux[SQ_INVB]   = 2 * p * irho; /* 1/b, so the gravity terms of a pair need no division */
+  aux[SQ_K]      = (PetscReal)0.5 * Phi - (PetscReal)0.25 * (u * u + v * v + w * w);
   /* NaN fails every comparison; infinite rho or p fails the upper bounds (an infinite momentum or
      energy gives p = -inf, inf or NaN) */
   return (rho > 0 && p > 0 && b > 0 && rho <= PETSC_MAX_REAL && p <= PETSC_MAX_REAL) ? 0 : 1;
@@ -232,11 +235,8 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *ga
   const PetscReal rho_ln = serr ? rser : fr;
   /* e_ln = 1/(2 (gamma-1) b_ln) */
   const PetscReal fb = db * iDb, e_ln = iDbg * (serb ? SquallInvLogMeanSeries_Private(fb * fb) : (PetscReal)0.5 * lb);
-  /* velocity averages: per-node |u|^2 first, then symmetric combinations only */
-  const PetscReal uu1 = a1[SQ_U] * a1[SQ_U] + a1[SQ_V] * a1[SQ_V] + a1[SQ_W] * a1[SQ_W];
-  const PetscReal uu2 = a2[SQ_U] * a2[SQ_U] + a2[SQ_V] * a2[SQ_V] + a2[SQ_W] * a2[SQ_W];
+  /* velocity averages: symmetric combinations only; {{Phi}} - {{|u|^2}}/2 = K1 + K2 from the per-node values */
   const PetscReal ub = (PetscReal)0.5 * (a1[SQ_U] + a2[SQ_U]), vb = (PetscReal)0.5 * (a1[SQ_V] + a2[SQ_V]), wb = (PetscReal)0.5 * (a1[SQ_W] + a2[SQ_W]);
-  const PetscReal Phib = (PetscReal)0.5 * (a1[SQ_PHI] + a2[SQ_PHI]);
   /* G_12 = (1/2) {{b}} rho_ln [[Phi]] n / b1 and G_21 = -(b1/b2) G_12 share this factor */
   const PetscReal gc = (PetscReal)0.25 * sb * rho_ln * (a2[SQ_PHI] - a1[SQ_PHI]);
 
@@ -245,7 +245,7 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *ga
   M->ub     = ub;
   M->vb     = vb;
   M->wb     = wb;
-  M->ek     = e_ln - (PetscReal)0.25 * (uu1 + uu2) + Phib + (ub * ub + vb * vb + wb * wb);
+  M->ek     = e_ln + (a1[SQ_K] + a2[SQ_K]) + (ub * ub + vb * vb + wb * wb);
   M->g1     = gc * a1[SQ_INVB];
   M->g2     = -gc * a2[SQ_INVB];
 }
@@ -261,6 +261,22 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECContract(const SquallEulerECM
   Fs[2] = Frho * M->vb + M->p_hat * n[1];
   Fs[3] = Frho * M->wb + M->p_hat * n[2];
   Fs[4] = Frho * M->ek + M->p_hat * un;
+}
+
+/* The same along the axis-aligned n = nd e_d (the metric of a box element in direction d), the
+   products with the zero components of n left out: a quarter fewer operations per pair in a volume
+   kernel on boxes. Equal to SquallEulerECContract(M, nd e_d) up to the order of rounding. */
+SQUALL_HOST_DEVICE static inline void SquallEulerECContractAxis(const SquallEulerECMeans *M, int d, PetscReal nd, PetscReal Fs[5])
+{
+  const PetscReal ud   = d == 0 ? M->ub : (d == 1 ? M->vb : M->wb);
+  const PetscReal Frho = M->rho_ln * (ud * nd);
+
+  Fs[0]     = Frho;
+  Fs[1]     = Frho * M->ub;
+  Fs[2]     = Frho * M->vb;
+  Fs[3]     = Frho * M->wb;
+  Fs[1 + d] = Frho * ud + M->p_hat * nd;
+  Fs[4]     = Frho * M->ek + M->p_hat * (ud * nd);
 }
 
 SQUALL_HOST_DEVICE static inline void SquallEulerECFluxPair(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], const PetscReal n[3], PetscReal Fs[5], PetscReal G1[3], PetscReal G2[3])

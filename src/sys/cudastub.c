@@ -59,12 +59,6 @@ PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallESDGVolumeFlops(SquallESDG s, PetscBool half, PetscLogDouble *flops)
-{
-  PetscFunctionBegin;
-  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms)
 {
   PetscFunctionBegin;
