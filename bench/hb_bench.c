@@ -11,6 +11,9 @@ static char help[] = "hipBone benchmark sweep; one JSON object per line.\n"
                      "  -tag name            copied into every record (to label variants such as -hb_kernel_switch runs)\n"
                      "  -kernel_variants v3,v2  time the operator kernel of each -hb_kernel_variant in turn, in this process (one\n"
                      "                       operator each, the \"kernel\" field names it; CG runs with the first); default: -hb_kernel_variant\n"
+                     "  -v3_layers 2,3,4     where an operator runs the v3 2D kernel, time it for each -hb_v3_layers in turn (the same\n"
+                     "                       operator, switched by MatSetFromOptions(); \"kernel\" 2d_v3, 2d_v3_L3, 2d_v3_L4 and \"v3_layers\"\n"
+                     "                       name it; CG and later operators run with the first); default: -hb_v3_layers\n"
                      "  -hb_log_setup 0      no timestamped setup phases on stderr (default on)\n"
                      "Records: \"hb_operator\" (element kernel GFLOP/s against the measured 8-read:1-write streaming roofline, the\n"
                      "Z^T gather, the whole MatMult), \"hb_cg\" (time per iteration, NekBone FOM, DOF x iterations / s).\n";
@@ -44,7 +47,7 @@ static PetscErrorCode Stamp(MPI_Comm comm, PetscLogDouble t0, const char fmt[], 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode BenchOperator(Mat A, PetscInt reps, PetscMPIInt size)
+static PetscErrorCode BenchOperator(Mat A, PetscInt reps, PetscMPIInt size, PetscInt v3layers)
 {
   MPI_Comm            comm = PetscObjectComm((PetscObject)A);
   SquallHBInfo        info;
@@ -70,11 +73,38 @@ static PetscErrorCode BenchOperator(Mat A, PetscInt reps, PetscMPIInt size)
     const PetscLogDouble Nq = info.Nq, Np = Nq * Nq * Nq, nekflops = (15 * Np + 12 * Np * Nq) * info.nelem_global;
 
     PetscCall(PetscPrintf(comm,
-                          "{\"bench\":\"hb_operator\",\"tag\":\"%s\",\"N\":%" PetscInt_FMT ",\"E\":%" PetscInt_FMT ",\"NG\":%" PetscInt_FMT ",\"NL\":%" PetscInt_FMT ",\"ranks\":%d,\"device\":%s,\"kernel\":\"%s\",\"reps\":%" PetscInt_FMT
-                          ",\"t_kernel\":%.6e,\"kernel_gflops\":%.2f,\"kernel_gbs\":%.1f,\"kernel_bytes\":%.6e,\"kernel_flops\":%.6e,\"stream_gbs\":%.1f,\"roofline_gflops\":%.2f,\"roofline_fraction\":%.3f"
+                          "{\"bench\":\"hb_operator\",\"tag\":\"%s\",\"N\":%" PetscInt_FMT ",\"E\":%" PetscInt_FMT ",\"NG\":%" PetscInt_FMT ",\"NL\":%" PetscInt_FMT ",\"ranks\":%d,\"device\":%s,\"kernel\":\"%s\",\"v3_layers\":%" PetscInt_FMT
+                          ",\"reps\":%" PetscInt_FMT ",\"t_kernel\":%.6e,\"kernel_gflops\":%.2f,\"kernel_gbs\":%.1f,\"kernel_bytes\":%.6e,\"kernel_flops\":%.6e,\"stream_gbs\":%.1f,\"roofline_gflops\":%.2f,\"roofline_fraction\":%.3f"
                           ",\"t_gather\":%.6e,\"t_mult\":%.6e,\"mult_gflops_nekbone\":%.2f}\n",
-                          Tag, info.order, info.nelem_global, info.ndof_global, info.nlocal_global, size, r.device ? "true" : "false", info.kernel, reps, (double)tmax[0], gflops, gbs, glob[1], glob[0], stream, roof, gflops / roof, (double)tmax[1],
-                          (double)tmax[2], nekflops / tmax[2] / 1e9));
+                          Tag, info.order, info.nelem_global, info.ndof_global, info.nlocal_global, size, r.device ? "true" : "false", info.kernel, v3layers, reps, (double)tmax[0], gflops, gbs, glob[1], glob[0], stream, roof, gflops / roof,
+                          (double)tmax[1], (double)tmax[2], nekflops / tmax[2] / 1e9));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the operator benchmark; an operator on the v3 2D kernel is timed for each of the nlayers values of
+   -v3_layers (switched by MatSetFromOptions()) and left on the first */
+static PetscErrorCode BenchOperatorLayers(Mat A, PetscInt reps, PetscMPIInt size, PetscInt nlayers, const PetscInt layers[])
+{
+  SquallHBInfo info;
+  PetscInt     cur = 2;
+  PetscBool    v3;
+
+  PetscFunctionBegin;
+  PetscCall(SquallHBGetInfo(A, &info));
+  PetscCall(PetscStrbeginswith(info.kernel, "2d_v3", &v3));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-hb_v3_layers", &cur, NULL));
+  if (!v3 || !nlayers) {
+    PetscCall(BenchOperator(A, reps, size, cur));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt l = nlayers - 1; l >= 0; l--) { /* the first last: CG and later operators run with it */
+    char v[16];
+
+    PetscCall(PetscSNPrintf(v, sizeof(v), "%" PetscInt_FMT, layers[l]));
+    PetscCall(PetscOptionsSetValue(NULL, "-hb_v3_layers", v));
+    PetscCall(MatSetFromOptions(A));
+    PetscCall(BenchOperator(A, reps, size, layers[l]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -127,7 +157,7 @@ static PetscErrorCode BenchCG(Mat A, Mat P, const char solver[], KSPType type, P
 int main(int argc, char **argv)
 {
   MPI_Comm       comm;
-  PetscInt       orders[16], norders = 16, reps = 50, iterations = 50, nsolvers = 3, nvariants = 4;
+  PetscInt       orders[16], norders = 16, reps = 50, iterations = 50, nsolvers = 3, nvariants = 4, layers[3], nlayers = 3;
   PetscReal      dofs = 2e6, adofs = 1e6;
   char          *solvers[3] = {NULL, NULL, NULL}, *variants[4] = {NULL, NULL, NULL, NULL};
   PetscBool      flg, run[3]                                   = {PETSC_TRUE, PETSC_TRUE, PETSC_FALSE};
@@ -166,6 +196,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-assembled_dofs", "Unknowns for PETSc cg + assembled matrix", NULL, adofs, &adofs, NULL));
   PetscCall(PetscOptionsStringArray("-kernel_variants", "-hb_kernel_variant values to time in turn (v1, v2, v3)", NULL, variants, &nvariants, &flg));
   if (!flg) nvariants = 0;
+  PetscCall(PetscOptionsIntArray("-v3_layers", "-hb_v3_layers values to time in turn for the v3 2D kernel (2, 3, 4)", NULL, layers, &nlayers, &flg));
+  if (!flg) nlayers = 0;
+  for (PetscInt l = 0; l < nlayers; l++) PetscCheck(layers[l] >= 2 && layers[l] <= 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "-v3_layers: %" PetscInt_FMT " is out of range: valid values are 2, 3, 4", layers[l]);
   PetscOptionsEnd();
 
   for (PetscInt o = 0; o < norders; o++) {
@@ -183,7 +216,7 @@ int main(int argc, char **argv)
       PetscCall(SquallHBCreateOperator(comm, N, E, &A));
       if (v == 0) break;
       PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator benchmark", N));
-      PetscCall(BenchOperator(A, reps, size));
+      PetscCall(BenchOperatorLayers(A, reps, size, nlayers, layers));
       PetscCall(MatDestroy(&A));
     }
     if (!nvariants) {
@@ -192,7 +225,7 @@ int main(int argc, char **argv)
     }
     PetscCall(SquallHBGetInfo(A, &info));
     PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator benchmark", N));
-    PetscCall(BenchOperator(A, reps, size));
+    PetscCall(BenchOperatorLayers(A, reps, size, nlayers, layers));
     if (iterations && run[0]) {
       PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": hbcg", N));
       PetscCall(BenchCG(A, A, names[0], SQUALL_KSPHBCG, iterations, &info, size));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything a GPU session measures, in one command, within a time budget: the GPU tests, the ESDG kernel
 # benchmark (all orders, ablation at N=4), the time to solution and the single-precision accuracy
-# options, the scaling runs for every GPU of the session, the hipBone kernel generations and the P1
+# options, the scaling runs for every GPU of the session, the hipBone kernel generations (and the v3
+# kernel's layers per step) and the P1
 # benchmark (all assembly modes and reduce variants). Each step has its own timeout and runs only while the budget
 # lasts; results go to $OUT (one folder per step) and a tarball $OUT/gpu-session.tgz.
 #   PATH=$PETSC_DIR/bin:$PATH PETSC_DIR=... bench/run-gpu-session.sh BUILD_DIR [BUDGET_S=540]
@@ -39,5 +40,7 @@ step bubble-ref 150 bash -c "'$b/tutorials/rising_bubble' $bub -esdg_reference_r
 [ "${ngpu:-1}" -gt 1 ] && step esdg-scaling 200 bash "$root/bench/run-esdg-scaling.sh" "$b" "$counts" 30
 [ "${ngpu:-1}" -gt 1 ] && step hb-scaling 150 bash "$root/bench/run-hb-scaling.sh" "$b" "$counts" "7 15"
 step hb-kernels 150 "$b/bench/hb_bench" -hb_vec_type cuda -orders 3,5,7,9,11,13,15 -dofs 2e7 -reps 50 -cg_iterations 50 -solvers hbcg -kernel_variants v3,v2,v1
+# the v3 2D kernel with 2, 3, 4 layers per step (-hb_v3_layers) on one operator per order: ~45 s
+step hb-v3-layers 90 "$b/bench/hb_bench" -hb_vec_type cuda -orders 9,10,11,12,13,14,15 -dofs 2e7 -reps 50 -cg_iterations 0 -kernel_variants v3 -v3_layers 2,3,4
 step p1 170 "$b/bench/p1_assembly" -bench_json p1.jsonl
 tar -C "$o" -czf "$o/gpu-session.tgz" --exclude=gpu-session.tgz . && echo "results: $o/gpu-session.tgz"

@@ -9,7 +9,7 @@
       and of the result in registers (shared memory Nq^2), v2 (default), whose 3D kernel issues
       all its global loads before the first barrier and whose 2D kernel keeps q in shared memory
       (Nq^3) and only the result column in registers, and v3, v2's 3D kernel and a 2D kernel that
-      computes two layers per step to cut the shared-memory traffic per node;
+      computes two (-hb_v3_layers: 3, 4) layers per step to cut the shared-memory traffic per node;
    2. Z^T: a CSR row sum over the element copies of each node.
    MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
@@ -303,9 +303,10 @@ template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(N
    10 Nq / 32 = 5 wavefronts per element node at Nq = 16 against ~4.5 clocks per node of HBM time
    (76 bytes per node, ~17 bytes per clock per SM), hence the 50%.
    Here
-   - a thread owns two nodes of its column, layers k and k+1 (HB2DV3_LAYERS), and sweeps the element
-     two layers per step: every D value and the t-direction operand q[m][j][i] loaded once serve both
-     layers; the G and W of both are prefetched one step ahead as in v2;
+   - a thread owns L nodes of its column, layers k .. k+L-1 (L = 2 by default, -hb_v3_layers 2|3|4),
+     and sweeps the element L layers per step: every D value and the t-direction operand q[m][j][i]
+     loaded once serve all L layers; at L = 2 the G and W of both are prefetched one step ahead as
+     in v2 (for L > 2 see HBAheadV3);
    - the loads with few distinct addresses read two consecutive m at once (16-byte vector loads from
      rows of even pitch P, padded so that the rows j, j+1, .. a warp spans lie in different banks): a
      vector load whose lanes want 2-4 distinct 16-byte pieces is still one wavefront;
@@ -319,26 +320,53 @@ template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(N
                 s: D^T[j][m..] 1/2 + s[l][m][i] 2 x 1            = 2.5
    11 per 64 nodes: 11 Nq / 64 = 2.75 wavefronts per node at Nq = 16 (v2: 5), plus ~0.2 for the
    stores of q, r and s. The sr/ss buffers alternate between steps: one barrier per two layers.
-   Shared memory (2 + Nq + 4 L) Nq P reals (58.5 KB at Nq = 16) is dynamic (above the 48 KB static limit). */
-#define HB2DV3_LAYERS 2
+   With L layers per step the loads shared by the layers (D^T[m][i] 1, D[j][m..] 1/2, q[m][j][i] 2,
+   D[m][i] 1, D^T[j][m..] 1/2: 5 per m) serve L layers and the others (3 per m and layer) scale with L:
+   (5 + 3 L) Nq / (32 L) wavefronts per node, 2.75 (L = 2), 2.33 (L = 3), 2.13 (L = 4) at Nq = 16, for
+   more registers (ra[Nq], qr/qs/qt[L], g[L][6], w[L]: see HBRegsV3) and shared memory. The last
+   step of a sweep has Nq % L layers where L does not divide Nq.
+   Shared memory (2 + Nq + 4 L) Nq P reals (58.5 KB at Nq = 16, L = 2; 67.5 KB at L = 3, 76.5 KB at
+   L = 4) is dynamic (above the 48 KB static limit). */
 /* row pitch (reals) of the v3 kernel's shared arrays: even, so that pairs m, m+1 are 16-byte aligned,
    and not a multiple of 16, so that consecutive rows start in different banks */
 __host__ __device__ constexpr int HBPitchV3(int Nq)
 {
   return ((Nq + 1) & ~1) % 16 == 0 ? ((Nq + 1) & ~1) + 2 : ((Nq + 1) & ~1);
 }
-__host__ __device__ constexpr size_t HBSharedV3(int Nq)
+__host__ __device__ constexpr size_t HBSharedV3(int Nq, int L)
 {
-  return (size_t)(2 + Nq + 4 * HB2DV3_LAYERS) * Nq * HBPitchV3(Nq) * sizeof(PetscReal);
+  return (size_t)(2 + Nq + 4 * L) * Nq * HBPitchV3(Nq) * sizeof(PetscReal);
 }
 /* registers per thread to ask for (see HBMinBlocks). Left alone nvcc takes more (it hoists shared
    loads); at these caps ptxas -v (sm_90, double) reports 8-48 bytes of spill, once per element outside
    the contractions, and the shared memory allows as many blocks: Nq = 15, 16: 80 registers, 3 blocks
    of 8 warps per SM (like v2); Nq = 13, 14: 80, 72, 4 blocks of 6-7 warps; Nq <= 12: 64, 6-8 blocks of
-   4-5 warps */
-__host__ __device__ constexpr int HBRegsV3(int Nq)
+   4-5 warps (L = 2).
+   L = 3, 4 hold 7 L more values (g, w) and 3 L accumulators: at the caps of L = 2 ptxas spills
+   100-900 bytes from Nq = 13 on (Nq = 16: 152 bytes at L = 3, 912 at L = 4), inside the sweep. With
+   96 registers (Nq <= 13) and 128 (Nq >= 14: 2 blocks of 7-8 warps per SM, which is also all that the
+   shared memory of L = 4 allows at Nq = 16) ptxas -v reports 0-16 bytes of spill from Nq = 13 on and
+   at most 48 below (double; the table is in the commit that added L). At Nq = 15, 16 and L = 3 this
+   costs a block per SM against L = 2 (3 blocks would need 80 registers, 150-220 bytes of spill). In
+   single precision 80 registers leave no spill for any Nq and L = 3, 4.
+   Where the G and W of a step are requested (HBAheadV3) makes no difference to nvcc 13.0: it moves the
+   read-only loads across the barrier (the same SASS at Nq = 16, L = 4; the same registers and spill
+   for every Nq, L). */
+__host__ __device__ constexpr bool HBAheadV3(int Nq, int L)
 {
-  return Nq >= 15 ? 80 : (Nq >= 13 ? 72 : 64);
+  return L == 2; /* L = 2: one step ahead, as measured; L > 2: at the step's start (fewer live values in the source) */
+}
+__host__ __device__ constexpr int HBRegsV3More(int Nq, int L)
+{
+#if defined(PETSC_USE_REAL_SINGLE)
+  return 80; /* no spill at any Nq, L (ptxas -v, sm_90) */
+#else
+  return Nq >= 14 ? 128 : 96;
+#endif
+}
+__host__ __device__ constexpr int HBRegsV3(int Nq, int L)
+{
+  return L == 2 ? (Nq >= 15 ? 80 : (Nq >= 13 ? 72 : 64)) : HBRegsV3More(Nq, L);
 }
 
 #if defined(PETSC_USE_REAL_DOUBLE)
@@ -355,9 +383,10 @@ __device__ static inline void HBLds2(const PetscReal *p, PetscReal &a, PetscReal
   b = v.y;
 }
 
-template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(Nq *Nq, HBRegsV3(Nq))) HBLocalOp2Dv3(PetscInt e0, HBOpArgs a)
+template <int Nq, int L> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(Nq *Nq, HBRegsV3(Nq, L))) HBLocalOp2Dv3(PetscInt e0, HBOpArgs a)
 {
-  constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, P = HBPitchV3(Nq), LP = Nq * P, L = HB2DV3_LAYERS;
+  constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, P = HBPitchV3(Nq), LP = Nq * P;
+  constexpr bool    ahead = HBAheadV3(Nq, L);
   extern __shared__ __align__(16) unsigned char hbsmem[];
   PetscReal                                    *sD  = reinterpret_cast<PetscReal *>(hbsmem); /* D[a][b] at a P + b */
   PetscReal                                    *sDT = sD + LP;                               /* D[b][a] at a P + b */
@@ -377,10 +406,14 @@ template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(N
 #pragma unroll
     for (int k = 0; k < Nq; k++) sq[k * LP + ij] = HBReadXLdg(a, l[k]);
   }
+  if constexpr (ahead) {
 #pragma unroll
-  for (int l = 0; l < L; l++) {
-    HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * l), g[l]);
-    w[l] = __ldg(a.W + base + Nq2 * l);
+    for (int l = 0; l < L; l++) {
+      if (l < Nq) {
+        HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * l), g[l]);
+        w[l] = __ldg(a.W + base + Nq2 * l);
+      }
+    }
   }
   {
     const PetscReal d = a.D[j * Nq + i];
@@ -397,6 +430,15 @@ template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(N
     PetscReal *r = sr + ((k0 / L) & 1) * L * LP, *s = ss + ((k0 / L) & 1) * L * LP;
     PetscReal  qr[L], qs[L], qt[L];
 
+    if constexpr (!ahead) { /* this step's factors, to arrive during its gradient */
+#pragma unroll
+      for (int l = 0; l < L; l++) {
+        if (l < nl) {
+          HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * (k0 + l)), g[l]);
+          w[l] = __ldg(a.W + base + Nq2 * (k0 + l));
+        }
+      }
+    }
 #pragma unroll
     for (int l = 0; l < L; l++) qr[l] = qs[l] = qt[l] = 0;
 #pragma unroll
@@ -449,11 +491,13 @@ template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(N
       }
     }
     /* the next step's factors arrive during this step's divergence and the next gradient */
+    if constexpr (ahead) {
 #pragma unroll
-    for (int l = 0; l < L; l++) {
-      if (k0 + L + l < Nq) {
-        HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * (k0 + L + l)), g[l]);
-        w[l] = __ldg(a.W + base + Nq2 * (k0 + L + l));
+      for (int l = 0; l < L; l++) {
+        if (k0 + L + l < Nq) {
+          HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * (k0 + L + l)), g[l]);
+          w[l] = __ldg(a.W + base + Nq2 * (k0 + L + l));
+        }
       }
     }
     /* the previous step read the other copy of r, s; every thread passed that read before this barrier */
@@ -489,24 +533,25 @@ template <int Nq> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(N
   for (int k = 0; k < Nq; k++) a.yL[base + Nq2 * k] = ra[k];
 }
 
-/* the v3 kernel's launch: its dynamic shared memory goes above 48 KB from Nq = 15 on, which each
-   instantiation must be allowed once */
-template <int Nq> static PetscErrorCode HBLaunch2Dv3(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+/* the v3 kernel's launch: its dynamic shared memory goes above 48 KB from Nq = 15 on (L = 2; from
+   Nq = 14 on for L = 4), which each instantiation must be allowed once */
+template <int Nq, int L> static PetscErrorCode HBLaunch2Dv3(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   static bool  allowed = false;
-  const size_t shm     = HBSharedV3(Nq);
+  const size_t shm     = HBSharedV3(Nq, L);
 
   PetscFunctionBegin;
+  static_assert(HBSharedV3(Nq, L) <= 227 * 1024, "v3 kernel: shared memory above the 227 KB per block of sm_90");
   if (!allowed) {
-    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOp2Dv3<Nq>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOp2Dv3<Nq, L>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     allowed = true;
   }
-  HBLocalOp2Dv3<Nq><<<(unsigned int)(e1 - e0), dim3(Nq, Nq), shm, stream>>>(e0, a);
+  HBLocalOp2Dv3<Nq, L><<<(unsigned int)(e1 - e0), dim3(Nq, Nq), shm, stream>>>(e0, a);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* v3 has no 3D kernel of its own: below -hb_kernel_switch it runs v2's */
-template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant variant, PetscBool use3d, PetscBool cap, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant variant, PetscBool use3d, PetscBool cap, PetscInt v3layers, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   PetscFunctionBegin;
   if constexpr (Nq <= 10) {
@@ -522,7 +567,12 @@ template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant v
     }
   }
   if (variant == SQUALL_HB_KERNEL_V3) {
-    PetscCall(HBLaunch2Dv3<Nq>(e0, e1, a, stream));
+    switch (v3layers) {
+      case 2: PetscCall(HBLaunch2Dv3<Nq, 2>(e0, e1, a, stream)); break;
+      case 3: PetscCall(HBLaunch2Dv3<Nq, 3>(e0, e1, a, stream)); break;
+      case 4: PetscCall(HBLaunch2Dv3<Nq, 4>(e0, e1, a, stream)); break;
+      default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 2, 3, 4", v3layers);
+    }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (variant == SQUALL_HB_KERNEL_V2) {
@@ -551,21 +601,21 @@ static PetscErrorCode HBLocalOp(Mat_HB *hb, PetscInt e0, PetscInt e1, const Pets
   PetscCall(PetscLogEventBegin(SQUALL_HBLocalOp, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   switch (hb->Nq) {
-    case 2: PetscCall(HBLaunchLocalOpN<2>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 3: PetscCall(HBLaunchLocalOpN<3>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 4: PetscCall(HBLaunchLocalOpN<4>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 5: PetscCall(HBLaunchLocalOpN<5>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 6: PetscCall(HBLaunchLocalOpN<6>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 7: PetscCall(HBLaunchLocalOpN<7>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 8: PetscCall(HBLaunchLocalOpN<8>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 9: PetscCall(HBLaunchLocalOpN<9>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 10: PetscCall(HBLaunchLocalOpN<10>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 11: PetscCall(HBLaunchLocalOpN<11>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 12: PetscCall(HBLaunchLocalOpN<12>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 13: PetscCall(HBLaunchLocalOpN<13>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 14: PetscCall(HBLaunchLocalOpN<14>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 15: PetscCall(HBLaunchLocalOpN<15>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
-    case 16: PetscCall(HBLaunchLocalOpN<16>(hb->kvariant, use3d, hb->capregs, e0, e1, a, stream)); break;
+    case 2: PetscCall(HBLaunchLocalOpN<2>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 3: PetscCall(HBLaunchLocalOpN<3>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 4: PetscCall(HBLaunchLocalOpN<4>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 5: PetscCall(HBLaunchLocalOpN<5>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 6: PetscCall(HBLaunchLocalOpN<6>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 7: PetscCall(HBLaunchLocalOpN<7>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 8: PetscCall(HBLaunchLocalOpN<8>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 9: PetscCall(HBLaunchLocalOpN<9>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 10: PetscCall(HBLaunchLocalOpN<10>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 11: PetscCall(HBLaunchLocalOpN<11>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 12: PetscCall(HBLaunchLocalOpN<12>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 13: PetscCall(HBLaunchLocalOpN<13>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 14: PetscCall(HBLaunchLocalOpN<14>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 15: PetscCall(HBLaunchLocalOpN<15>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
+    case 16: PetscCall(HBLaunchLocalOpN<16>(hb->kvariant, use3d, hb->capregs, hb->v3layers, e0, e1, a, stream)); break;
     default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA kernel for order %" PetscInt_FMT " (valid orders are 1 to %d)", hb->N, SQUALL_LGL_MAX_ORDER);
   }
   PetscCallCUDA(cudaGetLastError());

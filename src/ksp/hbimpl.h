@@ -45,8 +45,9 @@ typedef struct _n_SquallHBCUDA *SquallHBCUDA;
    v1: the first kernels (3D: loads after each barrier; 2D: q and the result as register columns);
    v2: 3D with every global load issued before the first barrier, 2D with q in shared memory and
        only the result column in registers (fewer registers: more blocks per SM);
-   v3: v2's 3D kernel; 2D two layers per step (each shared load of D or q serves both) with vector loads
-       for the operands a warp shares (fewer shared-memory wavefronts per node) */
+   v3: v2's 3D kernel; 2D two layers per step (each shared load of D or q serves both; 3 or 4 with
+       -hb_v3_layers) with vector loads for the operands a warp shares (fewer shared-memory wavefronts
+       per node) */
 typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3 } SquallHBKernelVariant;
 PETSC_INTERN const char *const SquallHBKernelVariants[];
 
@@ -65,6 +66,7 @@ typedef struct {
   char      vectype[64];
 
   SquallHBKernelVariant kvariant; /* CUDA element kernels */
+  PetscInt              v3layers; /* v3 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4) */
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */
   PetscInt  nelem, nint;

@@ -10,13 +10,14 @@ static const char HBComposedName[] = "SquallHBMultDot_C";
 const char *const SquallHBKernelVariants[] = {"v1", "v2", "v3", "SquallHBKernelVariant", "SQUALL_HB_KERNEL_", NULL};
 
 /* the CUDA element kernel this operator's order runs (the "kernel" of SquallHBGetInfo() and of the
-   benchmark records); the register cap exists for the v1 2D kernel from Nq = 14 on */
+   benchmark records); the register cap exists for the v1 2D kernel from Nq = 14 on; the v3 2D kernel
+   with 3 or 4 layers per step is "2d_v3_L3", "2d_v3_L4" (the default 2 keeps the name "2d_v3") */
 const char *SquallHBKernelName(const Mat_HB *hb)
 {
   const PetscBool use3d = (PetscBool)(hb->N < hb->kswitch);
 
   if (hb->kvariant == SQUALL_HB_KERNEL_V1) return use3d ? "3d" : (hb->capregs && hb->Nq >= 14 ? "2d_capped" : "2d");
-  if (hb->kvariant == SQUALL_HB_KERNEL_V3) return use3d ? "3d_v2" : "2d_v3"; /* v3 has no 3D kernel of its own */
+  if (hb->kvariant == SQUALL_HB_KERNEL_V3) return use3d ? "3d_v2" : (hb->v3layers == 3 ? "2d_v3_L3" : (hb->v3layers == 4 ? "2d_v3_L4" : "2d_v3")); /* v3 has no 3D kernel of its own */
   return use3d ? "3d_v2" : "2d_v2";
 }
 
@@ -37,6 +38,29 @@ PetscErrorCode SquallHBGetContext(Mat A, Mat_HB **hb)
   PetscCall(PetscObjectQueryFunction((PetscObject)A, HBComposedName, &f));
   PetscCheck(f, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Mat is not an operator made by SquallHBCreateOperator()");
   PetscCall(MatShellGetContext(A, hb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -hb_v3_layers, at creation and again in MatSetFromOptions() (a kernel choice only: the benchmark
+   times every L on one operator) */
+static PetscErrorCode HBV3LayersFromOptions(PetscOptionItems *PetscOptionsObject, Mat_HB *hb)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsInt("-hb_v3_layers", "CUDA, v3 layer-by-layer kernel: layers each thread computes per step (2, 3 or 4; more layers share each shared-memory load of D and q, for more registers and shared memory)", "SquallHBCreateOperator",
+                            hb->v3layers, &hb->v3layers, NULL));
+  PetscCheck(hb->v3layers >= 2 && hb->v3layers <= 4, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 2, 3, 4", hb->v3layers);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_HB(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_HB *hb;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &hb));
+  PetscOptionsHeadBegin(PetscOptionsObject, "hipBone-style spectral-element operator (kernel choices that may change after creation)");
+  PetscCall(HBV3LayersFromOptions(PetscOptionsObject, hb));
+  PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -80,6 +104,7 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCall(PetscOptionsEnum(
     "-hb_kernel_variant", "CUDA operator kernels: v1 (first version: 2D keeps q and the result in registers), v2 (3D loads before the first barrier, 2D keeps q in shared memory) or v3 (v2 in 3D; 2D two layers per step, fewer shared loads per node)",
     "SquallHBCreateOperator", SquallHBKernelVariants, (PetscEnum)hb->kvariant, (PetscEnum *)&hb->kvariant, NULL));
+  PetscCall(HBV3LayersFromOptions(PetscOptionsObject, hb));
   PetscCall(PetscOptionsBool("-hb_kernel_cap_registers", "CUDA, v1 layer-by-layer kernel, orders >= 13: cap registers at 128 for two blocks per SM (spills a little)", "SquallHBCreateOperator", hb->capregs, &hb->capregs, NULL));
   PetscCall(PetscOptionsBool("-hb_overlap", "Overlap the halo exchanges with the interior elements and owned rows (off: complete each exchange first, to measure what the overlap hides)", "SquallHBCreateOperator", hb->overlap, &hb->overlap, NULL));
   PetscCall(PetscOptionsBool("-hb_log_setup", "Print the time of each setup phase to stderr", "SquallHBCreateOperator", hb->logsetup, &hb->logsetup, NULL));
@@ -436,8 +461,8 @@ static PetscErrorCode MatView_HB(Mat A, PetscViewer viewer)
   if (isascii) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "hipBone operator Z^T (S_L + lambda W) Z: order %" PetscInt_FMT ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements, %" PetscInt_FMT " unknowns, lambda %g%s\n", hb->N, hb->E[0], hb->E[1],
                                      hb->E[2], hb->nglobal, (double)hb->lambda, hb->dirichlet ? ", Dirichlet boundary" : ""));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s (%s thread blocks, -hb_kernel_switch %" PetscInt_FMT ", -hb_kernel_variant %s), vectors %s\n", SquallHBKernelName(hb), hb->N < hb->kswitch ? "3D" : "2D layer-by-layer", hb->kswitch,
-                                     SquallHBKernelVariants[hb->kvariant], hb->vectype));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s (%s thread blocks, -hb_kernel_switch %" PetscInt_FMT ", -hb_kernel_variant %s, -hb_v3_layers %" PetscInt_FMT "), vectors %s\n", SquallHBKernelName(hb),
+                                     hb->N < hb->kswitch ? "3D" : "2D layer-by-layer", hb->kswitch, SquallHBKernelVariants[hb->kvariant], hb->v3layers, hb->vectype));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -480,6 +505,7 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks for N < K, layer-by-layer 2D blocks for N >= K (default 9)
 . -hb_kernel_variant <v1,v2,v3>     - CUDA: generation of the element kernels (default v3: 2D two layers per step, v2's 3D kernel below the switch; v1, v2 for comparison)
+. -hb_v3_layers <2,3,4>             - CUDA, v3 2D kernel: layers per step and thread (default 2; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
@@ -508,6 +534,7 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
   hb->lambda   = 1;
   hb->kswitch  = 9;
   hb->kvariant = SQUALL_HB_KERNEL_V3; /* measured fastest from N = 9 on (runH: 73-74% of the roofline at N = 9, 11 against 57-58% for v2); below the switch it runs v2's 3D kernel */
+  hb->v3layers = 2;                   /* two layers per step, as measured in runH */
   hb->overlap  = PETSC_TRUE;
   PetscCall(PetscStrncpy(hb->vectype, "standard", sizeof(hb->vectype)));
   PetscCall(HBSetFromOptions(hb));
@@ -518,6 +545,7 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (void (*)(void))MatMult_HB));
   PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (void (*)(void))MatGetDiagonal_HB));
   PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (void (*)(void))MatView_HB));
+  PetscCall(MatShellSetOperation(*A, MATOP_SET_FROM_OPTIONS, (void (*)(void))MatSetFromOptions_HB));
   PetscCall(MatShellSetContextDestroy(*A, MatDestroy_HB));
   PetscCall(MatShellSetVecType(*A, hb->vectype));
   PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
