@@ -214,6 +214,7 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallEulerMaxWaveSpeed(const SquallG
    pair can be contracted with more than one normal (the two sides of a face). */
 typedef struct {
   PetscReal rho_ln, p_hat, ub, vb, wb, ek, g1, g2;
+  PetscReal e_ln; /* 1/(2 (gamma-1) b_ln), for the matrix dissipation */
 } SquallEulerECMeans;
 
 SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], SquallEulerECMeans *M)
@@ -246,6 +247,7 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *ga
   M->vb     = vb;
   M->wb     = wb;
   M->ek     = e_ln + (a1[SQ_K] + a2[SQ_K]) + (ub * ub + vb * vb + wb * wb);
+  M->e_ln   = e_ln;
   M->g1     = gc * a1[SQ_INVB];
   M->g2     = -gc * a2[SQ_INVB];
 }
@@ -312,21 +314,20 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECFlux(const SquallGas *gas, co
      D_rho = w1 + w2 + w3,
      D_m   = w1 ({{u}} - c nhat) + w2 {{u}} + w3 ({{u}} + c nhat) + l4 [dvm - (nhat.dvm) nhat + dvE ut],
      D_E   = w1 (h - c un) + w2 (u2/2 + {{Phi}}) + w3 (h + c un) + l4 [ut.dvm + dvE |ut|^2].
-   D is linear in dv, symmetric positive semi-definite; the ES flux subtracts D/2 with dv = [[v]]. */
-SQUALL_HOST_DEVICE static inline void SquallEulerMatrixDissipation(const SquallGas *gas, const PetscReal am[], const PetscReal ap[], const PetscReal nhat[3], const PetscReal dv[5], PetscReal D[5])
+   D is linear in dv, symmetric positive semi-definite; the ES flux subtracts D/2 with dv = [[v]].
+   rho_ln, p_hat, {{u}} and 1/b_ln are the EC flux's means (SquallEulerECMeansPair), so that a face
+   flux forms them once: one division (c) and one square root per face node beyond the EC flux. */
+SQUALL_HOST_DEVICE static inline void SquallEulerMatrixDissipationMeans(const SquallGas *gas, const SquallEulerECMeans *M, const PetscReal am[], const PetscReal ap[], const PetscReal nhat[3], const PetscReal dv[5], PetscReal D[5])
 {
   const PetscReal gamma = gas->gamma, gm1 = gamma - 1;
-  const PetscReal rho_ln = SquallLogMean(am[SQ_RHO], ap[SQ_RHO], am[SQ_LOGRHO], ap[SQ_LOGRHO]);
-  const PetscReal ib_ln  = SquallInvLogMean(am[SQ_B], ap[SQ_B], am[SQ_LOGB], ap[SQ_LOGB]);
-  const PetscReal p_hat  = (PetscReal)0.5 * (am[SQ_RHO] + ap[SQ_RHO]) / (am[SQ_B] + ap[SQ_B]);
-  const PetscReal ub[3]  = {(PetscReal)0.5 * (am[SQ_U] + ap[SQ_U]), (PetscReal)0.5 * (am[SQ_V] + ap[SQ_V]), (PetscReal)0.5 * (am[SQ_W] + ap[SQ_W])};
-  const PetscReal u2     = am[SQ_U] * ap[SQ_U] + am[SQ_V] * ap[SQ_V] + am[SQ_W] * ap[SQ_W];
-  const PetscReal e2     = (PetscReal)0.5 * u2 + (PetscReal)0.5 * (am[SQ_PHI] + ap[SQ_PHI]);
-  const PetscReal h      = gamma * ib_ln / (2 * gm1) + e2;
-  const PetscReal c      = PetscSqrtReal(gamma * p_hat / rho_ln);
-  const PetscReal un     = ub[0] * nhat[0] + ub[1] * nhat[1] + ub[2] * nhat[2];
-  const PetscReal ut[3]  = {ub[0] - un * nhat[0], ub[1] - un * nhat[1], ub[2] - un * nhat[2]};
-  const PetscReal ut2    = ut[0] * ut[0] + ut[1] * ut[1] + ut[2] * ut[2];
+  const PetscReal rho_ln = M->rho_ln, p_hat = M->p_hat, ub[3] = {M->ub, M->vb, M->wb};
+  const PetscReal u2    = am[SQ_U] * ap[SQ_U] + am[SQ_V] * ap[SQ_V] + am[SQ_W] * ap[SQ_W];
+  const PetscReal e2    = (PetscReal)0.5 * u2 + (PetscReal)0.5 * (am[SQ_PHI] + ap[SQ_PHI]);
+  const PetscReal h     = gamma * M->e_ln + e2; /* gamma/(2(gamma-1) b_ln) + e2 */
+  const PetscReal c     = PetscSqrtReal(gamma * p_hat / rho_ln);
+  const PetscReal un    = ub[0] * nhat[0] + ub[1] * nhat[1] + ub[2] * nhat[2];
+  const PetscReal ut[3] = {ub[0] - un * nhat[0], ub[1] - un * nhat[1], ub[2] - un * nhat[2]};
+  const PetscReal ut2   = ut[0] * ut[0] + ut[1] * ut[1] + ut[2] * ut[2];
   const PetscReal l1 = PetscAbsReal(un - c) * rho_ln / (2 * gamma), l2 = PetscAbsReal(un) * rho_ln * gm1 / gamma, l3 = PetscAbsReal(un + c) * rho_ln / (2 * gamma), l4 = PetscAbsReal(un) * p_hat;
   const PetscReal udm = ub[0] * dv[1] + ub[1] * dv[2] + ub[2] * dv[3], ndm = nhat[0] * dv[1] + nhat[1] * dv[2] + nhat[2] * dv[3], tdm = ut[0] * dv[1] + ut[1] * dv[2] + ut[2] * dv[3];
   const PetscReal hm = h - c * un, hp = h + c * un;
@@ -340,6 +341,15 @@ SQUALL_HOST_DEVICE static inline void SquallEulerMatrixDissipation(const SquallG
   D[4] = w1 * hm + w2 * e2 + w3 * hp + l4 * (tdm + dv[4] * ut2);
 }
 
+/* the same from the two states alone */
+SQUALL_HOST_DEVICE static inline void SquallEulerMatrixDissipation(const SquallGas *gas, const PetscReal am[], const PetscReal ap[], const PetscReal nhat[3], const PetscReal dv[5], PetscReal D[5])
+{
+  SquallEulerECMeans M;
+
+  SquallEulerECMeansPair(gas, am, ap, &M);
+  SquallEulerMatrixDissipationMeans(gas, &M, am, ap, nhat, dv, D);
+}
+
 /* ---------------------------------------------------------------------------------------------
    Numerical surface flux for the own ("minus") state qm/am and the outer state qp/ap, UNIT normal
    nhat out of the own element. The gravity fluctuation is that of the own node (node 1); it
@@ -349,16 +359,17 @@ SQUALL_HOST_DEVICE static inline void SquallEulerMatrixDissipation(const SquallG
      RUSANOV: EC - lambda_max (q+ - q-)/2, lambda_max = max(|u-.nhat| + c-, |u+.nhat| + c+) */
 SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFlux(const SquallGas *gas, SquallSurfaceFluxType type, const PetscReal qm[5], const PetscReal am[], const PetscReal qp[5], const PetscReal ap[], const PetscReal nhat[3], PetscReal F[5])
 {
-  PetscReal G[3];
+  SquallEulerECMeans M;
 
-  SquallEulerECFlux(gas, am, ap, nhat, F, G);
-  F[1] += G[0];
-  F[2] += G[1];
-  F[3] += G[2];
+  SquallEulerECMeansPair(gas, am, ap, &M);
+  SquallEulerECContract(&M, nhat, F);
+  F[1] += M.g1 * nhat[0];
+  F[2] += M.g1 * nhat[1];
+  F[3] += M.g1 * nhat[2];
   if (type == SQUALL_FLUX_ES) {
     PetscReal dv[5], D[5];
     SquallEulerEntropyJump_Private(gas, am, ap, dv);
-    SquallEulerMatrixDissipation(gas, am, ap, nhat, dv, D);
+    SquallEulerMatrixDissipationMeans(gas, &M, am, ap, nhat, dv, D);
     for (int k = 0; k < 5; k++) F[k] -= (PetscReal)0.5 * D[k];
   } else if (type == SQUALL_FLUX_RUSANOV) {
     const PetscReal lm = SquallEulerMaxWaveSpeed(gas, am, nhat), lp = SquallEulerMaxWaveSpeed(gas, ap, nhat), hl = (PetscReal)0.5 * PetscMax(lm, lp);
@@ -387,7 +398,7 @@ SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFluxPair(const SquallGas
   if (type == SQUALL_FLUX_ES) {
     PetscReal dv[5], D[5];
     SquallEulerEntropyJump_Private(gas, am, ap, dv);
-    SquallEulerMatrixDissipation(gas, am, ap, nhat, dv, D);
+    SquallEulerMatrixDissipationMeans(gas, &M, am, ap, nhat, dv, D);
     for (int k = 0; k < 5; k++) Dh[k] = (PetscReal)0.5 * D[k];
   } else if (type == SQUALL_FLUX_RUSANOV) {
     const PetscReal lm = SquallEulerMaxWaveSpeed(gas, am, nhat), lp = SquallEulerMaxWaveSpeed(gas, ap, nhat), hl = (PetscReal)0.5 * PetscMax(lm, lp);
