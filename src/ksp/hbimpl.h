@@ -66,7 +66,7 @@ typedef struct {
   char      vectype[64];
 
   SquallHBKernelVariant kvariant; /* CUDA element kernels */
-  PetscInt              v3layers; /* v3 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4) */
+  PetscInt              v3layers; /* v3 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4; 0: by order, SquallHBV3Layers()) */
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */
   PetscInt  nelem, nint;
@@ -105,3 +105,15 @@ enum { SQUALL_HBCG_RZ, SQUALL_HBCG_RR, SQUALL_HBCG_ZZ, SQUALL_HBCG_NDOTS };
 PETSC_INTERN PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscReal dots[]);
 PETSC_INTERN PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[]);
 PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P);
+
+/* the layers per step the v3 2D kernel runs with: -hb_v3_layers, or for 0 (the default) the fastest
+   on the H200 by order (runL1, bench/results/gpu-h200-2026-11-30-session4.json: % of the streaming
+   roofline for L = 2/3/4 at N = 9..15: 74/69/78, 62/67/72, 75/78/75, 54/57/59, 64/63/64, 47/52/53,
+   59/64/58); 2 below N = 9, where the 3D kernel runs unless -hb_kernel_switch says otherwise */
+static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
+{
+  static const PetscInt best[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
+
+  if (hb->v3layers > 0) return hb->v3layers;
+  return hb->N >= 0 && hb->N < 16 ? best[hb->N] : 2;
+}

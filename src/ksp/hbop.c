@@ -17,7 +17,7 @@ const char *SquallHBKernelName(const Mat_HB *hb)
   const PetscBool use3d = (PetscBool)(hb->N < hb->kswitch);
 
   if (hb->kvariant == SQUALL_HB_KERNEL_V1) return use3d ? "3d" : (hb->capregs && hb->Nq >= 14 ? "2d_capped" : "2d");
-  if (hb->kvariant == SQUALL_HB_KERNEL_V3) return use3d ? "3d_v2" : (hb->v3layers == 3 ? "2d_v3_L3" : (hb->v3layers == 4 ? "2d_v3_L4" : "2d_v3")); /* v3 has no 3D kernel of its own */
+  if (hb->kvariant == SQUALL_HB_KERNEL_V3) return use3d ? "3d_v2" : (SquallHBV3Layers(hb) == 3 ? "2d_v3_L3" : (SquallHBV3Layers(hb) == 4 ? "2d_v3_L4" : "2d_v3")); /* v3 has no 3D kernel of its own */
   return use3d ? "3d_v2" : "2d_v2";
 }
 
@@ -46,9 +46,10 @@ PetscErrorCode SquallHBGetContext(Mat A, Mat_HB **hb)
 static PetscErrorCode HBV3LayersFromOptions(PetscOptionItems *PetscOptionsObject, Mat_HB *hb)
 {
   PetscFunctionBegin;
-  PetscCall(PetscOptionsInt("-hb_v3_layers", "CUDA, v3 layer-by-layer kernel: layers each thread computes per step (2, 3 or 4; more layers share each shared-memory load of D and q, for more registers and shared memory)", "SquallHBCreateOperator",
-                            hb->v3layers, &hb->v3layers, NULL));
-  PetscCheck(hb->v3layers >= 2 && hb->v3layers <= 4, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 2, 3, 4", hb->v3layers);
+  PetscCall(PetscOptionsInt("-hb_v3_layers",
+                            "CUDA, v3 layer-by-layer kernel: layers each thread computes per step (2, 3 or 4; more layers share each shared-memory load of D and q, for more registers and shared memory; 0: the fastest measured for the order)",
+                            "SquallHBCreateOperator", hb->v3layers, &hb->v3layers, NULL));
+  PetscCheck(hb->v3layers == 0 || (hb->v3layers >= 2 && hb->v3layers <= 4), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 0 (by order), 2, 3, 4", hb->v3layers);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -462,7 +463,7 @@ static PetscErrorCode MatView_HB(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "hipBone operator Z^T (S_L + lambda W) Z: order %" PetscInt_FMT ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements, %" PetscInt_FMT " unknowns, lambda %g%s\n", hb->N, hb->E[0], hb->E[1],
                                      hb->E[2], hb->nglobal, (double)hb->lambda, hb->dirichlet ? ", Dirichlet boundary" : ""));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s (%s thread blocks, -hb_kernel_switch %" PetscInt_FMT ", -hb_kernel_variant %s, -hb_v3_layers %" PetscInt_FMT "), vectors %s\n", SquallHBKernelName(hb),
-                                     hb->N < hb->kswitch ? "3D" : "2D layer-by-layer", hb->kswitch, SquallHBKernelVariants[hb->kvariant], hb->v3layers, hb->vectype));
+                                     hb->N < hb->kswitch ? "3D" : "2D layer-by-layer", hb->kswitch, SquallHBKernelVariants[hb->kvariant], SquallHBV3Layers(hb), hb->vectype));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -505,7 +506,7 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks for N < K, layer-by-layer 2D blocks for N >= K (default 9)
 . -hb_kernel_variant <v1,v2,v3>     - CUDA: generation of the element kernels (default v3: 2D two layers per step, v2's 3D kernel below the switch; v1, v2 for comparison)
-. -hb_v3_layers <2,3,4>             - CUDA, v3 2D kernel: layers per step and thread (default 2; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
+. -hb_v3_layers <0,2,3,4>           - CUDA, v3 2D kernel: layers per step and thread (default 0: the fastest measured for the order, 3 or 4 from N = 9 on; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
@@ -534,7 +535,7 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
   hb->lambda   = 1;
   hb->kswitch  = 9;
   hb->kvariant = SQUALL_HB_KERNEL_V3; /* measured fastest from N = 9 on (runH: 73-74% of the roofline at N = 9, 11 against 57-58% for v2); below the switch it runs v2's 3D kernel */
-  hb->v3layers = 2;                   /* two layers per step, as measured in runH */
+  hb->v3layers = 0;                   /* by order (SquallHBV3Layers) */
   hb->overlap  = PETSC_TRUE;
   PetscCall(PetscStrncpy(hb->vectype, "standard", sizeof(hb->vectype)));
   PetscCall(HBSetFromOptions(hb));
