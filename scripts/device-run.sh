@@ -13,7 +13,7 @@ if [ -f "$pack/snaps.txz" ]; then
   cp -a $deps/cuda $deps/cuda-single && tar -C $deps -xJf "$pack/single-delta.tar.xz" && tar -C /tmp -xJf "$pack/snaps.txz" || exit 1
 fi
 # the snapshots' ctest files name the python3 of the machine that built them
-py=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' /tmp/snap/b/CMakeCache.txt)
+py=$(sed -n 's/^_\?Python3_EXECUTABLE:[A-Z]*=//p' /tmp/snap/b/CMakeCache.txt | head -1)
 [ -n "$py" ] && [ ! -e "$py" ] && mkdir -p "$(dirname "$py")" && ln -sf "$(command -v python3)" "$py"
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 session() { # precision snapshot PETSC_DIR GPU

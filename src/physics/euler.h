@@ -85,6 +85,29 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallInvLogMean(PetscReal x, PetscRe
   return series ? iser : idir;
 }
 
+/* admissibility of rho, p and b = rho/(2p): NaN fails every comparison; infinite rho or p fails the
+   upper bounds (an infinite momentum or energy gives p = -inf, inf or NaN) */
+SQUALL_HOST_DEVICE static inline int SquallEulerInadmissible_Private(PetscReal rho, PetscReal p, PetscReal b)
+{
+  return (rho > 0 && p > 0 && b > 0 && rho <= PETSC_MAX_REAL && p <= PETSC_MAX_REAL) ? 0 : 1;
+}
+
+/* density, 1/density (0 for 0), velocity, pressure and b = rho/(2p) (0 for p = 0) of q */
+SQUALL_HOST_DEVICE static inline void SquallEulerPrimitive_Private(const SquallGas *gas, const PetscReal q[5], PetscReal Phi, PetscReal prim[7])
+{
+  const PetscReal rho = q[0], irho = rho != 0 ? 1 / rho : 0;
+  const PetscReal u = q[1] * irho, v = q[2] * irho, w = q[3] * irho;
+  const PetscReal p = (gas->gamma - 1) * (q[4] - rho * ((PetscReal)0.5 * (u * u + v * v + w * w) + Phi));
+
+  prim[0] = rho;
+  prim[1] = irho;
+  prim[2] = u;
+  prim[3] = v;
+  prim[4] = w;
+  prim[5] = p;
+  prim[6] = p != 0 ? (PetscReal)0.5 * rho / p : 0;
+}
+
 /* ---------------------------------------------------------------------------------------------
    Per-node values. aux = (rho, u, v, w, p, b = rho/(2p), Phi, ln rho, ln b). Returns 0 for an
    admissible state (rho > 0, p > 0, all finite), else 1; then aux is filled as far as it is defined
@@ -92,10 +115,10 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallInvLogMean(PetscReal x, PetscRe
    division by zero or log of a non-positive number is evaluated. */
 SQUALL_HOST_DEVICE static inline int SquallEulerAux(const SquallGas *gas, const PetscReal q[5], PetscReal Phi, PetscReal aux[])
 {
-  const PetscReal rho = q[0], irho = rho != 0 ? 1 / rho : 0;
-  const PetscReal u = q[1] * irho, v = q[2] * irho, w = q[3] * irho;
-  const PetscReal p = (gas->gamma - 1) * (q[4] - rho * ((PetscReal)0.5 * (u * u + v * v + w * w) + Phi));
-  const PetscReal b = p != 0 ? (PetscReal)0.5 * rho / p : 0;
+  PetscReal prim[7];
+
+  SquallEulerPrimitive_Private(gas, q, Phi, prim);
+  const PetscReal rho = prim[0], irho = prim[1], u = prim[2], v = prim[3], w = prim[4], p = prim[5], b = prim[6];
 
   aux[SQ_RHO]    = rho;
   aux[SQ_U]      = u;
@@ -108,9 +131,16 @@ SQUALL_HOST_DEVICE static inline int SquallEulerAux(const SquallGas *gas, const 
   aux[SQ_LOGB]   = b > 0 ? PetscLogReal(b) : 0;
   aux[SQ_INVB]   = 2 * p * irho; /* 1/b, so the gravity terms of a pair need no division */
   aux[SQ_K]      = (PetscReal)0.5 * Phi - (PetscReal)0.25 * (u * u + v * v + w * w);
-  /* NaN fails every comparison; infinite rho or p fails the upper bounds (an infinite momentum or
-     energy gives p = -inf, inf or NaN) */
-  return (rho > 0 && p > 0 && b > 0 && rho <= PETSC_MAX_REAL && p <= PETSC_MAX_REAL) ? 0 : 1;
+  return SquallEulerInadmissible_Private(rho, p, b);
+}
+
+/* SquallEulerAux()'s verdict alone (the same operations for rho, p and b, no logs): 0 admissible, 1 not */
+SQUALL_HOST_DEVICE static inline int SquallEulerCheck(const SquallGas *gas, const PetscReal q[5], PetscReal Phi)
+{
+  PetscReal prim[7];
+
+  SquallEulerPrimitive_Private(gas, q, Phi, prim);
+  return SquallEulerInadmissible_Private(prim[0], prim[5], prim[6]);
 }
 
 /* conservative state from density, velocity, pressure and geopotential */

@@ -3,7 +3,7 @@
 #include "sys/squallimpl.h"
 
 PetscClassId  SQUALL_CLASSID;
-PetscLogEvent SQUALL_DGMeshSetUp, SQUALL_ESDGRHS, SQUALL_ESDGVolume, SQUALL_ESDGSurface, SQUALL_ESDGSource, SQUALL_LSRKUpdate, SQUALL_GPUCheck;
+PetscLogEvent SQUALL_DGMeshSetUp, SQUALL_ESDGRHS, SQUALL_ESDGVolume, SQUALL_ESDGSurface, SQUALL_ESDGSource, SQUALL_ESDGNodeReduce, SQUALL_LSRKUpdate, SQUALL_GPUCheck;
 PetscLogEvent SQUALL_P1SetUp, SQUALL_P1Geometry, SQUALL_P1Assemble, SQUALL_P1AssembleCOO, SQUALL_P1AssembleSlots, SQUALL_P1SlotMap, SQUALL_P1AssembleGather, SQUALL_P1GatherSum, SQUALL_P1GatherMap, SQUALL_P1AssembleReduce, SQUALL_P1ReduceMap,
   SQUALL_P1SetValues, SQUALL_P1RHS, SQUALL_P1Metric;
 
@@ -49,6 +49,7 @@ PetscErrorCode SquallInitializePackage(void)
   PetscCall(PetscLogEventRegister("SqESDGVolume", SQUALL_CLASSID, &SQUALL_ESDGVolume));
   PetscCall(PetscLogEventRegister("SqESDGSurface", SQUALL_CLASSID, &SQUALL_ESDGSurface));
   PetscCall(PetscLogEventRegister("SqESDGSource", SQUALL_CLASSID, &SQUALL_ESDGSource));
+  PetscCall(PetscLogEventRegister("SqESDGNodeReduce", SQUALL_CLASSID, &SQUALL_ESDGNodeReduce));
   PetscCall(PetscLogEventRegister("SqLSRKUpdate", SQUALL_CLASSID, &SQUALL_LSRKUpdate));
   PetscCall(PetscLogEventRegister("SqGPUCheck", SQUALL_CLASSID, &SQUALL_GPUCheck));
   PetscCall(PetscLogEventRegister("SqP1SetUp", SQUALL_CLASSID, &SQUALL_P1SetUp));

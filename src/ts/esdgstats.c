@@ -160,9 +160,9 @@ PetscErrorCode SquallESDGCheckState(SquallESDG s, Vec X, PetscBool *ok)
 
   PetscFunctionBegin;
   if (s->useGPU) {
-    PetscReal lmax;
-    /* count on the device; only a failing state comes to the host, to say where */
-    PetscCall(SquallESDGNodeReduceCUDA(s, X, &lmax, &bad));
+    /* count on the device (the admissibility alone, no wave speeds); only a failing state comes to
+       the host, to say where */
+    PetscCall(SquallESDGNodeReduceCUDA(s, X, NULL, &bad));
     PetscCallMPI(MPIU_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_SUM, s->comm));
     if (!gbad) {
       *ok = PETSC_TRUE;
