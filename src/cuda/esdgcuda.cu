@@ -20,6 +20,7 @@
 #include "ts/esdgimpl.h"
 #include "cuda/squallcuda.h"
 #include "cuda/cudautil.h"
+#include "physics/lsrkstage.h"
 
 #define SQ_BOUNDARY INT_MIN
 
@@ -45,6 +46,8 @@ typedef struct {
   PetscBool          half, faceMode;
   const PetscScalar *Fref;           /* during an RHS in face mode: the reference residual (device), or NULL */
   const PetscScalar *Qref, *QrefLoc; /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
+  PetscScalar       *K, *Qw;         /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
+  PetscReal          la, ldt, lb;    /* and its coefficients */
 } ESDGCuda;
 
 typedef struct {
@@ -53,6 +56,8 @@ typedef struct {
   PetscReal         *FB;
   const PetscScalar *Fref;           /* subtracted by the finishing (LIFT) volume kernels, or NULL */
   const PetscScalar *Qref, *QrefLoc; /* perturbation form: added to the state as it is loaded, or NULL */
+  PetscScalar       *K, *Qw;         /* a fused LSRK stage (finishing kernels): K = la K + ldt F, Q += lb K instead of writing F; else NULL */
+  PetscReal          la, ldt, lb;
   int               *bad;
   PetscInt           nOwned, nList;
   size_t             nSlots;
@@ -72,6 +77,11 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.Fref    = c->Fref;
   a.Qref    = c->Qref;
   a.QrefLoc = c->QrefLoc;
+  a.K       = c->K;
+  a.Qw      = c->Qw;
+  a.la      = c->la;
+  a.ldt     = c->ldt;
+  a.lb      = c->lb;
   a.nSlots  = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
   a.PhiP    = c->PhiP;
   a.Phi     = c->Phi;
@@ -226,6 +236,29 @@ template <int NQ> __device__ static inline void SubtractReference(const ESDGArgs
   for (int f = 0; f < 5; f++) acc[f] -= fr[f * NP + n];
 }
 
+/* A finished node's RHS acc: into F, or in a fused LSRK stage folded into the stage register and the
+   state in place of F (SquallLSRKStage, the update kernel's arithmetic). In place is safe: in face mode
+   the faces have read their states before, and a volume kernel reads only its own element's state,
+   all of it before it writes. */
+template <int NQ> __device__ static inline void StoreRHS(const ESDGArgs &a, PetscInt e, int n, PetscScalar *__restrict__ F, const PetscReal acc[5])
+{
+  constexpr int NP = NQ * NQ * NQ;
+  const size_t  o  = (size_t)a.gslot[e] * 5 * NP + n;
+
+  if (a.K) {
+#pragma unroll
+    for (int f = 0; f < 5; f++) {
+      PetscScalar k = a.la == 0 ? (PetscScalar)0 : a.K[o + f * NP], q = a.Qw[o + f * NP];
+      SquallLSRKStage(a.la, a.ldt, a.lb, acc[f], &k, &q);
+      a.K[o + f * NP]  = k;
+      a.Qw[o + f * NP] = q;
+    }
+  } else {
+#pragma unroll
+    for (int f = 0; f < 5; f++) F[o + f * NP] = acc[f];
+  }
+}
+
 /* both states of face node k (element e, node n, unit normal nhat out of e) and their per-node values:
    the partner from Q (owned), Qloc (ghost) or the mirror state (wall) */
 template <int NQ>
@@ -291,15 +324,17 @@ template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__
       for (int k = 0; k < 5; k++) acc[k] -= s * F1[k];
     }
   }
-  PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
   if (LIFT) {
     PetscReal fin[ESDG_NFIN];
     FinishValues<NQ>(a, e, n, Q, fin);
     FinishApply(a, fin, acc);
     SubtractReference<NQ>(a, e, n, acc);
-  }
+    StoreRHS<NQ>(a, e, n, F, acc);
+  } else {
+    PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
 #pragma unroll
-  for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
+    for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
+  }
 }
 
 /* Variants of the half sweep for the ablation study (bench/): ESDG_ABL_NOLOG recomputes the logs'
@@ -484,8 +519,8 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     }
     FinishApply(a, fin, acc);
     SubtractReference<NQ>(a, e, n, acc);
-  }
-  if (ABL > ESDG_ABL_DIR0) {
+    StoreRHS<NQ>(a, e, n, F, acc);
+  } else if (ABL > ESDG_ABL_DIR0) {
 #pragma unroll
     for (int f = 0; f < 5; f++) fe[f * NP + n] += acc[f];
   } else {
@@ -1112,17 +1147,34 @@ static PetscErrorCode ESDGRestoreReference(SquallESDG s, ESDGCuda *c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F)
+/* The RHS into F, or with K (face mode only) a fused LSRK stage: the finishing volume kernels fold
+   each node's RHS into K and Q (K = la K + ldt F, Q += lb K) instead of writing F */
+static PetscErrorCode ESDGRHS(SquallESDG s, PetscReal t, Vec Q, Vec F, Vec K, PetscReal la, PetscReal ldt, PetscReal lb)
 {
   ESDGCuda          *c = (ESDGCuda *)s->cuda;
   const PetscScalar *qd;
-  PetscScalar       *fd, *qld;
+  PetscScalar       *fd = NULL, *qld, *qw = NULL, *kd = NULL;
   cudaStream_t       stream = NULL;
 
   PetscFunctionBegin;
+  PetscCheck(!K || c->faceMode, s->comm, PETSC_ERR_PLIB, "A fused LSRK stage needs the face-mode RHS");
   PetscCall(SquallCUDAGetStream(&stream));
-  PetscCall(VecCUDAGetArrayRead(Q, &qd));
-  PetscCall(VecCUDAGetArrayWrite(F, &fd));
+  if (K) {
+    PetscCall(VecCUDAGetArray(Q, &qw));
+    qd = qw;
+    if (la == 0)
+      PetscCall(VecCUDAGetArrayWrite(K, &kd)); /* the first stage does not read K */
+    else
+      PetscCall(VecCUDAGetArray(K, &kd));
+    c->K   = kd;
+    c->Qw  = qw;
+    c->la  = la;
+    c->ldt = ldt;
+    c->lb  = lb;
+  } else {
+    PetscCall(VecCUDAGetArrayRead(Q, &qd));
+    PetscCall(VecCUDAGetArrayWrite(F, &fd));
+  }
   PetscCall(VecCUDAGetArray(s->Qloc, &qld));
   PetscCall(ESDGGetReference(s, c));
   /* the face nodes of ghost elements only (src/ts/esdgghost.c), device to device */
@@ -1147,8 +1199,20 @@ PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F
   }
   PetscCall(ESDGRestoreReference(s, c));
   PetscCall(VecCUDARestoreArray(s->Qloc, &qld));
-  PetscCall(VecCUDARestoreArrayWrite(F, &fd));
-  PetscCall(VecCUDARestoreArrayRead(Q, &qd));
+  if (K) {
+    PetscInt n;
+    PetscCall(VecGetLocalSize(Q, &n));
+    PetscCall(PetscLogGpuFlops(5.0 * n)); /* the stage update's */
+    if (la == 0)
+      PetscCall(VecCUDARestoreArrayWrite(K, &kd));
+    else
+      PetscCall(VecCUDARestoreArray(K, &kd));
+    PetscCall(VecCUDARestoreArray(Q, &qw));
+    c->K = c->Qw = NULL;
+  } else {
+    PetscCall(VecCUDARestoreArrayWrite(F, &fd));
+    PetscCall(VecCUDARestoreArrayRead(Q, &qd));
+  }
   if (s->Fref && !c->faceMode) PetscCall(VecAXPY(F, -1, s->Fref));
   {
     /* the kernels flag density or pressure <= 0; four bytes back per RHS so that an unphysical state
@@ -1167,6 +1231,25 @@ PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F
     }
   }
   (void)t;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F)
+{
+  PetscFunctionBegin;
+  PetscCall(ESDGRHS(s, t, Q, F, NULL, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one LSRK stage with the RHS of Q fused into the update of K and Q; *done false where the RHS is not
+   in face mode (the caller then evaluates F and updates) */
+PetscErrorCode SquallESDGStage_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec K, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done)
+{
+  ESDGCuda *c = (ESDGCuda *)s->cuda;
+
+  PetscFunctionBegin;
+  *done = c->faceMode;
+  if (*done) PetscCall(ESDGRHS(s, t, Q, NULL, K, a, dt, b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

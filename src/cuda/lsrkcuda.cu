@@ -6,19 +6,24 @@
 #include "cuda/cudautil.h"
 #include "sys/squallimpl.h"
 #include "physics/kahan.h"
+#include "physics/lsrkstage.h"
 
 template <bool COMP> __global__ static void LSRKStageKernel(PetscInt n, PetscReal a, PetscReal dt, PetscReal b, PetscScalar *__restrict__ Q, PetscScalar *__restrict__ K, const PetscScalar *__restrict__ F, PetscScalar *__restrict__ C)
 {
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
-    const PetscScalar k = (a == 0 ? (PetscScalar)0 : a * K[i]) + dt * F[i];
-    K[i]                = k;
     if (COMP) {
-      PetscScalar q = Q[i], c = C[i];
+      const PetscScalar k = (a == 0 ? (PetscScalar)0 : a * K[i]) + dt * F[i];
+      PetscScalar       q = Q[i], c = C[i];
+      K[i] = k;
       SquallKahanAdd(&q, &c, b * k);
       Q[i] = q;
       C[i] = c;
-    } else
-      Q[i] += b * k;
+    } else {
+      PetscScalar k = a == 0 ? (PetscScalar)0 : K[i], q = Q[i]; /* K is not read in the first stage */
+      SquallLSRKStage(a, dt, b, F[i], &k, &q);
+      K[i] = k;
+      Q[i] = q;
+    }
   }
 }
 

@@ -52,6 +52,13 @@ PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SquallESDGStage_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec K, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done)
+{
+  PetscFunctionBegin;
+  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, PetscInt *nbad)
 {
   PetscFunctionBegin;

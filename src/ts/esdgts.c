@@ -57,6 +57,25 @@ static PetscErrorCode ESDGMonitor(TS ts, PetscInt step, PetscReal t, Vec Q, void
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* TS lsrk's fused stage (see src/ts/lsrk.c): on the GPU in face mode the RHS's finishing kernels do the
+   stage update; only while the TS's RHS is still this one */
+static PetscErrorCode ESDGFusedStage(TS ts, PetscReal t, Vec Q, Vec K, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done)
+{
+  SquallESDG s;
+  PetscErrorCode (*fn)(TS, PetscReal, Vec, Vec, void *);
+  void *ctx;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  PetscCall(TSGetApplicationContext(ts, &s));
+  PetscCall(TSGetRHSFunction(ts, NULL, &fn, &ctx));
+  if (fn != SquallESDGRHSFunction || ctx != (void *)s || !s->useGPU) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGRHS, Q, K, 0, 0));
+  PetscCall(SquallESDGStage_CUDA(s, t, Q, K, a, dt, b, done));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGRHS, Q, K, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@C
   SquallESDGSetUpTS - gives ts the ESDG DM and RHS, rejects stages with unphysical states, and
   installs the -esdg_cfl time-step control and the -esdg_monitor diagnostics.
@@ -69,6 +88,7 @@ PetscErrorCode SquallESDGSetUpTS(SquallESDG s, TS ts)
   PetscCall(TSSetApplicationContext(ts, s));
   PetscCall(TSSetRHSFunction(ts, NULL, SquallESDGRHSFunction, s));
   PetscCall(TSSetFunctionDomainError(ts, ESDGDomainCheck));
+  if (s->useGPU) PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKFusedStage_C", ESDGFusedStage));
   if (s->cfl > 0) PetscCall(TSSetPreStep(ts, ESDGPreStep));
   if (s->monitor_every > 0) PetscCall(TSMonitorSet(ts, ESDGMonitor, s, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -61,6 +61,12 @@ static const LSRKScheme *const LSRKSchemes[] = {&LSRK14s4, &LSRK5s4};
    of b K that the addition to Q rounded away. */
 typedef PetscErrorCode (*LSRKStageUpdateFn)(Vec Q, Vec K, Vec F, Vec C, PetscReal a, PetscReal dt, PetscReal b);
 
+/* A whole stage, RHS and update, from whoever provides the RHS (composed on the TS as
+   "SquallTSLSRKFusedStage_C"; SquallESDGSetUpTS() composes the ESDG GPU one, whose finishing kernels fold
+   each node's RHS into K and Q without writing F: two of the stage's seven passes over the state fewer).
+   *done false: not possible now (the caller evaluates F and updates). */
+typedef PetscErrorCode (*LSRKFusedStageFn)(TS ts, PetscReal t, Vec Q, Vec K, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done);
+
 typedef struct {
   const LSRKScheme *scheme;
   Vec               K;        /* the second 2N register */
@@ -69,6 +75,7 @@ typedef struct {
   PetscBool         rollback; /* keep Q0 so that rejected steps can be retried and TSRollBack() works */
   Vec               C;        /* compensation of the solution update, only with -ts_lsrk_compensated */
   PetscBool         compensated;
+  PetscBool         fused; /* use a fused stage where one is composed (-ts_lsrk_fused) */
   Vec               Y[LSRK_MAX_STAGES];
   PetscReal         stage_time;
   TSStepStatus      status;
@@ -144,9 +151,11 @@ static PetscErrorCode TSStep_LSRK(TS ts)
   TSAdapt           adapt;
   PetscInt          rejections     = 0;
   PetscReal         next_time_step = ts->time_step;
+  LSRKFusedStageFn  fused          = NULL;
 
   PetscFunctionBegin;
   PetscCall(TSGetAdapt(ts, &adapt));
+  if (lsrk->fused && !lsrk->C) PetscCall(PetscObjectQueryFunction((PetscObject)ts, "SquallTSLSRKFusedStage_C", &fused));
   if (lsrk->Q0) PetscCall(VecCopy(Q, lsrk->Q0));
   lsrk->status = TS_STEP_INCOMPLETE;
   while (!ts->reason && lsrk->status != TS_STEP_COMPLETE) {
@@ -164,6 +173,15 @@ static PetscErrorCode TSStep_LSRK(TS ts)
       PetscCall(TSPostStage(ts, lsrk->stage_time, i, lsrk->Y));
       PetscCall(TSAdaptCheckStage(adapt, ts, lsrk->stage_time, Q, &stageok));
       if (!stageok) break;
+      if (fused) {
+        PetscBool done = PETSC_FALSE;
+        PetscCall((*fused)(ts, lsrk->stage_time, Q, K, sch->A[i], h, sch->B[i], &done));
+        if (ts->reason < 0) {
+          PetscCall(LSRKRestoreOrFail(ts, PETSC_TRUE, i)); /* the fused stage updates Q in place */
+          PetscFunctionReturn(PETSC_SUCCESS);
+        }
+        if (done) continue;
+      }
       PetscCall(TSComputeRHSFunction(ts, lsrk->stage_time, Q, F));
       /* an RHS that stops the solve (TSSetConvergedReason) leaves F meaningless: do not fold it into Q */
       if (ts->reason < 0) {
@@ -290,6 +308,7 @@ static PetscErrorCode TSSetFromOptions_LSRK(TS ts, PetscOptionItems *PetscOption
   PetscCall(PetscOptionsString("-ts_lsrk_type", "Scheme: 14s4 (Niegemann-Diehl-Busch) or 5s4 (Carpenter-Kennedy)", "SquallTSLSRKSetType", name, name, sizeof(name), &flg));
   if (flg) PetscCall(SquallTSLSRKSetType(ts, name));
   PetscCall(PetscOptionsBool("-ts_lsrk_rollback", "Keep a copy of the solution at the start of each step so that rejected steps can be retried (one more register)", "TSRollBack", lsrk->rollback, &lsrk->rollback, NULL));
+  PetscCall(PetscOptionsBool("-ts_lsrk_fused", "Let the RHS provider fuse the stage update into its last kernel where it can (the ESDG GPU RHS); off: RHS into F, then the update", "TSStep", lsrk->fused, &lsrk->fused, NULL));
   PetscCall(PetscOptionsBool("-ts_lsrk_compensated", "Update the solution with compensated (Kahan) summation, so that increments below its round-off are not lost (one more register; for conservation in single precision)", "TSStep", lsrk->compensated,
                              &lsrk->compensated, NULL));
   PetscOptionsHeadEnd();
@@ -306,6 +325,11 @@ static PetscErrorCode TSView_LSRK(TS ts, PetscViewer viewer)
   if (isascii) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  LSRK scheme %s: %" PetscInt_FMT " stages, order %" PetscInt_FMT " (%s)\n", lsrk->scheme->name, lsrk->scheme->stages, lsrk->scheme->order, lsrk->scheme->reference));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  work vectors: 2N register K and the RHS output%s%s\n", lsrk->rollback ? ", plus a rollback copy of the solution" : "", lsrk->compensated ? ", plus the compensation of the solution update" : ""));
+    if (lsrk->fused && !lsrk->compensated) {
+      void (*fused)(void) = NULL;
+      PetscCall(PetscObjectQueryFunction((PetscObject)ts, "SquallTSLSRKFusedStage_C", &fused));
+      if (fused) PetscCall(PetscViewerASCIIPrintf(viewer, "  stage update fused into the RHS provider's kernels (-ts_lsrk_fused)\n"));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -416,6 +440,7 @@ PetscErrorCode TSCreate_LSRK(TS ts)
   PetscCall(PetscNew(&lsrk));
   lsrk->scheme      = &LSRK14s4;
   lsrk->stageupdate = LSRKStageUpdate_Vec;
+  lsrk->fused       = PETSC_TRUE;
   ts->data          = (void *)lsrk;
 
   ts->ops->setup          = TSSetUp_LSRK;
