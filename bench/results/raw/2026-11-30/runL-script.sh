@@ -60,8 +60,24 @@ tests() {
   (export CUDA_VISIBLE_DEVICES=0 PATH=/opt/squall-deps/cuda-single/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda-single; cd /tmp/snaps/b && timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest-single.log 2>&1) &
   wait $a $!
 }
-(sleep 560 && tar -C /tmp -czf $OUT/resL$MODE.tgz resL$MODE) > /dev/null 2>&1 & WD=$!
-if [ $MODE = 3 ]; then
+(sleep ${WATCH:-560} && tar -C /tmp -czf $OUT/resL$MODE.tgz resL$MODE) > /dev/null 2>&1 & WD=$!
+if [ $MODE = 4 ]; then
+  # the fused LSRK stage: ESDG GPU tests (fused vs unfused bit for bit) in both precisions, bubble 1000 steps both, share
+  (export PATH=/opt/squall-deps/cuda/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda; cd /tmp/snap/b && timeout 120 ctest -L gpu -R "esdg|bubble" --timeout 100 -j6 --output-on-failure > $O/ctest-double-esdg.log 2>&1) &
+  A=$!
+  (export PATH=/opt/squall-deps/cuda-single/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda-single; cd /tmp/snaps/b && timeout 120 ctest -L gpu -R "esdg|bubble" --timeout 100 -j6 --output-on-failure > $O/ctest-single-esdg.log 2>&1) &
+  wait $A $!
+  (export PATH=/opt/squall-deps/cuda/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda; cd /tmp/snap/b
+   echo "== double t=$(( $(date +%s)-T0 ))s bubble 1000"
+   timeout 140 ./tutorials/rising_bubble -options_file /tmp/snap/options/rising_bubble.opts $BUB > $O/bubble-double.txt 2>&1
+   export PATH=/opt/squall-deps/cuda-single/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda-single; cd /tmp/snaps/b
+   echo "== single t=$(( $(date +%s)-T0 ))s bubble 1000 plain"
+   timeout 110 ./tutorials/rising_bubble -options_file /tmp/snaps/options/rising_bubble.opts $BUB > $O/bubble-single-plain.txt 2>&1
+   export PATH=/opt/squall-deps/cuda/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda; cd /tmp/snap/b
+   echo "== double t=$(( $(date +%s)-T0 ))s share"
+   timeout 50 ./tutorials/rising_bubble -options_file /tmp/snap/options/rising_bubble.opts -dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_steps 30 -dm_vec_type cuda -log_view_gpu_time -log_view :$O/esdg-logview.txt > /dev/null 2>&1
+   echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
+elif [ $MODE = 3 ]; then
   # after the check-only node reduction: ESDG GPU tests in both precisions, bubble 1000 steps both, share of step
   (export PATH=/opt/squall-deps/cuda/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda; cd /tmp/snap/b && timeout 150 ctest -L gpu -R "esdg|bubble" --timeout 120 -j6 --output-on-failure > $O/ctest-double-esdg.log 2>&1) &
   A=$!
