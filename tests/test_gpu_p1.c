@@ -14,6 +14,7 @@ static char help[] = "P1 operators on the GPU against the CPU: the element (geom
 #include "cuda/p1cuda.h"
 #include "cuda/squallcuda.h"
 #include "squalltest.h"
+#include "p1testfields.h"
 
 #define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_WORLD, PETSC_ERR_PLIB, __VA_ARGS__)
 
@@ -48,21 +49,8 @@ static PetscErrorCode FieldFn(const PetscReal x[3], PetscScalar f[], void *ctx)
 
 static PetscErrorCode SetFields(SquallP1 p1)
 {
-  Vec rho, u, K;
-
   PetscFunctionBegin;
-  PetscCall(SquallP1CreateVector(p1, 1, &rho));
-  PetscCall(SquallP1CreateVector(p1, 3, &u));
-  PetscCall(SquallP1CreateVector(p1, 9, &K));
-  PetscCall(SquallP1Interpolate(p1, 1, RhoFn, NULL, rho));
-  PetscCall(SquallP1Interpolate(p1, 3, VelocityFn, NULL, u));
-  PetscCall(SquallP1Interpolate(p1, 9, TensorFn, NULL, K));
-  PetscCall(SquallP1SetMassCoefficient(p1, rho));
-  PetscCall(SquallP1SetVelocity(p1, u));
-  PetscCall(SquallP1SetDiffusivity(p1, SQUALL_P1_NODE, K));
-  PetscCall(VecDestroy(&rho));
-  PetscCall(VecDestroy(&u));
-  PetscCall(VecDestroy(&K));
+  PetscCall(P1TestSetFields(p1, RhoFn, VelocityFn, TensorFn));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -12,6 +12,7 @@ static char help[] = "P1 assembly paths against each other on the CPU: squall's 
 #include <squall.h>
 #include "mat/p1impl.h"
 #include "squalltest.h"
+#include "p1testfields.h"
 
 #define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_WORLD, PETSC_ERR_PLIB, __VA_ARGS__)
 
@@ -352,7 +353,7 @@ int main(int argc, char **argv)
 {
   DM         dm;
   SquallP1   p1;
-  Vec        rho, u, K, Ke, one, r;
+  Vec        Ke, one, r;
   Mat        A;
   PetscReal  tol = SQUALL_TOL(1e-14, 40), vol, sum, nr, nA; /* an entry sums a few dozen element contributions */
   PetscInt   N, NE;
@@ -401,15 +402,7 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&L));
   }
 
-  PetscCall(SquallP1CreateVector(p1, 1, &rho));
-  PetscCall(SquallP1CreateVector(p1, 3, &u));
-  PetscCall(SquallP1CreateVector(p1, 9, &K));
-  PetscCall(SquallP1Interpolate(p1, 1, RhoFn, NULL, rho));
-  PetscCall(SquallP1Interpolate(p1, 3, VelocityFn, NULL, u));
-  PetscCall(SquallP1Interpolate(p1, 9, TensorFn, NULL, K));
-  PetscCall(SquallP1SetMassCoefficient(p1, rho));
-  PetscCall(SquallP1SetVelocity(p1, u));
-  PetscCall(SquallP1SetDiffusivity(p1, SQUALL_P1_NODE, K));
+  PetscCall(P1TestSetFields(p1, RhoFn, VelocityFn, TensorFn));
   {
     const PetscReal c1[4] = {1.3, 0.7, 0.9, 0}, c3[4] = {1.3, 0.7, 0.9, 0.4};
 
@@ -438,9 +431,6 @@ int main(int argc, char **argv)
   }
 
   PetscCall(VecDestroy(&Ke));
-  PetscCall(VecDestroy(&rho));
-  PetscCall(VecDestroy(&u));
-  PetscCall(VecDestroy(&K));
   PetscCall(SquallP1Destroy(&p1));
   PetscCall(DMDestroy(&dm));
   PetscCall(PetscFinalize());
