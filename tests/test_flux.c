@@ -529,8 +529,41 @@ static PetscErrorCode TestAux(void)
       nbad++;
     else
       CHECK(PETSC_FALSE, "inadmissible state %" PetscInt_FMT " (rho %g, p %g) accepted", t, (double)a[SQ_RHO], (double)a[SQ_P]);
+    /* the GPU's check before every stage (no logs) must give the same verdict */
+    CHECK(SquallEulerCheck(&gas, q, Phi) == 1, "SquallEulerCheck accepts inadmissible state %" PetscInt_FMT, t);
   }
+  SquallEulerConservative(&gas, 1.2, u, 1e5, Phi, q);
+  CHECK(SquallEulerCheck(&gas, q, Phi) == 0, "SquallEulerCheck rejects an admissible state");
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "admissibility: %" PetscInt_FMT " of 7 inadmissible states flagged\n", nbad));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* 8. the contraction along an axis-aligned metric (the box kernels') against the general one: the same
+   flux up to the order of rounding, for either sign and size of the metric */
+static PetscErrorCode TestContractAxis(PetscRandom rnd)
+{
+  PetscReal maxrel = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < 3000; i++) {
+    PetscReal          q1[5], q2[5], Phi1, Phi2, a1[SQUALL_NAUX], a2[SQUALL_NAUX], nd = 1, n[3] = {0, 0, 0}, Fg[5], Fa[5], S[5];
+    SquallEulerECMeans M;
+    const PetscInt     d = i % 3;
+    PetscCall(RandomPair(rnd, i / 3, i % 2 ? PETSC_TRUE : PETSC_FALSE, q1, &Phi1, a1, q2, &Phi2, a2));
+    PetscCall(LogUniform(rnd, -3, 3, &nd));
+    if (i % 4 < 2) nd = -nd;
+    n[d] = nd;
+    SquallEulerECMeansPair(&gas, a1, a2, &M);
+    SquallEulerECContract(&M, n, Fg);
+    SquallEulerECContractAxis(&M, (int)d, nd, Fa);
+    FluxScale(a1, n, S);
+    for (PetscInt k = 0; k < 5; k++) {
+      const PetscReal rel = PetscAbsReal(Fa[k] - Fg[k]) / S[k];
+      maxrel              = PetscMax(maxrel, rel);
+      CHECK(rel <= 40 * PETSC_MACHINE_EPSILON, "axis contraction, direction %" PetscInt_FMT ", component %" PetscInt_FMT ": %.17g vs %.17g (rel %.2e)", d, k, (double)Fa[k], (double)Fg[k], (double)rel);
+    }
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "axis-aligned contraction: max rel. difference to the general one %.2e\n", (double)maxrel));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -551,6 +584,7 @@ int main(int argc, char **argv)
   PetscCall(TestMatrixDissipation(rnd));
   PetscCall(TestMirror(rnd));
   PetscCall(TestAux());
+  PetscCall(TestContractAxis(rnd));
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "flux tests passed\n"));
   PetscCall(PetscFinalize());
