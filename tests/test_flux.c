@@ -5,7 +5,7 @@ static char help[] = "Pointwise Euler-with-gravity physics: log mean, EC flux (c
 
 #define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_SELF, PETSC_ERR_PLIB, __VA_ARGS__)
 
-static const SquallGas gas = {1.4, 287.0, 9.81};
+static const SquallGas gas = {1.4, 287.0, 9.81, 0};
 
 static PetscErrorCode Uniform(PetscRandom rnd, PetscReal lo, PetscReal hi, PetscReal *x)
 {

@@ -16,15 +16,16 @@
 #include "physics/hostdevice.h"
 
 typedef struct {
-  PetscReal gamma; /* ratio of specific heats */
-  PetscReal R;     /* gas constant, J/(kg K) */
-  PetscReal g;     /* gravitational acceleration, m/s^2 (Phi = g z) */
+  PetscReal gamma;      /* ratio of specific heats */
+  PetscReal R;          /* gas constant, J/(kg K) */
+  PetscReal g;          /* gravitational acceleration, m/s^2 (Phi = g z) */
+  PetscInt  departures; /* the momentum flux's pressure from the departures SQ_DRHO, SQ_DB (perturbation form; C reference only) */
 } SquallGas;
 
 /* per-node auxiliary values, computed once per node so the pair loop needs no division or log. The
    first SQUALL_NPAIR are all a two-point flux reads (the GPU volume kernels keep only those in shared
    memory); SQ_K = Phi/2 - |u|^2/4 is the node's share of the energy flux's {{Phi}} - {{|u|^2}}/2. */
-enum { SQ_RHO, SQ_U, SQ_V, SQ_W, SQ_K, SQ_B, SQ_PHI, SQ_LOGRHO, SQ_LOGB, SQ_INVB, SQUALL_NPAIR, SQ_P = SQUALL_NPAIR, SQUALL_NAUX };
+enum { SQ_RHO, SQ_U, SQ_V, SQ_W, SQ_K, SQ_B, SQ_PHI, SQ_LOGRHO, SQ_LOGB, SQ_INVB, SQUALL_NPAIR, SQ_P = SQUALL_NPAIR, SQ_DRHO, SQ_DB, SQUALL_NAUX };
 
 typedef enum { SQUALL_FLUX_EC, SQUALL_FLUX_ES, SQUALL_FLUX_RUSANOV } SquallSurfaceFluxType;
 
@@ -131,6 +132,8 @@ SQUALL_HOST_DEVICE static inline int SquallEulerAux(const SquallGas *gas, const 
   aux[SQ_LOGB]   = b > 0 ? PetscLogReal(b) : 0;
   aux[SQ_INVB]   = 2 * p * irho; /* 1/b, so the gravity terms of a pair need no division */
   aux[SQ_K]      = (PetscReal)0.5 * Phi - (PetscReal)0.25 * (u * u + v * v + w * w);
+  aux[SQ_DRHO]   = 0; /* departures from a reference: SquallEulerDepartures() */
+  aux[SQ_DB]     = 0;
   return SquallEulerInadmissible_Private(rho, p, b);
 }
 
@@ -141,6 +144,22 @@ SQUALL_HOST_DEVICE static inline int SquallEulerCheck(const SquallGas *gas, cons
 
   SquallEulerPrimitive_Private(gas, q, Phi, prim);
   return SquallEulerInadmissible_Private(prim[0], prim[5], prim[6]);
+}
+
+/* The departures of rho and b from a reference state qr, formed from the departure x = q - qr of the
+   state (perturbation form), so that they are accurate where x is small, unlike b(q) - b(qr):
+     drho = x_rho, dp = (gamma-1) (x_E - d(|m|^2/(2 rho)) - x_rho Phi), db = (drho p_r - rho_r dp)/(2 p p_r),
+     d(|m|^2/rho) = (x_m.(2 m_r + x_m) rho_r - |m_r|^2 x_rho)/(rho rho_r),
+   with aux the per-node values of q = qr + x (SquallEulerAux) and p_r = p - dp. */
+SQUALL_HOST_DEVICE static inline void SquallEulerDepartures(const SquallGas *gas, const PetscReal x[5], const PetscReal qr[5], PetscReal Phi, PetscReal aux[])
+{
+  const PetscReal rho = aux[SQ_RHO], rho_r = qr[0], p = aux[SQ_P];
+  const PetscReal mx  = x[1] * (2 * qr[1] + x[1]) + x[2] * (2 * qr[2] + x[2]) + x[3] * (2 * qr[3] + x[3]);
+  const PetscReal mr2 = qr[1] * qr[1] + qr[2] * qr[2] + qr[3] * qr[3];
+  const PetscReal dp = (gas->gamma - 1) * (x[4] - (mx * rho_r - mr2 * x[0]) / (2 * rho * rho_r) - x[0] * Phi), p_r = p - dp;
+
+  aux[SQ_DRHO] = x[0];
+  aux[SQ_DB]   = (x[0] * p_r - rho_r * dp) / (2 * p * p_r);
 }
 
 /* conservative state from density, velocity, pressure and geopotential */
@@ -244,7 +263,8 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallEulerMaxWaveSpeed(const SquallG
    pair can be contracted with more than one normal (the two sides of a face). */
 typedef struct {
   PetscReal rho_ln, p_hat, ub, vb, wb, ek, g1, g2;
-  PetscReal e_ln; /* 1/(2 (gamma-1) b_ln), for the matrix dissipation */
+  PetscReal e_ln;  /* 1/(2 (gamma-1) b_ln), for the matrix dissipation */
+  PetscReal p_mom; /* the pressure of the momentum flux: p_hat, or with gas->departures p_hat - p_hat(reference) */
 } SquallEulerECMeans;
 
 SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], SquallEulerECMeans *M)
@@ -273,13 +293,24 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *ga
 
   M->rho_ln = rho_ln;
   M->p_hat  = (PetscReal)0.5 * sr * isb;
-  M->ub     = ub;
-  M->vb     = vb;
-  M->wb     = wb;
-  M->ek     = e_ln + (a1[SQ_K] + a2[SQ_K]) + (ub * ub + vb * vb + wb * wb);
-  M->e_ln   = e_ln;
-  M->g1     = gc * a1[SQ_INVB];
-  M->g2     = -gc * a2[SQ_INVB];
+  M->p_mom  = M->p_hat;
+#if !defined(__CUDA_ARCH__)
+  if (gas->departures) {
+    /* p_hat - p_hat_ref = (dSrho Sb_ref - Srho_ref dSb)/(2 Sb Sb_ref): in perturbation form the reference's
+       ~1e5 Pa (whose round-off eps p |D| drives spurious motion in single precision) never enters the
+       momentum flux; the reference residual is formed in the same way, so the RHS is unchanged in exact
+       arithmetic. (The energy flux keeps p_hat: the reference at rest, or along a jet, carries none of it.) */
+    const PetscReal dsr = a1[SQ_DRHO] + a2[SQ_DRHO], dsb = a1[SQ_DB] + a2[SQ_DB], sbr = sb - dsb;
+    M->p_mom = (PetscReal)0.5 * (dsr * sbr - (sr - dsr) * dsb) / (sb * sbr);
+  }
+#endif
+  M->ub   = ub;
+  M->vb   = vb;
+  M->wb   = wb;
+  M->ek   = e_ln + (a1[SQ_K] + a2[SQ_K]) + (ub * ub + vb * vb + wb * wb);
+  M->e_ln = e_ln;
+  M->g1   = gc * a1[SQ_INVB];
+  M->g2   = -gc * a2[SQ_INVB];
 }
 
 /* the symmetric flux Fs of the means along n (linear in n) */
@@ -289,9 +320,9 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECContract(const SquallEulerECM
   const PetscReal Frho = M->rho_ln * un;
 
   Fs[0] = Frho;
-  Fs[1] = Frho * M->ub + M->p_hat * n[0];
-  Fs[2] = Frho * M->vb + M->p_hat * n[1];
-  Fs[3] = Frho * M->wb + M->p_hat * n[2];
+  Fs[1] = Frho * M->ub + M->p_mom * n[0];
+  Fs[2] = Frho * M->vb + M->p_mom * n[1];
+  Fs[3] = Frho * M->wb + M->p_mom * n[2];
   Fs[4] = Frho * M->ek + M->p_hat * un;
 }
 
@@ -307,7 +338,7 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECContractAxis(const SquallEule
   Fs[1]     = Frho * M->ub;
   Fs[2]     = Frho * M->vb;
   Fs[3]     = Frho * M->wb;
-  Fs[1 + d] = Frho * ud + M->p_hat * nd;
+  Fs[1 + d] = Frho * ud + M->p_mom * nd;
   Fs[4]     = Frho * M->ek + M->p_hat * (ud * nd);
 }
 

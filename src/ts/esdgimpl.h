@@ -26,22 +26,24 @@ struct _n_SquallESDG {
   PetscReal            *work;     /* per-element scratch: aux and the RHS accumulator */
   double                diag0[3]; /* mass, energy, entropy at the first monitor call */
   PetscBool             diag0set;
-  PetscBool             gpuHalf;    /* GPU volume kernel: each node pair once (half sweep) or twice */
-  PetscInt              gpuSurface; /* GPU face fluxes: 0 once per face (face kernel), 1 per element side */
-  PetscBool             useRef;     /* -esdg_reference_residual: the test cases set their background as reference */
-  Vec                   Fref;       /* the discrete residual of the reference state, subtracted from every RHS */
-  Vec                   Qref;       /* the reference state itself */
-  Vec                   QrefLoc;    /* its ghost face-node values (GPU perturbation form) */
-  PetscBool             perturb;    /* -esdg_perturbation: the TS state is Q - Qref */
-  Vec                   Qfull;      /* work: Qref + the TS state (SquallESDGGetFullState) */
-  void                 *cuda;       /* device data, owned by src/cuda */
+  PetscBool             gpuHalf;      /* GPU volume kernel: each node pair once (half sweep) or twice */
+  PetscInt              gpuSurface;   /* GPU face fluxes: 0 once per face (face kernel), 1 per element side */
+  PetscBool             useRef;       /* -esdg_reference_residual: the test cases set their background as reference */
+  Vec                   Fref;         /* the discrete residual of the reference state, subtracted from every RHS */
+  Vec                   Qref;         /* the reference state itself */
+  Vec                   QrefLoc;      /* its ghost face-node values */
+  PetscBool             perturb;      /* -esdg_perturbation: the TS state is Q - Qref */
+  PetscBool             pertPressure; /* -esdg_perturbation_pressure: the momentum flux's pressure from the departures (C reference) */
+  Vec                   Xloc;         /* ghost face-node values of the TS state (C reference with departures) */
+  Vec                   Qfull;        /* work: Qref + the TS state (SquallESDGGetFullState) */
+  void                 *cuda;         /* device data, owned by src/cuda */
 };
 
 typedef struct {
   PetscReal mass, energy, entropy, maxw, minrho, minp;
 } SquallESDGDiagnostics;
 
-PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG, PetscReal, Vec, Vec);
+PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG, PetscReal, Vec Q, Vec X, Vec F);
 PETSC_INTERN PetscErrorCode SquallESDGGetFullState(SquallESDG, Vec, Vec *);
 PETSC_INTERN PetscErrorCode SquallESDGRestoreFullState(SquallESDG, Vec, Vec *);
 PETSC_INTERN PetscErrorCode SquallESDGCreateGhostSF(SquallESDG);

@@ -64,8 +64,24 @@ static void GatherState(const PetscScalar *qe, PetscInt Np, PetscInt n, PetscRea
   for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qe[f * Np + n]);
 }
 
+/* In perturbation form with departures (s->gas.departures): the TS state X and the reference, owned
+   and ghost values, for SquallEulerDepartures() */
+typedef struct {
+  const PetscScalar *x, *xloc, *r, *rloc;
+} Departures;
+
+/* the departures of node n of the element in slot (owned: global vector, ghost: face values) */
+static void NodeDepartures(SquallESDG s, const Departures *dep, PetscBool ghost, PetscInt slot, PetscInt n, PetscReal Phi, PetscReal aux[])
+{
+  PetscReal x[5], qr[5];
+
+  GatherState(&(ghost ? dep->xloc : dep->x)[slot * 5 * s->mesh->Np], s->mesh->Np, n, x);
+  GatherState(&(ghost ? dep->rloc : dep->r)[slot * 5 * s->mesh->Np], s->mesh->Np, n, qr);
+  SquallEulerDepartures(&s->gas, x, qr, Phi, aux);
+}
+
 /* surface terms of one element's six faces, accumulated into acc[5][Np] */
-static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qa, const PetscScalar *qloc, PetscReal *acc, BadState *bad)
+static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qa, const PetscScalar *qloc, const Departures *dep, PetscReal *acc, BadState *bad)
 {
   SquallDGMesh     m  = s->mesh;
   const PetscInt   Np = m->Np, Nfp = m->Nfp;
@@ -82,16 +98,22 @@ static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qa, cons
       for (PetscInt c = 0; c < 3; c++) nhat[c] = nout[c] / sf;
       GatherState(&qa[m->gslot[e] * 5 * Np], Np, n, qm);
       if (SquallEulerAux(&s->gas, qm, s->Phi[e * Np + n], am)) RecordBad(bad, e, n, am);
+      if (dep) NodeDepartures(s, dep, PETSC_FALSE, m->gslot[e], n, s->Phi[e * Np + n], am);
       if (nb >= 0) {
         /* an owned partner from the global vector, a ghost from the face values the exchange brought */
         const PetscInt p = m->vmapP[(e * 6 + f) * Nfp + k], ps = p / Np, pn = p % Np;
         GatherState(nb < m->nOwned ? &qa[m->gslot[nb] * 5 * Np] : &qloc[ps * 5 * Np], Np, pn, qp);
         Phip = s->Phi[nb * Np + pn];
+        if (SquallEulerAux(&s->gas, qp, Phip, ap)) RecordBad(bad, nb, n, ap);
+        if (dep) NodeDepartures(s, dep, nb >= m->nOwned ? PETSC_TRUE : PETSC_FALSE, nb < m->nOwned ? m->gslot[nb] : ps, pn, Phip, ap);
       } else {
+        /* the mirror state's departures are those of the node: mirroring keeps rho and p */
         SquallEulerMirrorState(qm, nhat, qp);
         Phip = s->Phi[e * Np + n];
+        if (SquallEulerAux(&s->gas, qp, Phip, ap)) RecordBad(bad, e, n, ap);
+        ap[SQ_DRHO] = am[SQ_DRHO];
+        ap[SQ_DB]   = am[SQ_DB];
       }
-      if (SquallEulerAux(&s->gas, qp, Phip, ap)) RecordBad(bad, nb >= 0 ? nb : e, n, ap);
       SquallEulerSurfaceFlux(&s->gas, s->surface, qm, am, qp, ap, nhat, F);
       for (PetscInt c = 0; c < 5; c++) acc[c * Np + n] -= sf / wb * F[c];
     }
@@ -116,8 +138,11 @@ static PetscErrorCode ReportBadState(SquallESDG s, BadState *bad)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec F)
+/* X: in perturbation form with departures, the TS state (Q = Qref + X), else NULL */
+PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec X, Vec F)
 {
+  Departures         d = {NULL, NULL, NULL, NULL}, *dep = NULL;
+  PetscScalar       *xl = NULL;
   SquallDGMesh       m  = s->mesh;
   const PetscInt     Np = m->Np;
   const PetscScalar *qa;
@@ -126,9 +151,20 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec F)
   BadState           bad = {0, 0, 0, 0, 0};
 
   PetscFunctionBegin;
+  PetscCheck(!X || (s->gas.departures && s->Qref && s->QrefLoc && s->Xloc), s->comm, PETSC_ERR_PLIB, "Departures requested without their reference state");
   PetscCall(VecGetArrayRead(Q, &qa));
   PetscCall(VecGetArray(s->Qloc, &ql));
   PetscCall(SquallESDGGhostBegin(s, PETSC_MEMTYPE_HOST, qa, ql));
+  if (X) {
+    dep = &d;
+    PetscCall(VecGetArrayRead(X, &d.x));
+    PetscCall(VecGetArrayRead(s->Qref, &d.r));
+    PetscCall(VecGetArrayRead(s->QrefLoc, &d.rloc));
+    PetscCall(VecGetArray(s->Xloc, &xl));
+    PetscCall(SquallESDGGhostBegin(s, PETSC_MEMTYPE_HOST, d.x, xl));
+    PetscCall(SquallESDGGhostEnd(s, d.x, xl));
+    d.xloc = xl;
+  }
   /* volume terms need only owned data: they hide the ghost exchange */
   PetscCall(PetscLogEventBegin(SQUALL_ESDGVolume, 0, 0, 0, 0));
   PetscCall(VecGetArrayWrite(F, &fa));
@@ -139,6 +175,7 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec F)
       PetscReal q[5];
       GatherState(qe, Np, n, q);
       if (SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], &aux[n * SQUALL_NAUX])) RecordBad(&bad, e, n, &aux[n * SQUALL_NAUX]);
+      if (dep) NodeDepartures(s, dep, PETSC_FALSE, m->gslot[e], n, s->Phi[e * Np + n], &aux[n * SQUALL_NAUX]);
     }
     PetscCall(PetscArrayzero(acc, 5 * Np));
     VolumeElement(s, e, aux, acc);
@@ -153,11 +190,17 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec F)
     PetscScalar     *fe = &fa[m->gslot[e] * 5 * Np];
     const PetscReal *J  = SQUALL_DG_J(m, e);
     PetscCall(PetscArrayzero(acc, 5 * Np));
-    SurfaceElement(s, e, qa, ql, acc, &bad);
+    SurfaceElement(s, e, qa, ql, dep, acc, &bad);
     for (PetscInt c = 0; c < 5; c++)
       for (PetscInt n = 0; n < Np; n++) fe[c * Np + n] = (PetscRealPart(fe[c * Np + n]) + acc[c * Np + n]) / J[n];
   }
   PetscCall(VecRestoreArray(s->Qloc, &ql));
+  if (X) {
+    PetscCall(VecRestoreArray(s->Xloc, &xl));
+    PetscCall(VecRestoreArrayRead(s->QrefLoc, &d.rloc));
+    PetscCall(VecRestoreArrayRead(s->Qref, &d.r));
+    PetscCall(VecRestoreArrayRead(X, &d.x));
+  }
   PetscCall(PetscLogEventEnd(SQUALL_ESDGSurface, 0, 0, 0, 0));
 
   if (s->coriolis != SQUALL_CORIOLIS_NONE) {
