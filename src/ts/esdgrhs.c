@@ -104,13 +104,16 @@ static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qa, cons
         const PetscInt p = m->vmapP[(e * 6 + f) * Nfp + k], ps = p / Np, pn = p % Np;
         GatherState(nb < m->nOwned ? &qa[m->gslot[nb] * 5 * Np] : &qloc[ps * 5 * Np], Np, pn, qp);
         Phip = s->Phi[nb * Np + pn];
-        if (SquallEulerAux(&s->gas, qp, Phip, ap)) RecordBad(bad, nb, n, ap);
-        if (dep) NodeDepartures(s, dep, nb >= m->nOwned ? PETSC_TRUE : PETSC_FALSE, nb < m->nOwned ? m->gslot[nb] : ps, pn, Phip, ap);
       } else {
-        /* the mirror state's departures are those of the node: mirroring keeps rho and p */
         SquallEulerMirrorState(qm, nhat, qp);
         Phip = s->Phi[e * Np + n];
-        if (SquallEulerAux(&s->gas, qp, Phip, ap)) RecordBad(bad, e, n, ap);
+      }
+      if (SquallEulerAux(&s->gas, qp, Phip, ap)) RecordBad(bad, nb >= 0 ? nb : e, n, ap);
+      if (dep && nb >= 0) {
+        const PetscInt p = m->vmapP[(e * 6 + f) * Nfp + k];
+        NodeDepartures(s, dep, nb >= m->nOwned ? PETSC_TRUE : PETSC_FALSE, nb < m->nOwned ? m->gslot[nb] : p / Np, p % Np, Phip, ap);
+      } else if (dep) {
+        /* the mirror state's departures are those of the node: mirroring keeps rho and p */
         ap[SQ_DRHO] = am[SQ_DRHO];
         ap[SQ_DB]   = am[SQ_DB];
       }
@@ -161,8 +164,7 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec X,
     PetscCall(VecGetArrayRead(s->Qref, &d.r));
     PetscCall(VecGetArrayRead(s->QrefLoc, &d.rloc));
     PetscCall(VecGetArray(s->Xloc, &xl));
-    PetscCall(SquallESDGGhostBegin(s, PETSC_MEMTYPE_HOST, d.x, xl));
-    PetscCall(SquallESDGGhostEnd(s, d.x, xl));
+    PetscCall(SquallESDGGhostBegin(s, PETSC_MEMTYPE_HOST, d.x, xl)); /* hidden by the volume terms too */
     d.xloc = xl;
   }
   /* volume terms need only owned data: they hide the ghost exchange */
@@ -184,6 +186,7 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec X,
   PetscCall(PetscLogFlops(3.0 * m->nOwned * Np * m->N / 2.0 * 110));
   PetscCall(PetscLogEventEnd(SQUALL_ESDGVolume, 0, 0, 0, 0));
   PetscCall(SquallESDGGhostEnd(s, qa, ql));
+  if (X) PetscCall(SquallESDGGhostEnd(s, d.x, xl));
 
   PetscCall(PetscLogEventBegin(SQUALL_ESDGSurface, 0, 0, 0, 0));
   for (PetscInt e = 0; e < m->nOwned; e++) {

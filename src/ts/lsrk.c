@@ -423,9 +423,11 @@ PetscErrorCode SquallTSLSRKGetTableau(TS ts, PetscInt *stages, PetscInt *order, 
 + -ts_lsrk_type <14s4,5s4> - scheme (default 14s4)
 . -ts_lsrk_rollback        - keep a copy of the solution so that rejected steps are retried (default off:
                              a step rejected after its first stage then stops the solve with TS_DIVERGED_STEP_REJECTED)
-- -ts_lsrk_compensated     - update the solution with compensated summation (one more register): in single precision
+. -ts_lsrk_compensated     - update the solution with compensated summation (one more register): in single precision
                              the increments of a slowly evolving state are otherwise partly rounded away, which
                              shows as a drift of the conserved integrals
+- -ts_lsrk_fused <bool>    - let the RHS provider do the whole stage where it composes one (the ESDG GPU RHS folds
+                             the update into its last kernels; default on, the same solution bit for bit)
 
   Notes:
   The schemes have no embedded error estimate; the default adaptor is "none", "cfl" is supported
