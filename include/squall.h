@@ -77,6 +77,8 @@ PETSC_EXTERN PetscErrorCode SquallESDGProject(SquallESDG, SquallESDGInitialFn, v
 PETSC_EXTERN PetscErrorCode SquallESDGComputeRHS(SquallESDG, PetscReal, Vec, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGSetReferenceState(SquallESDG, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGSetPerturbation(SquallESDG, PetscBool);
+PETSC_EXTERN PetscErrorCode SquallESDGGetFullState(SquallESDG, Vec, Vec *);
+PETSC_EXTERN PetscErrorCode SquallESDGRestoreFullState(SquallESDG, Vec, Vec *);
 PETSC_EXTERN PetscErrorCode SquallESDGRHSFunction(TS, PetscReal, Vec, Vec, void *);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeStats(SquallESDG, Vec, SquallESDGStats *);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeEntropyRate(SquallESDG, Vec Q, Vec F, PetscReal *);

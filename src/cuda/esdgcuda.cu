@@ -121,15 +121,32 @@ __device__ static inline PetscReal StateValue(const PetscScalar *__restrict__ Q,
   return R ? R[i] + Q[i] : Q[i];
 }
 
+/* with gas.departures (perturbation form), the departures of rho and b of entry i, formed from the TS
+   state Q itself and the reference R as the C reference forms them, into aux (SquallEulerAux's values
+   of R + Q) */
+__device__ static inline void StateDepartures(const SquallGas &gas, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ R, size_t i, size_t stride, PetscReal Phi, PetscReal aux[])
+{
+  PetscReal x[5], r[5];
+  if (!gas.departures) return;
+#pragma unroll
+  for (int f = 0; f < 5; f++) {
+    x[f] = Q[i + f * stride];
+    r[f] = R[i + f * stride];
+  }
+  SquallEulerDepartures(&gas, x, r, Phi, aux);
+}
+
 /* the per-node values of node n of element e (the state's flagged if unphysical) */
 template <int NQ> __device__ static inline void NodeAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal own[])
 {
-  constexpr int NP = NQ * NQ * NQ;
-  PetscReal     q[5];
-  const size_t  qe = (size_t)a.gslot[e] * 5 * NP;
+  constexpr int   NP = NQ * NQ * NQ;
+  PetscReal       q[5];
+  const size_t    qe  = (size_t)a.gslot[e] * 5 * NP;
+  const PetscReal Phi = a.Phi[(size_t)e * NP + n];
 #pragma unroll
   for (int f = 0; f < 5; f++) q[f] = StateValue(Q, a.Qref, qe + f * NP + n);
-  if (SquallEulerAux(&gas, q, a.Phi[(size_t)e * NP + n], own)) atomicOr(a.bad, 1);
+  if (SquallEulerAux(&gas, q, Phi, own)) atomicOr(a.bad, 1);
+  StateDepartures(gas, Q, a.Qref, qe + n, NP, Phi, own);
 }
 
 template <int NQ> __device__ static inline void LoadAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal *own, PetscReal *saux)
@@ -268,11 +285,13 @@ __device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a
   constexpr int  NP   = NQ * NQ * NQ;
   const PetscInt code = a.vmapP[k];
   const size_t   qe   = (size_t)a.gslot[e] * 5 * NP;
+
   PetscReal      Phip;
 
 #pragma unroll
   for (int c = 0; c < 5; c++) qm[c] = StateValue(Q, a.Qref, qe + c * NP + n);
   if (SquallEulerAux(&gas, qm, a.Phi[(size_t)e * NP + n], am)) atomicOr(a.bad, 1);
+  StateDepartures(gas, Q, a.Qref, qe + n, NP, am[SQ_PHI], am);
   if (code == SQ_BOUNDARY) {
     SquallEulerMirrorState(qm, nhat, qp);
     Phip = am[SQ_PHI];
@@ -285,10 +304,22 @@ __device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a
     Phip = a.PhiP[k];
   }
   if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
+  if (gas.departures) {
+    if (code == SQ_BOUNDARY) {
+      /* the mirror state's departures are the node's: mirroring keeps rho and p */
+      ap[SQ_DRHO] = am[SQ_DRHO];
+      ap[SQ_DB]   = am[SQ_DB];
+    } else {
+      const PetscInt g = code >= 0 ? code : -code - 1;
+      StateDepartures(gas, code >= 0 ? Q : Qloc, code >= 0 ? a.Qref : a.QrefLoc, (size_t)(g / NP) * 5 * NP + g % NP, NP, Phip, ap);
+    }
+  }
 }
 
-template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeFull(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
+template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeFull(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
+  SquallGas gas = gasp;
+  gas.departures = 0; /* not in this variant (the launcher refuses them): no partner departures are loaded */
   constexpr int               NP = NQ * NQ * NQ;
   extern __shared__ PetscReal sm[];
   PetscReal                  *sD     = sm;
@@ -367,7 +398,8 @@ __device__ static inline ESDGReal2 make_ESDGReal2(PetscReal x, PetscReal y)
    pairs), then per element the per-node values, the shares handed to partners (four components in two
    pairs, the fifth alone: five reals, as in the unpaired layout, so that N = 8 still fits in the 227 KB
    a block may use; DB: two buffers, so that one barrier per direction suffices), the parked finish
-   values (LIFT), the box metric (CART) */
+   values (LIFT, where they fit: ESDGHalfPark), the box metric (CART). DEP: the departures of rho and b
+   (perturbation form) as one more pair of per-node values. */
 template <int NQ> __host__ __device__ static constexpr int ESDGHalfHead()
 {
   return NQ * (NQ / 2);
@@ -376,13 +408,27 @@ template <int NQ> __host__ __device__ static constexpr int ESDGHalfShareSize()
 {
   return 2 * (NQ / 2) * NQ * NQ * NQ + ((NQ / 2) * NQ * NQ * NQ + 1) / 2;
 }
-template <int NQ, bool CART, bool LIFT, bool DB> __host__ __device__ static constexpr int ESDGHalfShared()
+template <bool DEP> __host__ __device__ static constexpr int ESDGHalfNAux2()
 {
-  return ESDG_NAUX2 * NQ * NQ * NQ + (DB ? 2 : 1) * ESDGHalfShareSize<NQ>() + (LIFT ? ESDG_NFIN2 * NQ * NQ * NQ : 0) + (CART ? 5 : 0);
+  return ESDG_NAUX2 + (DEP ? 1 : 0);
 }
-template <int NQ, bool CART, bool LIFT, bool DB> static constexpr size_t ESDGHalfBytes()
+template <int NQ, bool CART, bool PARK, bool DB, bool DEP> __host__ __device__ static constexpr size_t ESDGHalfSharedRaw()
 {
-  return sizeof(ESDGReal2) * (ESDGHalfHead<NQ>() + (size_t)ESDGElementsPerBlock<NQ>() * ESDGHalfShared<NQ, CART, LIFT, DB>());
+  return ESDGHalfNAux2<DEP>() * NQ * NQ * NQ + (DB ? 2 : 1) * ESDGHalfShareSize<NQ>() + (PARK ? ESDG_NFIN2 * NQ * NQ * NQ : 0) + (CART ? 5 : 0);
+}
+/* the finish values are parked in shared memory if the block still fits in the 227 KB it may use (all
+   but N = 8 with departures in double, which loads them at the end) */
+template <int NQ, bool CART, bool LIFT, bool DB, bool DEP> __host__ __device__ static constexpr bool ESDGHalfPark()
+{
+  return LIFT && sizeof(ESDGReal2) * (ESDGHalfHead<NQ>() + (size_t)ESDGElementsPerBlock<NQ>() * ESDGHalfSharedRaw<NQ, CART, true, DB, DEP>()) <= 227 * 1024;
+}
+template <int NQ, bool CART, bool LIFT, bool DB, bool DEP = false> __host__ __device__ static constexpr int ESDGHalfShared()
+{
+  return (int)ESDGHalfSharedRaw<NQ, CART, ESDGHalfPark<NQ, CART, LIFT, DB, DEP>(), DB, DEP>();
+}
+template <int NQ, bool CART, bool LIFT, bool DB, bool DEP = false> static constexpr size_t ESDGHalfBytes()
+{
+  return sizeof(ESDGReal2) * (ESDGHalfHead<NQ>() + (size_t)ESDGElementsPerBlock<NQ>() * ESDGHalfShared<NQ, CART, LIFT, DB, DEP>());
 }
 
 /* blocks per multiprocessor the compiler must fit: on boxes up to N = 5, as many as keep 80 registers
@@ -398,21 +444,26 @@ template <int NQ, bool CART> static constexpr int ESDGVolumeMinBlocks()
    session 4, kept as tune_recv_add); else the sender stores its flux F2 unscaled and the partner
    multiplies it in with an FMA, looking its factor 2 w D[m][i] up in the same table: 5 multiplies
    fewer per pair, one more (8-byte) shared load */
-template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false, bool RADD = false>
-__global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(), MINB) ESDGVolumeHalf(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
+/* DEP: departures (perturbation form); the kernel's gas has them as a compile-time constant */
+template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false, bool RADD = false, bool DEP = false>
+__global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(), MINB) ESDGVolumeHalf(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
-  constexpr int               NP = NQ * NQ * NQ, NH = NQ / 2;
+  constexpr int               NP = NQ * NQ * NQ, NH = NQ / 2, NA2 = ESDGHalfNAux2<DEP>();
+  constexpr bool              PARK = ESDGHalfPark<NQ, CART, LIFT, DB, DEP>();
   extern __shared__ ESDGReal2 sm2[];
-  ESDGReal2                  *sDD    = sm2;                                                                           /* [NQ][NH]: 2w D[i][m], 2w D[m][i] of the pair (i, m = i + o) */
-  ESDGReal2                  *saux   = sm2 + ESDGHalfHead<NQ>() + threadIdx.y * ESDGHalfShared<NQ, CART, LIFT, DB>(); /* [NAUX2][NP] */
-  ESDGReal2                  *sbuf0  = saux + ESDG_NAUX2 * NP;                                                        /* [NH][2][NP] pairs, [NH][NP] reals (x 2 with DB) */
-  ESDGReal2                  *sfin   = sbuf0 + (DB ? 2 : 1) * ESDGHalfShareSize<NQ>();                                /* [NFIN2][NP] (LIFT) */
-  PetscReal                  *sJa    = (PetscReal *)(sfin + (LIFT ? ESDG_NFIN2 * NP : 0));                            /* [9] (CART) */
+  ESDGReal2                  *sDD    = sm2;                                                                                /* [NQ][NH]: 2w D[i][m], 2w D[m][i] of the pair (i, m = i + o) */
+  ESDGReal2                  *saux   = sm2 + ESDGHalfHead<NQ>() + threadIdx.y * ESDGHalfShared<NQ, CART, LIFT, DB, DEP>(); /* [NA2][NP] */
+  ESDGReal2                  *sbuf0  = saux + NA2 * NP;                                                                    /* [NH][2][NP] pairs, [NH][NP] reals (x 2 with DB) */
+  ESDGReal2                  *sfin   = sbuf0 + (DB ? 2 : 1) * ESDGHalfShareSize<NQ>();                                     /* [NFIN2][NP] (PARK) */
+  PetscReal                  *sJa    = (PetscReal *)(sfin + (PARK ? ESDG_NFIN2 * NP : 0));                                 /* [9] (CART) */
   const int                   n      = threadIdx.x;
   const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
   const bool                  active = l < a.nList;
   const PetscInt              e      = active ? a.elist[l] : 0;
   PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
+  SquallGas                   gas = gasp;
+
+  gas.departures = DEP;
 
   /* 2 w is 1 or 2, so the products are exact: the same values the pair loop formed before */
   for (int t = threadIdx.x + threadIdx.y * blockDim.x; t < NQ * NH; t += blockDim.x * blockDim.y) {
@@ -424,7 +475,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     /* a box element's metric is constant: nine values for the whole element */
     if (CART)
       for (int k = n; k < 9; k += NP) sJa[k] = a.Ja[((size_t)e * 9 + k) * NP];
-    if (LIFT) {
+    if (PARK) {
       PetscReal fin[ESDG_NFIN];
       FinishValues<NQ>(a, e, n, Q, fin);
 #pragma unroll
@@ -433,6 +484,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     NodeAux<NQ>(gas, a, e, n, Q, own);
 #pragma unroll
     for (int k = 0; k < ESDG_NAUX2; k++) saux[k * NP + n] = make_ESDGReal2(own[2 * k], own[2 * k + 1]);
+    if (DEP) saux[ESDG_NAUX2 * NP + n] = make_ESDGReal2(own[SQ_DRHO], own[SQ_DB]);
   }
   __syncthreads();
   const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
@@ -449,12 +501,17 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
 #pragma unroll
       for (int o = 1; o <= NH; o++) {
         const int m = (i + o) % NQ, p = base + m * stride;
-        PetscReal other[SQUALL_NPAIR], nv[3], F1[5], F2[5];
+        PetscReal other[SQUALL_NAUX], nv[3], F1[5], F2[5];
 #pragma unroll
         for (int k = 0; k < ESDG_NAUX2; k++) {
           const ESDGReal2 v = saux[k * NP + p];
           other[2 * k]      = v.x;
           other[2 * k + 1]  = v.y;
+        }
+        if (DEP) {
+          const ESDGReal2 v = saux[ESDG_NAUX2 * NP + p];
+          other[SQ_DRHO]    = v.x;
+          other[SQ_DB]      = v.y;
         }
         if (ABL == ESDG_ABL_NOLOG) {
           other[SQ_LOGRHO] = own[SQ_LOGRHO] + PetscLogReal(other[SQ_RHO] / own[SQ_RHO]);
@@ -511,12 +568,14 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
   if (LIFT) {
     PetscReal fin[ESDG_NFIN];
+    if (PARK) {
 #pragma unroll
-    for (int k = 0; k < ESDG_NFIN2; k++) {
-      const ESDGReal2 v = sfin[k * NP + n];
-      fin[2 * k]        = v.x;
-      fin[2 * k + 1]    = v.y;
-    }
+      for (int k = 0; k < ESDG_NFIN2; k++) {
+        const ESDGReal2 v = sfin[k * NP + n];
+        fin[2 * k]        = v.x;
+        fin[2 * k + 1]    = v.y;
+      }
+    } else FinishValues<NQ>(a, e, n, Q, fin);
     FinishApply(a, fin, acc);
     SubtractReference<NQ>(a, e, n, acc);
     StoreRHS<NQ>(a, e, n, F, acc);
@@ -532,8 +591,10 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
 /* Ablation: the half sweep without load balancing. Thread i of a line takes the partners i+1..Nq-1,
    so the first thread of a line does Nq-1 pairs and the last none, and the shares handed over need
    Nq slots per node. Boxes only, no faces. */
-template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeHalfUnbalanced(const SquallGas gas, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
+template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeHalfUnbalanced(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
+  SquallGas gas = gasp;
+  gas.departures = 0; /* ablation variant: no departures (the launcher refuses them) */
   constexpr int               NP = NQ * NQ * NQ;
   extern __shared__ PetscReal sm[];
   PetscReal                  *sD     = sm;
@@ -587,9 +648,12 @@ template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGEleme
    sides, stored as -(s_f/w_b) F* at the element face node (and at the partner's, when it is owned). */
 /* MINB 5: 96 registers (some spilled) instead of 132 and 3 blocks per multiprocessor: 0.272 against
    0.287 ms at N = 4 on the H200 (bench/, tune_faces_minb1) */
-template <int NQ, int MINB = 5> __global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas gas, const SquallSurfaceFluxType type, const ESDGArgs a, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc)
+template <int NQ, int MINB = 5, bool DEP = false>
+__global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas gasp, const SquallSurfaceFluxType type, const ESDGArgs a, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc)
 {
   constexpr int  NFP = NQ * NQ;
+  SquallGas      gas = gasp;
+  gas.departures     = DEP; /* a compile-time constant for the flux functions */
   const PetscInt t   = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= a.nList * NFP) return;
   const PetscInt ef = a.faces[t / NFP];
@@ -733,12 +797,27 @@ template <int NQ, bool WAVE> __global__ static void ESDGNodeReduce(const SquallG
 
 /* volume kernel over the elements elist[first .. first+count); with lift, the faces' fluxes (face
    mode) are added and the node finished; abl/minb select the ablation and tuning variants (N = 4) */
-template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false, bool RADD = false>
+template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false, bool RADD = false, bool DEP = false>
 static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD><<<grid, block, shm, stream>>>(gas, a, Q, F);
+  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+  ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP><<<grid, block, shm, stream>>>(gas, a, Q, F);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the production half sweep: box or curved metric, finishing (face mode) or not, departures or not */
+template <int NQ, bool DEP> static PetscErrorCode ESDGLaunchHalfProduction(const SquallGas &gas, const ESDGArgs &a, bool cart, bool lift, int grid, dim3 block, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+{
+  constexpr int MB = ESDGVolumeMinBlocks<NQ, true>(), MC = ESDGVolumeMinBlocks<NQ, false>();
+
+  PetscFunctionBegin;
+#define ESDG_SHM(C, L) ESDGHalfBytes<NQ, C, L, false, DEP>()
+  if (cart && lift) PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, MB, false, false, DEP>(gas, a, grid, block, ESDG_SHM(true, true), Q, F, stream)));
+  else if (cart) PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, MB, false, false, DEP>(gas, a, grid, block, ESDG_SHM(true, false), Q, F, stream)));
+  else if (lift) PetscCall((ESDGLaunchHalf<NQ, false, true, ESDG_ABL_NONE, MC, false, false, DEP>(gas, a, grid, block, ESDG_SHM(false, true), Q, F, stream)));
+  else PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, MC, false, false, DEP>(gas, a, grid, block, ESDG_SHM(false, false), Q, F, stream)));
+#undef ESDG_SHM
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -763,18 +842,10 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
   a.elist = c->elist + first;
   a.nList = count;
   if (half) {
-    constexpr int MB = ESDGVolumeMinBlocks<NQ, true>(), MC = ESDGVolumeMinBlocks<NQ, false>();
-#define ESDG_SHM(C, L) ESDGHalfBytes<NQ, C, L, false>()
-    if (cart && lift)
-      PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, MB>(s->gas, a, grid, block, ESDG_SHM(true, true), Q, F, stream)));
-    else if (cart)
-      PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, MB>(s->gas, a, grid, block, ESDG_SHM(true, false), Q, F, stream)));
-    else if (lift)
-      PetscCall((ESDGLaunchHalf<NQ, false, true, ESDG_ABL_NONE, MC>(s->gas, a, grid, block, ESDG_SHM(false, true), Q, F, stream)));
-    else
-      PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, MC>(s->gas, a, grid, block, ESDG_SHM(false, false), Q, F, stream)));
-#undef ESDG_SHM
+    if (s->gas.departures) PetscCall((ESDGLaunchHalfProduction<NQ, true>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
+    else PetscCall((ESDGLaunchHalfProduction<NQ, false>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
   } else {
+    PetscCheck(!s->gas.departures, s->comm, PETSC_ERR_SUP, "The full-sweep GPU volume kernel (-esdg_gpu_half_sweep 0) has no departures: use the half sweep, or -esdg_perturbation_pressure 0");
     const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * SQUALL_NPAIR * NP);
     if (cart && lift)
       PetscCall((ESDGLaunchFull<NQ, true, true>(s->gas, a, grid, block, shm, Q, F, stream)));
@@ -804,6 +875,7 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
 
   PetscFunctionBegin;
   PetscCheck(s->mesh->N == 4 && s->mesh->cartesian, s->comm, PETSC_ERR_SUP, "The ablation variants exist for -esdg_order 4 on boxes only");
+  PetscCheck(!s->gas.departures, s->comm, PETSC_ERR_SUP, "The ablation variants have no departures: -esdg_perturbation_pressure 0");
   switch (variant) {
     case 0: {
       const size_t shmu = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * (SQUALL_NPAIR + 5 * NQ) * NP);
@@ -862,7 +934,8 @@ template <int NQ> static PetscErrorCode ESDGLaunchFaces(SquallESDG s, const ESDG
   if (!count) PetscFunctionReturn(PETSC_SUCCESS);
   a.faces = c->faces + first;
   a.nList = count;
-  ESDGFaceFlux<NQ><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
+  if (s->gas.departures) ESDGFaceFlux<NQ, 5, true><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
+  else ESDGFaceFlux<NQ><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

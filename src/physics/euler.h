@@ -19,7 +19,7 @@ typedef struct {
   PetscReal gamma;      /* ratio of specific heats */
   PetscReal R;          /* gas constant, J/(kg K) */
   PetscReal g;          /* gravitational acceleration, m/s^2 (Phi = g z) */
-  PetscInt  departures; /* the momentum flux's pressure from the departures SQ_DRHO, SQ_DB (perturbation form; C reference only) */
+  PetscInt  departures; /* the momentum flux's pressure from the departures SQ_DRHO, SQ_DB (perturbation form) */
 } SquallGas;
 
 /* per-node auxiliary values, computed once per node so the pair loop needs no division or log. The
@@ -278,9 +278,13 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *ga
      (S, T: SquallLogMeanSeries_Private, SquallInvLogMeanSeries_Private; z = (dr/sr)^2, (db/sb)^2) */
   const PetscReal Dr = serr ? sr : lr, Db = serb ? sb : db;
   const PetscReal DrDb = Dr * Db, Drsb = Dr * sb;
-  const PetscReal R   = 1 / (DrDb * sb * gm1); /* = 1/(Dr Db sb (gamma-1)) */
-  const PetscReal iP  = R * gm1;               /* 1/(Dr Db sb) */
-  const PetscReal iDr = (Db * sb) * iP, iDb = Drsb * iP, isb = DrDb * iP, iDbg = Drsb * R;
+  /* with departures, 2 b_ref = sbr = sb - (db1 + db2) joins the product, so that p_mom's 1/(sb sbr)
+     needs no division of its own; without, sbr = 1 and every product below is bitwise the one before */
+  const PetscReal dsr = gas->departures ? a1[SQ_DRHO] + a2[SQ_DRHO] : 0, dsb = gas->departures ? a1[SQ_DB] + a2[SQ_DB] : 0;
+  const PetscReal sbr = gas->departures ? sb - dsb : 1;
+  const PetscReal R   = 1 / (DrDb * sb * gm1 * sbr); /* = 1/(Dr Db sb (gamma-1) sbr) */
+  const PetscReal iP  = R * gm1;                     /* 1/(Dr Db sb sbr) */
+  const PetscReal iDr = (Db * sb * sbr) * iP, iDb = (Drsb * sbr) * iP, isb = (DrDb * sbr) * iP, iDbg = (Drsb * sbr) * R;
   /* rho_ln */
   const PetscReal fr = dr * iDr, rser = (PetscReal)0.5 * sr * SquallLogMeanSeries_Private(fr * fr);
   const PetscReal rho_ln = serr ? rser : fr;
@@ -294,16 +298,13 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *ga
   M->rho_ln = rho_ln;
   M->p_hat  = (PetscReal)0.5 * sr * isb;
   M->p_mom  = M->p_hat;
-#if !defined(__CUDA_ARCH__)
   if (gas->departures) {
     /* p_hat - p_hat_ref = (dSrho Sb_ref - Srho_ref dSb)/(2 Sb Sb_ref): in perturbation form the reference's
        ~1e5 Pa (whose round-off eps p |D| drives spurious motion in single precision) never enters the
        momentum flux; the reference residual is formed in the same way, so the RHS is unchanged in exact
        arithmetic. (The energy flux keeps p_hat: the reference at rest, or along a jet, carries none of it.) */
-    const PetscReal dsr = a1[SQ_DRHO] + a2[SQ_DRHO], dsb = a1[SQ_DB] + a2[SQ_DB], sbr = sb - dsb;
-    M->p_mom = (PetscReal)0.5 * (dsr * sbr - (sr - dsr) * dsb) / (sb * sbr);
+    M->p_mom = (PetscReal)0.5 * (dsr * sbr - (sr - dsr) * dsb) * (DrDb * iP);
   }
-#endif
   M->ub   = ub;
   M->vb   = vb;
   M->wb   = wb;

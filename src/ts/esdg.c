@@ -84,7 +84,7 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscCall(PetscOptionsBool("-esdg_reference_residual", "Subtract the discrete residual of the test case's unperturbed background from every RHS (well balanced to round-off; for single precision)", "SquallESDGSetReferenceState", s->useRef,
                              &s->useRef, NULL));
   PetscCall(PetscOptionsBool("-esdg_perturbation", "The TS state is the departure Q - Qref from the test case's background (implies -esdg_reference_residual; for single precision)", "SquallESDGSetPerturbation", s->perturb, &s->perturb, NULL));
-  PetscCall(PetscOptionsBool("-esdg_perturbation_pressure", "In perturbation form, the momentum flux's pressure from the departures, so that the reference's never enters it (C reference; the GPU kernels do not have it yet)",
+  PetscCall(PetscOptionsBool("-esdg_perturbation_pressure", "In perturbation form, the momentum flux's pressure from the departures, so that the reference's never enters it",
                              "SquallESDGSetPerturbation", s->pertPressure, &s->pertPressure, NULL));
   PetscOptionsEnd();
   if (s->perturb) s->useRef = PETSC_TRUE;
@@ -99,13 +99,14 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the C reference in perturbation form forms departures (-esdg_perturbation_pressure): switch them on
-   with the ghost vector they need, once set up */
+/* in perturbation form the RHS forms departures (-esdg_perturbation_pressure): switch them on, with
+   the ghost vector of the TS state the C reference needs once set up (the GPU RHS exchanges the TS
+   state's ghosts anyway) */
 static PetscErrorCode ESDGSetDepartures(SquallESDG s)
 {
   PetscFunctionBegin;
-  s->gas.departures = (s->perturb && s->pertPressure && !s->useGPU) ? 1 : 0;
-  if (s->setup && s->gas.departures && !s->Xloc) PetscCall(VecDuplicate(s->Qloc, &s->Xloc));
+  s->gas.departures = (s->perturb && s->pertPressure) ? 1 : 0;
+  if (s->setup && s->gas.departures && !s->useGPU && !s->Xloc) PetscCall(VecDuplicate(s->Qloc, &s->Xloc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -241,8 +242,11 @@ PetscErrorCode SquallESDGComputeRHS(SquallESDG s, PetscReal t, Vec X, Vec F)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The full state Q of a TS state X: X itself, or in perturbation form Qref + X in a work vector (to be
-   given back with SquallESDGRestoreFullState() before the next Get) */
+/*@
+  SquallESDGGetFullState - the full state Q of a TS state X: X itself, or in perturbation form
+  (SquallESDGSetPerturbation()) Qref + X in a work vector of the solver, to be given back with
+  SquallESDGRestoreFullState() before the next call. For post-processing the conservative variables.
+@*/
 PetscErrorCode SquallESDGGetFullState(SquallESDG s, Vec X, Vec *Q)
 {
   PetscFunctionBegin;
@@ -316,10 +320,10 @@ PetscErrorCode SquallESDGSetReferenceState(SquallESDG s, Vec Qref)
      departures formed as every RHS will form them, i.e. from X = 0 */
   PetscCall(VecDuplicate(Qref, &F));
   if (s->gas.departures) {
-    Vec Z;
+    Vec Z; /* the TS state of the reference: Qref + 0 is Qref bit for bit */
     PetscCall(VecDuplicate(Qref, &Z));
     PetscCall(VecZeroEntries(Z));
-    PetscCall(SquallESDGComputeRHS_CPU(s, 0, Qref, Z, F));
+    PetscCall(SquallESDGComputeRHS(s, 0, Z, F));
     PetscCall(VecDestroy(&Z));
   } else {
     s->perturb = PETSC_FALSE;
@@ -345,10 +349,10 @@ PetscErrorCode SquallESDGSetReferenceState(SquallESDG s, Vec Qref)
   step, the checks, the output) take the TS state and add the reference themselves; checkpoints store
   the TS state and record the form. Set before SquallESDGSetInitialCondition().
 
-  With -esdg_perturbation_pressure (default) the C reference also forms the momentum flux's pressure
-  from the departures of rho and b (SquallEulerDepartures()): p_hat - p_hat_ref, so that the
-  reference's pressure and its round-off never enter the momentum flux (the single-precision bubble
-  then follows the double one to 4e-4 instead of 2%; the GPU kernels do not have it yet).
+  With -esdg_perturbation_pressure (default) the RHS (C reference and GPU kernels) also forms the
+  momentum flux's pressure from the departures of rho and b (SquallEulerDepartures()): p_hat -
+  p_hat_ref, so that the reference's pressure and its round-off never enter the momentum flux (the
+  single-precision bubble then follows the double one to 4e-4 instead of 2%).
 @*/
 PetscErrorCode SquallESDGSetPerturbation(SquallESDG s, PetscBool flg)
 {

@@ -44,8 +44,6 @@ typedef struct {
 } SquallESDGDiagnostics;
 
 PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG, PetscReal, Vec Q, Vec X, Vec F);
-PETSC_INTERN PetscErrorCode SquallESDGGetFullState(SquallESDG, Vec, Vec *);
-PETSC_INTERN PetscErrorCode SquallESDGRestoreFullState(SquallESDG, Vec, Vec *);
 PETSC_INTERN PetscErrorCode SquallESDGCreateGhostSF(SquallESDG);
 PETSC_EXTERN PetscErrorCode SquallESDGGhostBegin(SquallESDG, PetscMemType, const PetscScalar *q, PetscScalar *qloc);
 PETSC_EXTERN PetscErrorCode SquallESDGGhostEnd(SquallESDG, const PetscScalar *q, PetscScalar *qloc);
