@@ -3,7 +3,8 @@
 # precisions in one call, within the device tool's 64 MiB carry limit:
 #   DEST/cuda-runtime.tar.xz   the CUDA bundle's shared libraries and bin/ (no headers: ~37 MB of 40)
 #   DEST/single-delta.tar.xz   the libraries the single-precision bundle has different (PETSc, hypre, p4est)
-#   DEST/snap.txz, snaps.txz   this checkout's HEAD built against each (Release, sm_90), object files left out
+#   DEST/snap.txz, snaps.txz   this checkout's HEAD built against each (Release, sm_90 machine code only: no PTX,
+#                              which halves the library and keeps the carry under the limit), object files left out
 # and copies scripts/device-run.sh next to them. On the device (carry DEST): bash DEST/device-run.sh DEST [BUDGET_S].
 #   scripts/device-pack.sh [DEST=.deps/pack] [single: 1 to pack it, 0 for double only]
 # Needs /opt/squall-deps/cuda and cuda-single (scripts/install-deps.sh) and nvcc on this machine.
@@ -25,7 +26,7 @@ fi
 build() { # name PETSC_DIR: the snapshot is built at /tmp/<name>, where device-run.sh unpacks it
   local name=$1 pd=$2 src=/tmp/$1
   rm -rf "$src" && mkdir -p "$src" && git -C "$root" archive HEAD | tar -C "$src" -x
-  PATH=$pd/bin:/usr/local/cuda/bin:$PATH cmake -S "$src" -B "$src/b" -DPETSC_DIR="$pd" -DCMAKE_BUILD_TYPE=Release > "$work/$name-cfg.log"
+  PATH=$pd/bin:/usr/local/cuda/bin:$PATH cmake -S "$src" -B "$src/b" -DPETSC_DIR="$pd" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90-real > "$work/$name-cfg.log"
   PATH=$pd/bin:/usr/local/cuda/bin:$PATH cmake --build "$src/b" -j"$(nproc)" > "$work/$name-build.log" || { tail -30 "$work/$name-build.log"; exit 1; }
   (cd /tmp && tar --exclude='*.o' --exclude="$name/b/CMakeFiles" --exclude="$name/bench/results" --exclude='*/CMakeFiles/*.dir' --exclude="$name/b/Testing" -cf - "$name" | xz -6 -T0 > "$dest/$name.txz")
 }
