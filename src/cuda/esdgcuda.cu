@@ -864,7 +864,8 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
    0 unbalanced half sweep, 1 no precomputed logs, 2 one launch per direction, 3/4/5 the half sweep
    with at least 1/6/8 blocks per multiprocessor (1: no register cap; the production kernel uses 6),
    6 the face kernel without register cap, 7 the half sweep at 7 blocks (72 registers), 8/9 two share
-   buffers and one barrier per direction at 5/6 blocks, 10 the sender-scaled shares of before (RADD) */
+   buffers and one barrier per direction at 5/6 blocks, 10 the sender-scaled shares of before (RADD),
+   11/12 the half sweep at 10/12 blocks (48/40 registers: for single precision, which needs 55 uncapped) */
 static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int variant, const PetscScalar *Q, const PetscScalar *Qloc, PetscScalar *F, cudaStream_t stream)
 {
   constexpr int  NQ = 5, NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>();
@@ -895,6 +896,8 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
     case 8: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 5, true>(s->gas, a, grid, block, ESDGHalfBytes<NQ, true, false, true>(), Q, F, stream))); break;
     case 9: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 6, true>(s->gas, a, grid, block, ESDGHalfBytes<NQ, true, false, true>(), Q, F, stream))); break;
     case 10: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 6, false, true>(s->gas, a, grid, block, shm, Q, F, stream))); break;
+    case 11: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 10>(s->gas, a, grid, block, shm, Q, F, stream))); break;
+    case 12: PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, 12>(s->gas, a, grid, block, shm, Q, F, stream))); break;
     case 6: {
       ESDGArgs af = a;
       af.nList    = c->nFacesEarly + c->nFacesGhost;
@@ -1375,7 +1378,7 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
   cudaStream_t       stream = NULL;
   cudaEvent_t        t0, t1;
   PetscReal         *samples;
-  const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1", "tune_minb7", "tune_db5", "tune_db6", "tune_recv_add"};
+  const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1", "tune_minb7", "tune_db5", "tune_db6", "tune_recv_add", "tune_minb10", "tune_minb12"};
   int                variant = -1, kind = -1;
   const PetscBool    half0 = c ? c->half : PETSC_FALSE, face0 = c ? c->faceMode : PETSC_FALSE;
   PetscBool          match;

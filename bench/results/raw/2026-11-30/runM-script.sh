@@ -1,0 +1,42 @@
+#!/bin/bash
+# device call M (1 x H200), session 5. MODE=1: ESDG GPU tests in both precisions (departures on the GPU), per-kernel
+# share of a bubble step (30 steps, -log_view) in both precisions, plain and perturbation form; bubble 1000 steps
+# single perturbation form (departures); baroclinic L3 single perturbation.
+set -o pipefail
+MODE=${MODE:-1}; O=/tmp/resM$MODE; mkdir -p $O
+T0=$(date +%s)
+P=.deps/pack
+mkdir -p /opt/squall-deps && tar -C /opt/squall-deps -xJf $P/cuda-runtime.tar.xz && cp -a /opt/squall-deps/cuda /opt/squall-deps/cuda-single && tar -C /opt/squall-deps -xJf $P/single-delta.tar.xz && tar -C /tmp -xJf $P/snap.txz && tar -C /tmp -xJf $P/snaps.txz || exit 1
+echo "unpacked t=$(( $(date +%s)-T0 ))s"; cp $P/commit.txt $O/
+py=$(sed -n 's/^_\?Python3_EXECUTABLE:[A-Z]*=//p' /tmp/snap/b/CMakeCache.txt | head -1)
+[ -n "$py" ] && [ ! -e "$py" ] && mkdir -p "$(dirname "$py")" && ln -sf "$(command -v python3)" "$py"
+P0=$PATH; export PETSC_OPTIONS="-use_gpu_aware_mpi 0" UCX_TLS=self,sm
+nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader | tee $O/smi.txt
+BUB="-dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_time 1e9 -esdg_wall_time -ts_max_steps 1000 -dm_vec_type cuda"
+dbl() { OPTS=/tmp/snap/options/rising_bubble.opts; export PATH=/opt/squall-deps/cuda/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda; cd /tmp/snap/b; }
+sgl() { OPTS=/tmp/snaps/options/rising_bubble.opts; export PATH=/opt/squall-deps/cuda-single/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda-single; cd /tmp/snaps/b; }
+share() { # precision tag options...
+  local p=$1 tag=$2; shift 2
+  echo "== $p share $tag t=$(( $(date +%s)-T0 ))s"
+  timeout 75 ./tutorials/rising_bubble -options_file $OPTS -dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_steps 30 -dm_vec_type cuda -log_view_gpu_time -log_view :$O/logview-$p-$tag.txt "$@" > $O/share-$p-$tag.txt 2>&1
+}
+(sleep ${WATCH:-560} && tar -C /tmp -czf $OUT/resM$MODE.tgz resM$MODE) > /dev/null 2>&1 & WD=$!
+if [ $MODE = 1 ]; then
+  (dbl; timeout 170 ctest -L gpu -R "esdg|bubble|pert" --timeout 120 -j6 --output-on-failure > $O/ctest-double-esdg.log 2>&1) &
+  A=$!
+  (sgl; timeout 170 ctest -L gpu -R "esdg|bubble|pert" --timeout 120 -j6 --output-on-failure > $O/ctest-single-esdg.log 2>&1) &
+  wait $A $!
+  echo "== tests done t=$(( $(date +%s)-T0 ))s"
+  (dbl; share double plain; share double pert -esdg_perturbation
+   sgl; share single plain; share single pert -esdg_perturbation
+   echo "== single bubble 1000 pert t=$(( $(date +%s)-T0 ))s"
+   timeout 110 ./tutorials/rising_bubble -options_file /tmp/snaps/options/rising_bubble.opts $BUB -esdg_perturbation > $O/bubble-single-pert.txt 2>&1
+   echo "== single baroclinic L3 pert t=$(( $(date +%s)-T0 ))s"
+   timeout 50 ./tutorials/baroclinic -options_file /tmp/snaps/options/baroclinic.opts -dm_forest_initial_refinement 3 -ts_max_steps 1000 -esdg_monitor 0 -esdg_wall_time -dm_vec_type cuda -esdg_perturbation > $O/baro-L3-single-pert.txt 2>&1
+   echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
+fi
+kill $WD 2>/dev/null
+cat $O/pipe*.log; grep -hE "tests passed|\(Failed\)|\*\*\*Failed" $O/ctest-*.log
+for f in $O/logview-*.txt; do echo "== $f"; grep -E "^(SqESDG|TSStep|SqLSRK|VecAXPY|VecWAXPY|VecCopy) " $f; done
+tail -n 4 $O/bubble-*.txt $O/baro-*.txt
+tar -C /tmp -czf $OUT/resM$MODE.tgz resM$MODE && echo packed
