@@ -109,6 +109,35 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "unphysical state: RHS error %d (PETSC_ERR_FP), TS stopped with %s at t = %g\n", (int)ierr, TSConvergedReasons[reason], (double)t));
     PetscCheck(reason < 0 && t == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the TS did not fail cleanly on an unphysical state (%s, t = %g)", TSConvergedReasons[reason], (double)t);
     PetscCall(TSDestroy(&ts));
+    /* an admissible state that a stage makes unphysical: 100 kg/(m^2 s) of momentum at one node and a
+       step far beyond the CFL limit. The next stage's check rejects it (on the GPU from the verdict the
+       fused stage formed as it wrote the state) and the TS stops cleanly at t = 0 */
+    PetscCall(SquallESDGSetInitialCondition(s, casename, Q));
+    {
+      PetscMPIInt rank;
+      PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+      if (rank == 0) {
+        PetscScalar *qa;
+        PetscCall(VecGetArray(Q, &qa));
+        qa[1 * s->mesh->Np + 7] = 100;
+        PetscCall(VecRestoreArray(Q, &qa));
+      }
+    }
+    PetscCall(SquallESDGCheckState(s, Q, &ok));
+    PetscCheck(ok, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the state check rejected an admissible state");
+    PetscCall(TSCreate(PETSC_COMM_WORLD, &ts));
+    PetscCall(TSSetType(ts, "lsrk"));
+    PetscCall(SquallESDGSetUpTS(s, ts));
+    PetscCall(TSSetTimeStep(ts, 1e3));
+    PetscCall(TSSetMaxSteps(ts, 1));
+    PetscCall(TSSetMaxTime(ts, 1e4));
+    PetscCall(TSSetErrorIfStepFails(ts, PETSC_FALSE));
+    PetscCall(TSSolve(ts, Q));
+    PetscCall(TSGetConvergedReason(ts, &reason));
+    PetscCall(TSGetTime(ts, &t));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "a stage made the state unphysical: TS stopped with %s at t = %g\n", TSConvergedReasons[reason], (double)t));
+    PetscCheck(reason < 0 && t == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the TS did not fail cleanly when a stage made the state unphysical (%s, t = %g)", TSConvergedReasons[reason], (double)t);
+    PetscCall(TSDestroy(&ts));
   } else if (!strcmp(test, "entropy")) {
     PetscReal rate, scale = 0, msum, mabs, esum, eabs;
     /* scale: sum of |w J v_f F_f| over all nodes and fields, what the rate would be without cancellation */

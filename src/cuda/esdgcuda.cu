@@ -36,7 +36,7 @@ typedef struct {
   PetscReal         *fcor;  /* [nOwned*Np] Coriolis parameter, or NULL */
   PetscReal         *D;     /* [Nq*Nq] */
   PetscInt          *elist; /* interior elements, then halo elements */
-  int               *bad;   /* set when a kernel meets density or pressure <= 0 */
+  int               *bad;   /* [2]: [0] set when a kernel meets density or pressure <= 0 in its input; [1] when a fused LSRK stage writes such a state */
   PetscReal         *red;   /* small reduction buffer */
   PetscInt          *faces; /* [nFacesEarly + nFacesGhost] e*6+f of the faces computed here, ghost-free ones first */
   PetscInt          *plus;  /* [nOwned*6*Nfp] for a computed face node with an owned partner: the partner's slot, else -1 */
@@ -48,6 +48,12 @@ typedef struct {
   const PetscScalar *Qref, *QrefLoc; /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
   PetscScalar       *K, *Qw;         /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
   PetscReal          la, ldt, lb;    /* and its coefficients */
+  /* the admissibility of the state the last fused stage wrote (bad[1], all ranks), valid while that
+     vector is unchanged (its object state): the next stage's check (SquallESDGCheckState) then needs no
+     pass over the state of its own */
+  Vec              nextVec;
+  PetscObjectState nextState;
+  PetscBool        nextBad;
 } ESDGCuda;
 
 typedef struct {
@@ -257,19 +263,24 @@ template <int NQ> __device__ static inline void SubtractReference(const ESDGArgs
    state in place of F (SquallLSRKStage, the update kernel's arithmetic). In place is safe: in face mode
    the faces have read their states before, and a volume kernel reads only its own element's state,
    all of it before it writes. */
-template <int NQ> __device__ static inline void StoreRHS(const ESDGArgs &a, PetscInt e, int n, PetscScalar *__restrict__ F, const PetscReal acc[5])
+template <int NQ> __device__ static inline void StoreRHS(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, PetscScalar *__restrict__ F, const PetscReal acc[5])
 {
   constexpr int NP = NQ * NQ * NQ;
   const size_t  o  = (size_t)a.gslot[e] * 5 * NP + n;
 
   if (a.K) {
+    PetscReal qn[5];
 #pragma unroll
     for (int f = 0; f < 5; f++) {
       PetscScalar k = a.la == 0 ? (PetscScalar)0 : a.K[o + f * NP], q = a.Qw[o + f * NP];
       SquallLSRKStage(a.la, a.ldt, a.lb, acc[f], &k, &q);
       a.K[o + f * NP]  = k;
       a.Qw[o + f * NP] = q;
+      qn[f]            = a.Qref ? a.Qref[o + f * NP] + q : q; /* the full state as StateValue() rounds it */
     }
+    /* the next stage's admissibility check of this node, while its new state is in registers (the
+       same verdict as ESDGNodeReduce's: SquallEulerCheck of the same values) */
+    if (SquallEulerCheck(&gas, qn, a.Phi[(size_t)e * NP + n])) atomicOr(a.bad + 1, 1);
   } else {
 #pragma unroll
     for (int f = 0; f < 5; f++) F[o + f * NP] = acc[f];
@@ -360,7 +371,7 @@ template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__
     FinishValues<NQ>(a, e, n, Q, fin);
     FinishApply(a, fin, acc);
     SubtractReference<NQ>(a, e, n, acc);
-    StoreRHS<NQ>(a, e, n, F, acc);
+    StoreRHS<NQ>(gas, a, e, n, F, acc);
   } else {
     PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
 #pragma unroll
@@ -578,7 +589,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     } else FinishValues<NQ>(a, e, n, Q, fin);
     FinishApply(a, fin, acc);
     SubtractReference<NQ>(a, e, n, acc);
-    StoreRHS<NQ>(a, e, n, F, acc);
+    StoreRHS<NQ>(gas, a, e, n, F, acc);
   } else if (ABL > ESDG_ABL_DIR0) {
 #pragma unroll
     for (int f = 0; f < 5; f++) fe[f * NP + n] += acc[f];
@@ -1120,8 +1131,8 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
     PetscCall(Upload(&c->fcor, fcor, (size_t)E * Np));
     PetscCall(PetscFree(fcor));
   }
-  PetscCallCUDA(cudaMalloc((void **)&c->bad, sizeof(int)));
-  PetscCallCUDA(cudaMemset(c->bad, 0, sizeof(int)));
+  PetscCallCUDA(cudaMalloc((void **)&c->bad, 2 * sizeof(int)));
+  PetscCallCUDA(cudaMemset(c->bad, 0, 2 * sizeof(int)));
   PetscCallCUDA(cudaMalloc((void **)&c->red, 2 * sizeof(PetscReal)));
   PetscCall(PetscFree5(vmap, phip, elist, faces, plus));
   s->cuda = c;
@@ -1291,19 +1302,28 @@ static PetscErrorCode ESDGRHS(SquallESDG s, PetscReal t, Vec Q, Vec F, Vec K, Pe
   }
   if (s->Fref && !c->faceMode) PetscCall(VecAXPY(F, -1, s->Fref));
   {
-    /* the kernels flag density or pressure <= 0; four bytes back per RHS so that an unphysical state
-       is an error naming where (found on the host), never silent NaNs */
-    int      hbad = 0;
-    PetscInt gbad, lbad;
-    PetscCallCUDA(cudaMemcpyAsync(&hbad, c->bad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    /* the kernels flag density or pressure <= 0; eight bytes back per RHS so that an unphysical state
+       is an error naming where (found on the host), never silent NaNs; and a fused stage's verdict on
+       the state it wrote, for the next stage's check */
+    int      hbad[2] = {0, 0};
+    PetscInt gbad[2], lbad[2];
+    PetscCallCUDA(cudaMemcpyAsync(hbad, c->bad, 2 * sizeof(int), cudaMemcpyDeviceToHost, stream));
     PetscCallCUDA(cudaStreamSynchronize(stream));
-    lbad = hbad;
-    PetscCallMPI(MPIU_Allreduce(&lbad, &gbad, 1, MPIU_INT, MPI_MAX, s->comm));
-    if (gbad) {
+    lbad[0] = hbad[0];
+    lbad[1] = hbad[1];
+    PetscCallMPI(MPIU_Allreduce(lbad, gbad, 2, MPIU_INT, MPI_MAX, s->comm));
+    if (hbad[1]) PetscCallCUDA(cudaMemsetAsync(c->bad + 1, 0, sizeof(int), stream));
+    c->nextVec = NULL;
+    if (gbad[0]) {
       PetscBool ok;
       PetscCallCUDA(cudaMemsetAsync(c->bad, 0, sizeof(int), stream));
       PetscCall(SquallESDGCheckState(s, Q, &ok));
       SETERRQ(s->comm, PETSC_ERR_FP, "Unphysical state (density or pressure <= 0) in the GPU right-hand side; see the message above for where");
+    }
+    if (K) {
+      c->nextVec = Q;
+      c->nextBad = gbad[1] ? PETSC_TRUE : PETSC_FALSE;
+      PetscCall(PetscObjectStateGet((PetscObject)Q, &c->nextState));
     }
   }
   (void)t;
@@ -1326,6 +1346,24 @@ PetscErrorCode SquallESDGStage_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec K, Pet
   PetscFunctionBegin;
   *done = c->faceMode;
   if (*done) PetscCall(ESDGRHS(s, t, Q, NULL, K, a, dt, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* *known: X is the state the last fused LSRK stage wrote, unchanged since; then *bad is that stage's
+   verdict on it (all ranks) */
+PetscErrorCode SquallESDGStageVerdictCUDA(SquallESDG s, Vec X, PetscBool *known, PetscBool *bad)
+{
+  ESDGCuda        *c = (ESDGCuda *)s->cuda;
+  PetscObjectState st;
+
+  PetscFunctionBegin;
+  *known = PETSC_FALSE;
+  *bad   = PETSC_FALSE;
+  if (!c || !c->nextVec || c->nextVec != X) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectStateGet((PetscObject)X, &st));
+  if (st != c->nextState) PetscFunctionReturn(PETSC_SUCCESS);
+  *known = PETSC_TRUE;
+  *bad   = c->nextBad;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

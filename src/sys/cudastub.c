@@ -66,6 +66,16 @@ PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SquallESDGStageVerdictCUDA(SquallESDG s, Vec X, PetscBool *known, PetscBool *bad)
+{
+  PetscFunctionBegin;
+  (void)s;
+  (void)X;
+  *known = PETSC_FALSE;
+  *bad   = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms)
 {
   PetscFunctionBegin;

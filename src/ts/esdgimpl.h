@@ -54,6 +54,7 @@ PETSC_EXTERN PetscErrorCode    SquallESDGDestroyCUDA(SquallESDG);
 PETSC_EXTERN PetscErrorCode    SquallESDGComputeRHS_CUDA(SquallESDG, PetscReal, Vec, Vec);
 PETSC_EXTERN PetscErrorCode    SquallESDGStage_CUDA(SquallESDG, PetscReal, Vec Q, Vec K, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done);
 PETSC_EXTERN PetscErrorCode    SquallESDGNodeReduceCUDA(SquallESDG, Vec, PetscReal *lmax, PetscInt *nbad);
+PETSC_EXTERN PetscErrorCode    SquallESDGStageVerdictCUDA(SquallESDG, Vec, PetscBool *known, PetscBool *bad);
 PETSC_EXTERN PetscErrorCode    SquallESDGVolumeFlops(SquallESDG, PetscBool half, PetscLogDouble *);
 PETSC_EXTERN PetscErrorCode    SquallESDGTimeKernelCUDA(SquallESDG, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms);
 PETSC_EXTERN const char *const SquallESDGGPUSurfaceTypes[];

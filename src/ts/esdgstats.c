@@ -160,10 +160,19 @@ PetscErrorCode SquallESDGCheckState(SquallESDG s, Vec X, PetscBool *ok)
 
   PetscFunctionBegin;
   if (s->useGPU) {
-    /* count on the device (the admissibility alone, no wave speeds); only a failing state comes to
-       the host, to say where */
-    PetscCall(SquallESDGNodeReduceCUDA(s, X, NULL, &bad));
-    PetscCallMPI(MPIU_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_SUM, s->comm));
+    /* the state a fused LSRK stage just wrote comes with that stage's verdict (every rank must have it,
+       else all count); else count on the device (the admissibility alone, no wave speeds); only a
+       failing state comes to the host, to say where */
+    PetscBool known, kbad;
+    PetscInt  v[2], g[2];
+    PetscCall(SquallESDGStageVerdictCUDA(s, X, &known, &kbad));
+    v[0] = known ? 0 : 1;
+    v[1] = known && kbad ? 1 : 0;
+    PetscCallMPI(MPIU_Allreduce(v, g, 2, MPIU_INT, MPI_MAX, s->comm));
+    if (g[0]) {
+      PetscCall(SquallESDGNodeReduceCUDA(s, X, NULL, &bad));
+      PetscCallMPI(MPIU_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_SUM, s->comm));
+    } else gbad = g[1];
     if (!gbad) {
       *ok = PETSC_TRUE;
       PetscFunctionReturn(PETSC_SUCCESS);
