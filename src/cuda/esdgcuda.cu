@@ -48,6 +48,7 @@ typedef struct {
   const PetscScalar *Qref, *QrefLoc; /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
   PetscScalar       *K, *Qw;         /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
   PetscReal          la, ldt, lb;    /* and its coefficients */
+  PetscBool          refCont;        /* the reference is equal bit for bit on both sides of every face (SquallESDGSetReferenceState) */
   /* the admissibility of the state the last fused stage wrote (bad[1], all ranks), valid while that
      vector is unchanged (its object state): the next stage's check (SquallESDGCheckState) then needs no
      pass over the state of its own */
@@ -64,6 +65,7 @@ typedef struct {
   const PetscScalar *Qref, *QrefLoc; /* perturbation form: added to the state as it is loaded, or NULL */
   PetscScalar       *K, *Qw;         /* a fused LSRK stage (finishing kernels): K = la K + ldt F, Q += lb K instead of writing F; else NULL */
   PetscReal          la, ldt, lb;
+  PetscBool          refCont; /* a face node's partner has the node's reference values */
   int               *bad;
   PetscInt           nOwned, nList;
   size_t             nSlots;
@@ -88,6 +90,7 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.la      = c->la;
   a.ldt     = c->ldt;
   a.lb      = c->lb;
+  a.refCont = c->refCont;
   a.nSlots  = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
   a.PhiP    = c->PhiP;
   a.Phi     = c->Phi;
@@ -130,14 +133,14 @@ __device__ static inline PetscReal StateValue(const PetscScalar *__restrict__ Q,
 /* with gas.departures (perturbation form), the departures of rho and b of entry i, formed from the TS
    state Q itself and the reference R as the C reference forms them, into aux (SquallEulerAux's values
    of R + Q) */
-__device__ static inline void StateDepartures(const SquallGas &gas, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ R, size_t i, size_t stride, PetscReal Phi, PetscReal aux[])
+__device__ static inline void StateDepartures(const SquallGas &gas, const PetscScalar *__restrict__ Q, size_t i, const PetscScalar *__restrict__ R, size_t ri, size_t stride, PetscReal Phi, PetscReal aux[])
 {
   PetscReal x[5], r[5];
   if (!gas.departures) return;
 #pragma unroll
   for (int f = 0; f < 5; f++) {
     x[f] = Q[i + f * stride];
-    r[f] = R[i + f * stride];
+    r[f] = R[ri + f * stride];
   }
   SquallEulerDepartures(&gas, x, r, Phi, aux);
 }
@@ -152,7 +155,7 @@ template <int NQ> __device__ static inline void NodeAux(const SquallGas &gas, co
 #pragma unroll
   for (int f = 0; f < 5; f++) q[f] = StateValue(Q, a.Qref, qe + f * NP + n);
   if (SquallEulerAux(&gas, q, Phi, own)) atomicOr(a.bad, 1);
-  StateDepartures(gas, Q, a.Qref, qe + n, NP, Phi, own);
+  StateDepartures(gas, Q, qe + n, a.Qref, qe + n, NP, Phi, own);
 }
 
 template <int NQ> __device__ static inline void LoadAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal *own, PetscReal *saux)
@@ -297,21 +300,23 @@ __device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a
   const PetscInt code = a.vmapP[k];
   const size_t   qe   = (size_t)a.gslot[e] * 5 * NP;
 
-  PetscReal      Phip;
+  PetscReal Phip;
 
 #pragma unroll
   for (int c = 0; c < 5; c++) qm[c] = StateValue(Q, a.Qref, qe + c * NP + n);
   if (SquallEulerAux(&gas, qm, a.Phi[(size_t)e * NP + n], am)) atomicOr(a.bad, 1);
-  StateDepartures(gas, Q, a.Qref, qe + n, NP, am[SQ_PHI], am);
+  StateDepartures(gas, Q, qe + n, a.Qref, qe + n, NP, am[SQ_PHI], am);
+  /* the partner's reference: where it is continuous across faces (a.refCont) the node's own, read again
+     from the line just loaded instead of the partner element's (the same values bit for bit) */
+  const PetscInt     g   = code >= 0 ? code : (code == SQ_BOUNDARY ? 0 : -code - 1);
+  const PetscScalar *src = code >= 0 ? Q : Qloc, *ref = a.refCont ? a.Qref : (code >= 0 ? a.Qref : a.QrefLoc);
+  const size_t       o = (size_t)(g / NP) * 5 * NP + g % NP, ro = a.refCont ? qe + n : o;
   if (code == SQ_BOUNDARY) {
     SquallEulerMirrorState(qm, nhat, qp);
     Phip = am[SQ_PHI];
   } else {
-    const PetscInt     g   = code >= 0 ? code : -code - 1;
-    const PetscScalar *src = code >= 0 ? Q : Qloc, *ref = code >= 0 ? a.Qref : a.QrefLoc;
-    const size_t       o = (size_t)(g / NP) * 5 * NP + g % NP;
 #pragma unroll
-    for (int c = 0; c < 5; c++) qp[c] = StateValue(src, ref, o + c * NP);
+    for (int c = 0; c < 5; c++) qp[c] = ref ? ref[ro + c * NP] + src[o + c * NP] : src[o + c * NP]; /* as StateValue() */
     Phip = a.PhiP[k];
   }
   if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
@@ -320,17 +325,15 @@ __device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a
       /* the mirror state's departures are the node's: mirroring keeps rho and p */
       ap[SQ_DRHO] = am[SQ_DRHO];
       ap[SQ_DB]   = am[SQ_DB];
-    } else {
-      const PetscInt g = code >= 0 ? code : -code - 1;
-      StateDepartures(gas, code >= 0 ? Q : Qloc, code >= 0 ? a.Qref : a.QrefLoc, (size_t)(g / NP) * 5 * NP + g % NP, NP, Phip, ap);
-    }
+    } else
+      StateDepartures(gas, src, o, ref, ro, NP, Phip, ap);
   }
 }
 
 template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeFull(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
-  SquallGas gas = gasp;
-  gas.departures = 0; /* not in this variant (the launcher refuses them): no partner departures are loaded */
+  SquallGas gas                  = gasp;
+  gas.departures                 = 0; /* not in this variant (the launcher refuses them): no partner departures are loaded */
   constexpr int               NP = NQ * NQ * NQ;
   extern __shared__ PetscReal sm[];
   PetscReal                  *sD     = sm;
@@ -586,7 +589,8 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
         fin[2 * k]        = v.x;
         fin[2 * k + 1]    = v.y;
       }
-    } else FinishValues<NQ>(a, e, n, Q, fin);
+    } else
+      FinishValues<NQ>(a, e, n, Q, fin);
     FinishApply(a, fin, acc);
     SubtractReference<NQ>(a, e, n, acc);
     StoreRHS<NQ>(gas, a, e, n, F, acc);
@@ -604,8 +608,8 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
    Nq slots per node. Boxes only, no faces. */
 template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeHalfUnbalanced(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
-  SquallGas gas = gasp;
-  gas.departures = 0; /* ablation variant: no departures (the launcher refuses them) */
+  SquallGas gas                  = gasp;
+  gas.departures                 = 0; /* ablation variant: no departures (the launcher refuses them) */
   constexpr int               NP = NQ * NQ * NQ;
   extern __shared__ PetscReal sm[];
   PetscReal                  *sD     = sm;
@@ -662,10 +666,10 @@ template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGEleme
 template <int NQ, int MINB = 5, bool DEP = false>
 __global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas gasp, const SquallSurfaceFluxType type, const ESDGArgs a, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc)
 {
-  constexpr int  NFP = NQ * NQ;
-  SquallGas      gas = gasp;
-  gas.departures     = DEP; /* a compile-time constant for the flux functions */
-  const PetscInt t   = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  constexpr int NFP = NQ * NQ;
+  SquallGas     gas = gasp;
+  gas.departures    = DEP; /* a compile-time constant for the flux functions */
+  const PetscInt t  = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= a.nList * NFP) return;
   const PetscInt ef = a.faces[t / NFP];
   const PetscInt e  = ef / 6;
@@ -824,10 +828,14 @@ template <int NQ, bool DEP> static PetscErrorCode ESDGLaunchHalfProduction(const
 
   PetscFunctionBegin;
 #define ESDG_SHM(C, L) ESDGHalfBytes<NQ, C, L, false, DEP>()
-  if (cart && lift) PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, MB, false, false, DEP>(gas, a, grid, block, ESDG_SHM(true, true), Q, F, stream)));
-  else if (cart) PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, MB, false, false, DEP>(gas, a, grid, block, ESDG_SHM(true, false), Q, F, stream)));
-  else if (lift) PetscCall((ESDGLaunchHalf<NQ, false, true, ESDG_ABL_NONE, MC, false, false, DEP>(gas, a, grid, block, ESDG_SHM(false, true), Q, F, stream)));
-  else PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, MC, false, false, DEP>(gas, a, grid, block, ESDG_SHM(false, false), Q, F, stream)));
+  if (cart && lift)
+    PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, MB, false, false, DEP>(gas, a, grid, block, ESDG_SHM(true, true), Q, F, stream)));
+  else if (cart)
+    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, MB, false, false, DEP>(gas, a, grid, block, ESDG_SHM(true, false), Q, F, stream)));
+  else if (lift)
+    PetscCall((ESDGLaunchHalf<NQ, false, true, ESDG_ABL_NONE, MC, false, false, DEP>(gas, a, grid, block, ESDG_SHM(false, true), Q, F, stream)));
+  else
+    PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, MC, false, false, DEP>(gas, a, grid, block, ESDG_SHM(false, false), Q, F, stream)));
 #undef ESDG_SHM
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -853,8 +861,10 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
   a.elist = c->elist + first;
   a.nList = count;
   if (half) {
-    if (s->gas.departures) PetscCall((ESDGLaunchHalfProduction<NQ, true>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
-    else PetscCall((ESDGLaunchHalfProduction<NQ, false>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
+    if (s->gas.departures)
+      PetscCall((ESDGLaunchHalfProduction<NQ, true>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
+    else
+      PetscCall((ESDGLaunchHalfProduction<NQ, false>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
   } else {
     PetscCheck(!s->gas.departures, s->comm, PETSC_ERR_SUP, "The full-sweep GPU volume kernel (-esdg_gpu_half_sweep 0) has no departures: use the half sweep, or -esdg_perturbation_pressure 0");
     const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * SQUALL_NPAIR * NP);
@@ -948,8 +958,10 @@ template <int NQ> static PetscErrorCode ESDGLaunchFaces(SquallESDG s, const ESDG
   if (!count) PetscFunctionReturn(PETSC_SUCCESS);
   a.faces = c->faces + first;
   a.nList = count;
-  if (s->gas.departures) ESDGFaceFlux<NQ, 5, true><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
-  else ESDGFaceFlux<NQ><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
+  if (s->gas.departures)
+    ESDGFaceFlux<NQ, 5, true><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
+  else
+    ESDGFaceFlux<NQ><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1217,6 +1229,7 @@ static PetscErrorCode ESDGSurfaceElements(SquallESDG s, ESDGCuda *c, PetscInt fi
 static PetscErrorCode ESDGGetReference(SquallESDG s, ESDGCuda *c)
 {
   PetscFunctionBegin;
+  c->refCont = s->refCont;
   if (s->perturb) {
     PetscCheck(s->Qref && s->QrefLoc, s->comm, PETSC_ERR_ARG_WRONGSTATE, "-esdg_perturbation needs a reference state: SquallESDGSetInitialCondition() with a case that has one, or SquallESDGSetReferenceState()");
     PetscCall(VecCUDAGetArrayRead(s->Qref, &c->Qref));

@@ -84,8 +84,7 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscCall(PetscOptionsBool("-esdg_reference_residual", "Subtract the discrete residual of the test case's unperturbed background from every RHS (well balanced to round-off; for single precision)", "SquallESDGSetReferenceState", s->useRef,
                              &s->useRef, NULL));
   PetscCall(PetscOptionsBool("-esdg_perturbation", "The TS state is the departure Q - Qref from the test case's background (implies -esdg_reference_residual; for single precision)", "SquallESDGSetPerturbation", s->perturb, &s->perturb, NULL));
-  PetscCall(PetscOptionsBool("-esdg_perturbation_pressure", "In perturbation form, the momentum flux's pressure from the departures, so that the reference's never enters it",
-                             "SquallESDGSetPerturbation", s->pertPressure, &s->pertPressure, NULL));
+  PetscCall(PetscOptionsBool("-esdg_perturbation_pressure", "In perturbation form, the momentum flux's pressure from the departures, so that the reference's never enters it", "SquallESDGSetPerturbation", s->pertPressure, &s->pertPressure, NULL));
   PetscOptionsEnd();
   if (s->perturb) s->useRef = PETSC_TRUE;
   s->gpuSurface = gsurf;
@@ -270,6 +269,35 @@ PetscErrorCode SquallESDGRestoreFullState(SquallESDG s, Vec X, Vec *Q)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* whether the reference is equal bit for bit on both sides of every interior face (a pointwise function of
+   the node positions is: they are bitwise equal across faces); the GPU face kernel then loads it once */
+static PetscErrorCode ESDGReferenceContinuous(SquallESDG s, PetscBool *cont)
+{
+  SquallDGMesh       m  = s->mesh;
+  const PetscInt     Np = m->Np, Nfp = m->Nfp;
+  const PetscScalar *qr, *ql;
+  PetscInt           diff = 0, gdiff;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(s->Qref, &qr));
+  PetscCall(VecGetArrayRead(s->QrefLoc, &ql));
+  for (PetscInt e = 0; e < m->nOwned && !diff; e++)
+    for (PetscInt f = 0; f < 6; f++) {
+      const PetscInt nb = m->nbr[6 * e + f];
+      if (nb < 0) continue;
+      for (PetscInt k = 0; k < Nfp; k++) {
+        const PetscInt     n = m->fmask[f * Nfp + k], p = m->vmapP[(e * 6 + f) * Nfp + k];
+        const PetscScalar *own = &qr[m->gslot[e] * 5 * Np + n], *oth = nb < m->nOwned ? &qr[m->gslot[nb] * 5 * Np + p % Np] : &ql[(p / Np) * 5 * Np + p % Np];
+        for (PetscInt c = 0; c < 5; c++) diff += own[c * Np] != oth[c * Np];
+      }
+    }
+  PetscCall(VecRestoreArrayRead(s->QrefLoc, &ql));
+  PetscCall(VecRestoreArrayRead(s->Qref, &qr));
+  PetscCallMPI(MPIU_Allreduce(&diff, &gdiff, 1, MPIU_INT, MPI_SUM, s->comm));
+  *cont = gdiff ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@
   SquallESDGSetReferenceState - from now on the RHS is F(Q) - F(Qref): the discrete residual of a
   steady reference state (a hydrostatic background) is subtracted, so that the reference is an exact
@@ -316,6 +344,7 @@ PetscErrorCode SquallESDGSetReferenceState(SquallESDG s, Vec Qref)
     PetscCall(VecRestoreArrayAndMemType(s->QrefLoc, &ql));
     PetscCall(VecRestoreArrayReadAndMemType(s->Qref, &qr));
   }
+  PetscCall(ESDGReferenceContinuous(s, &s->refCont));
   /* the raw residual of the full state Qref (s->Fref is not set yet, so nothing is subtracted); with
      departures formed as every RHS will form them, i.e. from X = 0 */
   PetscCall(VecDuplicate(Qref, &F));

@@ -33,6 +33,7 @@ struct _n_SquallESDG {
   Vec                   Qref;         /* the reference state itself */
   Vec                   QrefLoc;      /* its ghost face-node values */
   PetscBool             perturb;      /* -esdg_perturbation: the TS state is Q - Qref */
+  PetscBool             refCont;      /* Qref is equal bit for bit on both sides of every interior face */
   PetscBool             pertPressure; /* -esdg_perturbation_pressure: the momentum flux's pressure from the departures (C reference) */
   Vec                   Xloc;         /* ghost face-node values of the TS state (C reference with departures) */
   Vec                   Qfull;        /* work: Qref + the TS state (SquallESDGGetFullState) */

@@ -237,7 +237,7 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec X,
    departures (perturbation form) the means take 15 more: sbr and p_mom, and sbr joining the product
    that is inverted. */
 #define SQ_FLOPS_MEANS 61.0
-#define SQ_FLOPS_DEP   15.0
+#define SQ_FLOPS_DEP 15.0
 
 PetscErrorCode SquallESDGVolumeFlops(SquallESDG s, PetscBool half, PetscLogDouble *flops)
 {

@@ -172,7 +172,8 @@ PetscErrorCode SquallESDGCheckState(SquallESDG s, Vec X, PetscBool *ok)
     if (g[0]) {
       PetscCall(SquallESDGNodeReduceCUDA(s, X, NULL, &bad));
       PetscCallMPI(MPIU_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_SUM, s->comm));
-    } else gbad = g[1];
+    } else
+      gbad = g[1];
     if (!gbad) {
       *ok = PETSC_TRUE;
       PetscFunctionReturn(PETSC_SUCCESS);
