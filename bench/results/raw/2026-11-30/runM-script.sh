@@ -34,9 +34,33 @@ if [ $MODE = 1 ]; then
    echo "== single baroclinic L3 pert t=$(( $(date +%s)-T0 ))s"
    timeout 50 ./tutorials/baroclinic -options_file /tmp/snaps/options/baroclinic.opts -dm_forest_initial_refinement 3 -ts_max_steps 1000 -esdg_monitor 0 -esdg_wall_time -dm_vec_type cuda -esdg_perturbation > $O/baro-L3-single-pert.txt 2>&1
    echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
+elif [ $MODE = 2 ]; then
+  # after the stage verdict (no admissibility pass per stage): GPU tests, N = 4 kernel variants in both precisions
+  # (occupancy of the single-precision volume kernel), hipBone v3/v4 if built, bubble 1000 steps double plain,
+  # single plain and perturbation form
+  (dbl; timeout 170 ctest -L gpu -R "esdg|bubble|pert|unphysical|gpu_hb" --timeout 120 -j6 --output-on-failure > $O/ctest-double.log 2>&1) &
+  A=$!
+  (sgl; timeout 170 ctest -L gpu -R "esdg|bubble|pert|unphysical|gpu_hb" --timeout 120 -j6 --output-on-failure > $O/ctest-single.log 2>&1) &
+  wait $A $!
+  echo "== tests done t=$(( $(date +%s)-T0 ))s"
+  MESH="-dm_p4est_brick_size 1,1,1 -dm_p4est_brick_periodicity 1,1,0 -dm_p4est_brick_bounds -1000,1000,-1000,1000,0,2000 -dm_vec_type cuda"
+  (dbl; echo "== double kernels N=4 t=$(( $(date +%s)-T0 ))s"
+   timeout 60 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 4 -bench_reps 10 -bench_tag variants_double > $O/esdg-n4-double.json 2> $O/esdg-n4-double.err
+   sgl; echo "== single kernels N=4 t=$(( $(date +%s)-T0 ))s"
+   timeout 60 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 4 -bench_reps 10 -bench_tag variants_single > $O/esdg-n4-single.json 2> $O/esdg-n4-single.err
+   dbl; if grep -q v4 /tmp/snap/src/ksp/hbop.c; then echo "== hipBone v3/v4 t=$(( $(date +%s)-T0 ))s"
+     timeout 100 ./bench/hb_bench -hb_vec_type cuda -orders 9,10,11,12,13,14,15 -dofs 2e7 -reps 50 -cg_iterations 0 -kernel_variants v3,v4 -v3_layers 2,3,4 -tag v4 > $O/hb-v4.jsonl 2> $O/hb-v4.err; fi
+   echo "== double bubble 1000 t=$(( $(date +%s)-T0 ))s"
+   timeout 140 ./tutorials/rising_bubble -options_file $OPTS $BUB > $O/bubble-double.txt 2>&1
+   sgl; echo "== single bubble 1000 plain t=$(( $(date +%s)-T0 ))s"
+   timeout 100 ./tutorials/rising_bubble -options_file $OPTS $BUB > $O/bubble-single-plain.txt 2>&1
+   echo "== single bubble 1000 pert t=$(( $(date +%s)-T0 ))s"
+   timeout 100 ./tutorials/rising_bubble -options_file $OPTS $BUB -esdg_perturbation > $O/bubble-single-pert.txt 2>&1
+   echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
 fi
 kill $WD 2>/dev/null
 cat $O/pipe*.log; grep -hE "tests passed|\(Failed\)|\*\*\*Failed" $O/ctest-*.log
-for f in $O/logview-*.txt; do echo "== $f"; grep -E "^(SqESDG|TSStep|SqLSRK|VecAXPY|VecWAXPY|VecCopy) " $f; done
+for f in $O/logview-*.txt; do [ -f $f ] && { echo "== $f"; grep -E "^(SqESDG|TSStep|SqLSRK|VecAXPY|VecWAXPY|VecCopy) " $f; }; done
+cat $O/esdg-n4-*.json 2>/dev/null; grep -h '"N"' $O/hb-v4.jsonl 2>/dev/null | head -60
 tail -n 4 $O/bubble-*.txt $O/baro-*.txt
 tar -C /tmp -czf $OUT/resM$MODE.tgz resM$MODE && echo packed
