@@ -661,9 +661,10 @@ template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGEleme
 
 /* Face fluxes: one thread per face node of the faces a.faces[0..nList), each computed once for both
    sides, stored as -(s_f/w_b) F* at the element face node (and at the partner's, when it is owned). */
-/* MINB 5: 96 registers (some spilled) instead of 132 and 3 blocks per multiprocessor: 0.272 against
-   0.287 ms at N = 4 on the H200 (bench/, tune_faces_minb1) */
-template <int NQ, int MINB = 5, bool DEP = false>
+/* No register cap (MINB 1: 132 registers in double): since the per-face-node work shrank in session 4
+   it is 2% faster at N = 4 than the cap at 5 blocks per multiprocessor (96 registers, some spilled),
+   which had been 5% faster before; in single the two are equal (runM2: tune_faces_minb5) */
+template <int NQ, int MINB = 1, bool DEP = false>
 __global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas gasp, const SquallSurfaceFluxType type, const ESDGArgs a, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc)
 {
   constexpr int NFP = NQ * NQ;
@@ -884,7 +885,7 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
 /* the variants of the ablation study and the register-cap tuning, N = 4 on boxes, all elements:
    0 unbalanced half sweep, 1 no precomputed logs, 2 one launch per direction, 3/4/5 the half sweep
    with at least 1/6/8 blocks per multiprocessor (1: no register cap; the production kernel uses 6),
-   6 the face kernel without register cap, 7 the half sweep at 7 blocks (72 registers), 8/9 two share
+   6 the face kernel capped at 5 blocks per multiprocessor (the default before session 5), 7 the half sweep at 7 blocks (72 registers), 8/9 two share
    buffers and one barrier per direction at 5/6 blocks, 10 the sender-scaled shares of before (RADD),
    11/12 the half sweep at 10/12 blocks (48/40 registers: for single precision, which needs 55 uncapped) */
 static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int variant, const PetscScalar *Q, const PetscScalar *Qloc, PetscScalar *F, cudaStream_t stream)
@@ -922,7 +923,7 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
     case 6: {
       ESDGArgs af = a;
       af.nList    = c->nFacesEarly + c->nFacesGhost;
-      ESDGFaceFlux<NQ, 1><<<(int)(((size_t)af.nList * NQ * NQ + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, af, Q, Qloc);
+      ESDGFaceFlux<NQ, 5><<<(int)(((size_t)af.nList * NQ * NQ + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, af, Q, Qloc);
     } break;
     default: SETERRQ(s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown ESDG kernel variant %d", variant);
   }
@@ -959,7 +960,7 @@ template <int NQ> static PetscErrorCode ESDGLaunchFaces(SquallESDG s, const ESDG
   a.faces = c->faces + first;
   a.nList = count;
   if (s->gas.departures)
-    ESDGFaceFlux<NQ, 5, true><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
+    ESDGFaceFlux<NQ, 1, true><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
   else
     ESDGFaceFlux<NQ><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
   PetscCallCUDA(cudaGetLastError());
@@ -1418,7 +1419,7 @@ PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, Pe
      faces                         the face kernel over all computed faces
      surface_element               the first version's per-element surface kernel over all elements
      rhs, rhs_element              the whole RHS in face mode / element mode
-     abl_unbalanced, abl_nolog, abl_unfused, tune_minb1, tune_minb6, tune_minb8, tune_faces_minb1,
+     abl_unbalanced, abl_nolog, abl_unfused, tune_minb1, tune_minb6, tune_minb8, tune_faces_minb5,
      tune_minb7, tune_db5, tune_db6, tune_recv_add   (N = 4, boxes) */
 PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms)
 {
@@ -1429,7 +1430,7 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
   cudaStream_t       stream = NULL;
   cudaEvent_t        t0, t1;
   PetscReal         *samples;
-  const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb1", "tune_minb7", "tune_db5", "tune_db6", "tune_recv_add", "tune_minb10", "tune_minb12"};
+  const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb5", "tune_minb7", "tune_db5", "tune_db6", "tune_recv_add", "tune_minb10", "tune_minb12"};
   int                variant = -1, kind = -1;
   const PetscBool    half0 = c ? c->half : PETSC_FALSE, face0 = c ? c->faceMode : PETSC_FALSE;
   PetscBool          match;
