@@ -579,8 +579,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     if (!DB) __syncthreads();
   }
   if (!active) return;
-  PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
-  if (LIFT) {
+  if (LIFT) { /* F is NULL in a fused stage: no pointer into it is formed here */
     PetscReal fin[ESDG_NFIN];
     if (PARK) {
 #pragma unroll
@@ -594,12 +593,15 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     FinishApply(a, fin, acc);
     SubtractReference<NQ>(a, e, n, acc);
     StoreRHS<NQ>(gas, a, e, n, F, acc);
-  } else if (ABL > ESDG_ABL_DIR0) {
-#pragma unroll
-    for (int f = 0; f < 5; f++) fe[f * NP + n] += acc[f];
   } else {
+    PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
+    if (ABL > ESDG_ABL_DIR0) {
 #pragma unroll
-    for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
+      for (int f = 0; f < 5; f++) fe[f * NP + n] += acc[f];
+    } else {
+#pragma unroll
+      for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
+    }
   }
 }
 
