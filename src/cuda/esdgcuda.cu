@@ -42,6 +42,7 @@ typedef struct {
   PetscInt          *plus;  /* [nOwned*6*Nfp] for a computed face node with an owned partner: the partner's slot, else -1 */
   PetscReal         *FB;    /* [5][nOwned*6*Nfp] -(s_f/w_b) F* at every element face node */
   PetscReal         *FG;    /* [4][nOwned*6*Nfp] the element's outward unit normal and s_f at every face node */
+  PetscReal         *FGF;   /* [4][nOwned*6] the same per element face, where every face's nodes have the same values (boxes), else NULL */
   PetscInt           nFacesEarly, nFacesGhost;
   PetscBool          half, faceMode;
   const PetscScalar *Fref;           /* during an RHS in face mode: the reference residual (device), or NULL */
@@ -59,7 +60,7 @@ typedef struct {
 
 typedef struct {
   const PetscInt    *gslot, *vmapP, *elist, *faces, *plus;
-  const PetscReal   *PhiP, *Phi, *J, *Ja, *fcor, *D, *FG;
+  const PetscReal   *PhiP, *Phi, *J, *Ja, *fcor, *D, *FG, *FGF;
   PetscReal         *FB;
   const PetscScalar *Fref;           /* subtracted by the finishing (LIFT) volume kernels, or NULL */
   const PetscScalar *Qref, *QrefLoc; /* perturbation form: added to the state as it is loaded, or NULL */
@@ -82,6 +83,7 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.plus    = c->plus;
   a.FB      = c->FB;
   a.FG      = c->FG;
+  a.FGF     = c->FGF;
   a.Fref    = c->Fref;
   a.Qref    = c->Qref;
   a.QrefLoc = c->QrefLoc;
@@ -666,7 +668,9 @@ template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGEleme
 /* No register cap (MINB 1: 132 registers in double): since the per-face-node work shrank in session 4
    it is 2% faster at N = 4 than the cap at 5 blocks per multiprocessor (96 registers, some spilled),
    which had been 5% faster before; in single the two are equal (runM2: tune_faces_minb5) */
-template <int NQ, int MINB = 1, bool DEP = false>
+/* FC: the normal and s_f per element face (a.FGF, boxes): the 25-odd nodes of a face read one value
+   each instead of their own from an array as large as the state's face values */
+template <int NQ, int MINB = 1, bool DEP = false, bool FC = false>
 __global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas gasp, const SquallSurfaceFluxType type, const ESDGArgs a, const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc)
 {
   constexpr int NFP = NQ * NQ;
@@ -682,13 +686,16 @@ __global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas
   PetscReal      sf, sfp, nhat[3], nhatp[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fm[5], Fp[5];
   /* each side's own unit normal and s_f, precomputed per face node (read coalesced; no metric of the
      partner element to gather): the partner side sees its own metric, as in the reference */
+  const size_t     nef = a.nSlots / NFP, kf = FC ? (size_t)ef : k, kpf = FC ? (size_t)(kp / NFP) : (size_t)kp;
+  const PetscReal *fg = FC ? a.FGF : a.FG;
+  const size_t     ng = FC ? nef : a.nSlots;
 #pragma unroll
-  for (int c = 0; c < 3; c++) nhat[c] = a.FG[c * a.nSlots + k];
-  sf = a.FG[3 * a.nSlots + k];
+  for (int c = 0; c < 3; c++) nhat[c] = fg[c * ng + kf];
+  sf = fg[3 * ng + kf];
   if (kp >= 0) {
 #pragma unroll
-    for (int c = 0; c < 3; c++) nhatp[c] = a.FG[c * a.nSlots + kp];
-    sfp = a.FG[3 * a.nSlots + kp];
+    for (int c = 0; c < 3; c++) nhatp[c] = fg[c * ng + kpf];
+    sfp = fg[3 * ng + kpf];
   } else {
 #pragma unroll
     for (int c = 0; c < 3; c++) nhatp[c] = -nhat[c];
@@ -959,12 +966,17 @@ template <int NQ> static PetscErrorCode ESDGLaunchFaces(SquallESDG s, const ESDG
 
   PetscFunctionBegin;
   if (!count) PetscFunctionReturn(PETSC_SUCCESS);
-  a.faces = c->faces + first;
-  a.nList = count;
-  if (s->gas.departures)
-    ESDGFaceFlux<NQ, 1, true><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
+  a.faces        = c->faces + first;
+  a.nList        = count;
+  const int grid = (int)((nt + 127) / 128);
+  if (s->gas.departures && c->FGF)
+    ESDGFaceFlux<NQ, 1, true, true><<<grid, 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
+  else if (s->gas.departures)
+    ESDGFaceFlux<NQ, 1, true><<<grid, 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
+  else if (c->FGF)
+    ESDGFaceFlux<NQ, 1, false, true><<<grid, 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
   else
-    ESDGFaceFlux<NQ><<<(int)((nt + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
+    ESDGFaceFlux<NQ><<<grid, 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1137,6 +1149,23 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
         }
       }
     PetscCall(Upload(&c->FG, fg, 4 * S));
+    {
+      /* per element face where every face's nodes have the same values bit for bit (a box element's
+         metric is constant): the face kernel then reads one set per face */
+      const size_t EF   = (size_t)E * 6;
+      PetscBool    same = PETSC_TRUE;
+      for (size_t ef = 0; ef < EF && same; ef++)
+        for (PetscInt q = 1; q < Nfp && same; q++)
+          for (PetscInt c4 = 0; c4 < 4; c4++) same = (PetscBool)(same && fg[c4 * S + ef * Nfp + q] == fg[c4 * S + ef * Nfp]);
+      if (same && EF) {
+        PetscReal *fgf;
+        PetscCall(PetscMalloc1(4 * EF, &fgf));
+        for (size_t ef = 0; ef < EF; ef++)
+          for (PetscInt c4 = 0; c4 < 4; c4++) fgf[c4 * EF + ef] = fg[c4 * S + ef * Nfp];
+        PetscCall(Upload(&c->FGF, fgf, 4 * EF));
+        PetscCall(PetscFree(fgf));
+      }
+    }
     PetscCall(PetscFree(fg));
   }
   if (s->coriolis != SQUALL_CORIOLIS_NONE) {
@@ -1172,6 +1201,7 @@ PetscErrorCode SquallESDGDestroyCUDA(SquallESDG s)
   PetscCallCUDA(cudaFree(c->plus));
   PetscCallCUDA(cudaFree(c->FB));
   PetscCallCUDA(cudaFree(c->FG));
+  if (c->FGF) PetscCallCUDA(cudaFree(c->FGF));
   if (c->fcor) PetscCallCUDA(cudaFree(c->fcor));
   PetscCallCUDA(cudaFree(c->bad));
   PetscCallCUDA(cudaFree(c->red));
