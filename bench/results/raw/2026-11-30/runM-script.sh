@@ -57,10 +57,37 @@ elif [ $MODE = 2 ]; then
    echo "== single bubble 1000 pert t=$(( $(date +%s)-T0 ))s"
    timeout 100 ./tutorials/rising_bubble -options_file $OPTS $BUB -esdg_perturbation > $O/bubble-single-pert.txt 2>&1
    echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
+elif [ $MODE = 3 ]; then
+  # GPU tests (ESDG, hipBone, P1) in both precisions; compute-sanitizer memcheck/racecheck on the new ESDG paths;
+  # hipBone v3/v4; P1 at 0.56 M and 21.1 M tets (all scalar paths incl. the new variant); bubble 300 steps double
+  (dbl; timeout 200 ctest -L gpu -R "esdg|bubble|pert|unphysical|gpu_hb|gpu_p1" --timeout 150 -j6 --output-on-failure > $O/ctest-double.log 2>&1) &
+  A=$!
+  (sgl; timeout 200 ctest -L gpu -R "esdg|bubble|pert|unphysical|gpu_hb|gpu_p1" --timeout 150 -j6 --output-on-failure > $O/ctest-single.log 2>&1) &
+  wait $A $!
+  echo "== tests done t=$(( $(date +%s)-T0 ))s"
+  san() { # tool test: ctest's command of the test under compute-sanitizer (one rank)
+    local cmd; cmd=$(ctest -R "^$2\$" -N -V | sed -n 's/.*Test command: //p' | tr -d '"' | sed 's|^[^ ]*mpiexec -n [0-9]* ||')
+    echo "== $1 $2: $cmd" >> $O/sanitizer.log
+    timeout 120 compute-sanitizer --tool $1 --error-exitcode 9 $cmd >> $O/sanitizer.log 2>&1; echo "$1 $2 rc $?" | tee -a $O/sanitizer-summary.txt
+  }
+  (dbl; echo "== sanitizer t=$(( $(date +%s)-T0 ))s"
+   san memcheck gpu_esdg_pert_bubble; san racecheck gpu_esdg_pert_bubble_warp_element; san racecheck gpu_esdg_half_N3
+   if grep -q '"v4"' /tmp/snap/src/ksp/hbop.c; then echo "== hipBone v3/v4 t=$(( $(date +%s)-T0 ))s"
+     timeout 100 ./bench/hb_bench -hb_vec_type cuda -orders 9,10,11,12,13,14,15 -dofs 2e7 -reps 50 -cg_iterations 0 -kernel_variants v3,v4 -v3_layers 2,3,4 -tag v4 > $O/hb-v4.jsonl 2> $O/hb-v4.err; fi
+   echo "== P1 0.56 M and 21.1 M t=$(( $(date +%s)-T0 ))s"
+   timeout 150 ./bench/p1_assembly -bench_cells 46,46,44,154,154,148 -bench_coo_max_mtets 25 -bench_json $O/p1-sweep.jsonl > $O/p1-sweep.out 2> $O/p1-sweep.err
+   echo "== double kernels N=4 t=$(( $(date +%s)-T0 ))s"
+   MESH="-dm_p4est_brick_size 1,1,1 -dm_p4est_brick_periodicity 1,1,0 -dm_p4est_brick_bounds -1000,1000,-1000,1000,0,2000 -dm_vec_type cuda"
+   timeout 60 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 4 -bench_reps 10 -bench_tag faces_double > $O/esdg-n4-double.json 2> $O/esdg-n4-double.err
+   echo "== double bubble 300 t=$(( $(date +%s)-T0 ))s"
+   timeout 80 ./tutorials/rising_bubble -options_file $OPTS $BUB -ts_max_steps 300 > $O/bubble-double.txt 2>&1
+   sgl; echo "== single kernels N=4 t=$(( $(date +%s)-T0 ))s"
+   timeout 60 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 4 -bench_reps 10 -bench_tag faces_single > $O/esdg-n4-single.json 2> $O/esdg-n4-single.err
+   echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
 fi
 kill $WD 2>/dev/null
 cat $O/pipe*.log; grep -hE "tests passed|\(Failed\)|\*\*\*Failed" $O/ctest-*.log
 for f in $O/logview-*.txt; do [ -f $f ] && { echo "== $f"; grep -E "^(SqESDG|TSStep|SqLSRK|VecAXPY|VecWAXPY|VecCopy) " $f; }; done
-cat $O/esdg-n4-*.json 2>/dev/null; grep -h '"N"' $O/hb-v4.jsonl 2>/dev/null | head -60
+cat $O/esdg-n4-*.json $O/sanitizer-summary.txt 2>/dev/null; tail -16 $O/p1-sweep.out 2>/dev/null; grep -h '"N"' $O/hb-v4.jsonl 2>/dev/null | head -60
 tail -n 4 $O/bubble-*.txt $O/baro-*.txt
 tar -C /tmp -czf $OUT/resM$MODE.tgz resM$MODE && echo packed
