@@ -39,10 +39,11 @@ def main():
         if d and s and d["s_per_step"]["step"] and s["s_per_step"]["step"]:
             same_form[f] = d["s_per_step"]["step"] / s["s_per_step"]["step"]
     n4 = {}
-    for p in ("double", "single"):
-        recs = jsonl(os.path.join(M2, "esdg-n4-%s.json" % p))
-        if recs:
-            n4[p] = {k[:-3]: v for k, v in recs[0].items() if k.endswith("_ms")}
+    for r, d in (("runM2", M2), ("runM3", M3)):
+        for p in ("double", "single"):
+            recs = jsonl(os.path.join(d, "esdg-n4-%s.json" % p))
+            if recs:
+                n4["%s_%s" % (p, r)] = {k[:-3]: v for k, v in recs[0].items() if k.endswith("_ms")}
     rec = {
         "benchmark": "squall GPU session 5: departures (perturbation form) on the GPU, the fused stages' admissibility verdict, face kernel without register cap, occupancy of the single-precision volume kernel",
         "date": "2026-11-30",
@@ -60,7 +61,7 @@ def main():
         },
         "step_share_N4_262144_logview_30_steps_runM1": shares,
         "baroclinic_L3_single_perturbation_departures_runM1": run(raw, "runM1", "baro-L3-single-pert.txt"),
-        "esdg_kernels_N4_32768_ms_runM2": {"note": "median of 10, boxes; tune_minb10/12: the half sweep at 10/12 blocks per SM; tune_faces_minb1 (runM2 name) is the face kernel without register cap, the default since", "by_precision": n4},
+        "esdg_kernels_N4_32768_ms": {"note": "median of 10, boxes; tune_minb10/12: the half sweep at 10/12 blocks per SM; runM2: faces capped at 5 blocks/SM (tune_faces_minb1 = without cap); runM3: faces without cap and with per-face geometry (tune_faces_minb5 = capped, per-node geometry)", "by_precision_and_run": n4},
         "hipbone_v4_runM3": jsonl(os.path.join(M3, "hb-v4.jsonl")) or None,
         "p1_sweep_runM3": jsonl(os.path.join(M3, "p1-sweep.jsonl")) or None,
         "sanitizer_runM3": open(os.path.join(M3, "sanitizer-summary.txt")).read().split("\n")[:-1] if os.path.exists(os.path.join(M3, "sanitizer-summary.txt")) else None,
