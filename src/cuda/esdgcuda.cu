@@ -327,6 +327,8 @@ __device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a
       /* the mirror state's departures are the node's: mirroring keeps rho and p */
       ap[SQ_DRHO] = am[SQ_DRHO];
       ap[SQ_DB]   = am[SQ_DB];
+      ap[SQ_DLR]  = am[SQ_DLR];
+      ap[SQ_DLB]  = am[SQ_DLB];
     } else
       StateDepartures(gas, src, o, ref, ro, NP, Phip, ap);
   }
@@ -479,7 +481,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
   SquallGas                   gas = gasp;
 
-  gas.departures = DEP;
+  gas.departures = DEP; /* a compile-time constant: the volume's pairs need the pressure's departures only (no entropy jumps) */
 
   /* 2 w is 1 or 2, so the products are exact: the same values the pair loop formed before */
   for (int t = threadIdx.x + threadIdx.y * blockDim.x; t < NQ * NH; t += blockDim.x * blockDim.y) {
@@ -675,7 +677,7 @@ __global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas
 {
   constexpr int NFP = NQ * NQ;
   SquallGas     gas = gasp;
-  gas.departures    = DEP; /* a compile-time constant for the flux functions */
+  gas.departures    = DEP ? gasp.departures : 0; /* without, a compile-time 0; with, 1 or 2 (the entropy jumps from departures too) */
   const PetscInt t  = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= a.nList * NFP) return;
   const PetscInt ef = a.faces[t / NFP];

@@ -104,7 +104,7 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
 static PetscErrorCode ESDGSetDepartures(SquallESDG s)
 {
   PetscFunctionBegin;
-  s->gas.departures = (s->perturb && s->pertPressure) ? 1 : 0;
+  s->gas.departures = (s->perturb && s->pertPressure) ? (s->refCont ? 2 : 1) : 0;
   if (s->setup && s->gas.departures && !s->useGPU && !s->Xloc) PetscCall(VecDuplicate(s->Qloc, &s->Xloc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -325,6 +325,8 @@ PetscErrorCode SquallESDGSetReferenceState(SquallESDG s, Vec Qref)
   PetscCall(VecDestroy(&s->Fref));
   PetscCall(VecDestroy(&s->Qref));
   PetscCall(VecDestroy(&s->QrefLoc));
+  s->refCont = PETSC_FALSE;
+  PetscCall(ESDGSetDepartures(s));
   if (!Qref) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecDuplicate(Qref, &s->Qref));
   PetscCall(VecCopy(Qref, s->Qref));
@@ -345,6 +347,7 @@ PetscErrorCode SquallESDGSetReferenceState(SquallESDG s, Vec Qref)
     PetscCall(VecRestoreArrayReadAndMemType(s->Qref, &qr));
   }
   PetscCall(ESDGReferenceContinuous(s, &s->refCont));
+  PetscCall(ESDGSetDepartures(s)); /* a continuous reference: the entropy jumps from departures too */
   /* the raw residual of the full state Qref (s->Fref is not set yet, so nothing is subtracted); with
      departures formed as every RHS will form them, i.e. from X = 0 */
   PetscCall(VecDuplicate(Qref, &F));

@@ -116,6 +116,8 @@ static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qa, cons
         /* the mirror state's departures are those of the node: mirroring keeps rho and p */
         ap[SQ_DRHO] = am[SQ_DRHO];
         ap[SQ_DB]   = am[SQ_DB];
+        ap[SQ_DLR]  = am[SQ_DLR];
+        ap[SQ_DLB]  = am[SQ_DLB];
       }
       SquallEulerSurfaceFlux(&s->gas, s->surface, qm, am, qp, ap, nhat, F);
       for (PetscInt c = 0; c < 5; c++) acc[c * Np + n] -= sf / wb * F[c];
