@@ -6,10 +6,12 @@
         -hb_kernel_switch (default 9), the whole element in shared memory;
       - from it on, 2D blocks of Nq x Nq threads sweeping the element layer by layer;
       in generations (-hb_kernel_variant): v1, whose 2D kernel holds the thread's column of q
-      and of the result in registers (shared memory Nq^2), v2 (default), whose 3D kernel issues
-      all its global loads before the first barrier and whose 2D kernel keeps q in shared memory
-      (Nq^3) and only the result column in registers, and v3, v2's 3D kernel and a 2D kernel that
-      computes two (-hb_v3_layers: 3, 4) layers per step to cut the shared-memory traffic per node;
+      and of the result in registers (shared memory Nq^2), v2, whose 3D kernel issues all its
+      global loads before the first barrier and whose 2D kernel keeps q in shared memory (Nq^3) and
+      only the result column in registers, v3 (the default), v2's 3D kernel and a 2D kernel that
+      computes two (-hb_v3_layers: 3, 4) layers per step to cut the shared-memory traffic per node,
+      and v4, v3 with the 2D block shape and shared-memory row pitches chosen per order against the
+      bank conflicts of odd Nq;
    2. Z^T: a CSR row sum over the element copies of each node.
    MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
@@ -333,9 +335,88 @@ __host__ __device__ constexpr int HBPitchV3(int Nq)
 {
   return ((Nq + 1) & ~1) % 16 == 0 ? ((Nq + 1) & ~1) + 2 : ((Nq + 1) & ~1);
 }
-__host__ __device__ constexpr size_t HBSharedV3(int Nq, int L)
+
+/* v4: v3's kernel with its thread-block shape and row pitches chosen per order (HBLayout2DOf) against
+   the shared-memory bank conflicts that make odd Nq 10-15 points slower (runL1, L = 2-4: Nq = 11, 13,
+   15 at 62-72, 54-59, 47-53% of the roofline against 69-78, 75-78, 63-64, 58-64% at Nq = 10, 12, 14,
+   16). The analysis is static (no profile yet): -hb_kernel_variant v4 is to be measured against v3.
+
+   Cost model. The L1/shared unit returns 128 bytes per cycle, one 32-bit register per lane: a warp's
+   LDS.64 takes at least 2 cycles, served per half-warp, and its LDS.128 4, per quarter-warp, or 2
+   when every lane pair 2n, 2n+1 wants one address (the packed return of uniform loads); within such
+   a phase, different 8-byte words in one bank pair serialise. A warp of the Nq x Nq block holds the
+   threads t = 32 w .. 32 w + 31, (i, j) = (t % Nq, t / Nq): 2-4 rows j, starting at any lane. The
+   kernel has three access shapes:
+     node    x[j][i]         q[m][j][i] (t-derivative: Nq per step), the stores of q, r, s
+     row     x[j][m], m + 1  D, D^T, q[k], r: one address per row j of the warp (LDS.128 pairs)
+     column  x[m][i]         D, D^T, q[k], s: the Nq contiguous words of row m
+   Even Nq: P = Nq (18 at 16) makes j P + i the lane index (node: conflict-free) and rows start at
+   even lanes (row: packed). Odd Nq: the even P that the pairs need (12, 14, 18 for 11, 13, 15) shifts
+   each row of a warp by P - Nq words against the lane index, so some bank pair sees two words in a
+   half-warp, and odd-length rows start at odd lanes, so the row loads lose the packing; the last m has
+   no partner (scalar loads). Cycles per access, worst warp of the element (in brackets with whole
+   warps of 256 bytes per cycle, the model of v3's comment):
+     Nq                        10     11     12     13     14     15     16
+     v3 pitch P                10     12     12     14     14     18     18
+     node LDS.64 / STS.64      2 (2)  4 (3)  2 (2)  4 (3)  2 (2)  4 (3)  2 (2)
+     row LDS.128 (two m)       2 (1)  4 (1)  2 (1)  4 (1)  2 (1)  4 (1)  2 (1)
+     column LDS.64             2 (1)  2 (1)  2 (1)  2 (1)  2 (1)  2 (1)  2 (1)
+   Cycles per element node over the whole kernel, L = 2 / 3 / 4 (whole-warp model in brackets):
+     v3  10: 4.24 3.92 3.60 (2.36 2.17 1.98)   11: 5.61 4.83 4.45 (2.56 2.17 1.98)
+         12: 4.38 3.82 3.54 (2.44 2.10 1.94)   13: 6.76 5.96 5.55 (3.13 2.72 2.52)
+         14: 5.21 4.64 4.36 (2.91 2.57 2.39)   15: 7.82 6.59 6.18 (3.58 2.96 2.76)
+         16: 5.19 4.69 4.19 (2.94 2.62 2.31)
+     v4  11: 5.15 4.49 4.16 (2.52 2.19 2.02)   13: 5.08 4.50 4.21 (2.89 2.53 2.35)
+         15: 5.80 4.93 4.64 (3.24 2.71 2.54)   even Nq: as v3
+   Against the 21 runL1 measurements (clocks per node and SM from the roofline fraction: ~76 bytes per
+   node, 4437 GB/s over 132 SMs at 1.98 GHz) this model fits t = 0.84 c + 2.9 (R^2 0.83; the whole-warp
+   model 0.74, SASS instructions issued per node 0.55, the FP64 pipe 0.48): odd Nq pays in shared-memory
+   cycles. For v3 at Nq = 11, 13, 15 the fit gives 59-67, 52-59, 47-55% (measured 62-72, 54-59, 47-53);
+   for v4 62-70, 62-69, 57-66%.
+   Ruled out or second order: registers (ptxas -v: 64 / 80 / 80 at Nq = 11 / 13 / 15 for L = 2 against
+   64 / 72 / 80 at 12 / 14 / 16, the same blocks per SM; spill 8 bytes at odd Nq, 8-48 at even), the
+   partial last warp (9 and 1 lanes at Nq = 13, 15, but 4 at 14 and 16 at 12), resident nodes per SM
+   (Nq = 13, 15: 4 x 169, 3 x 225, 14% fewer than at 14, 16; Nq = 11: 8 x 121, more than at 10, 12;
+   v4 keeps them), and the 8-byte (not 32-byte) alignment of the element layers at odd Nq (one more L2
+   sector per warp access, the same HBM bytes).
+   The v4 layout (HBLayout2DOf):
+   - even Nq: v3's;
+   - odd Nq where one more thread per row costs no warp (3, 5, 7, 9, 13, 15): W = Nq + 1 threads per row,
+     the last owning no node (it reads its neighbour's node and writes only pad columns), with v3's
+     pitch P = W (18 at W = 16: the two rows of a warp must start in different bank pairs): node is the
+     lane index again and rows start at even lanes;
+   - Nq = 11 (12 x 11 threads take 5 warps, not 4): W = 11 with q and s unpadded (pitch 11: node is the
+     lane index; q rows by two scalar loads, which cost what the unpacked LDS.128 did) and r, D at 12.
+   The arithmetic is v3's, operation for operation (the same PTX floating-point dataflow). Shared memory
+   is v3's except at Nq = 11 (6% less); registers are v3's (the same caps), ptxas -v spill 0-48 bytes
+   against v3's 0-16 at Nq = 11, 13, 15. Beyond odd Nq the model says the kernel is bound by the L1
+   return path, not by HBM: 4.2-5.2 shared cycles per node at even Nq, plus ~0.5 for the global loads
+   (G: three LDG.128 per node, 12 cycles per warp), against ~4.5 clocks of HBM time per node. The 90%
+   goal needs fewer shared loads per node (more reuse of each load), not only conflict-free ones. */
+typedef struct {
+  int W;              /* threads per row of the block (threadIdx.x); those with i >= Nq own no node */
+  int Pd, Pq, Pr, Ps; /* row pitches (reals) of D and D^T, q, r, s; rows are read in pairs where even */
+} HBLayout2D;
+
+__host__ __device__ constexpr HBLayout2D HBLayout2DOf(SquallHBKernelVariant v, int Nq)
 {
-  return (size_t)(2 + Nq + 4 * L) * Nq * HBPitchV3(Nq) * sizeof(PetscReal);
+  return v != SQUALL_HB_KERNEL_V4 || Nq % 2 == 0            ? HBLayout2D{Nq, HBPitchV3(Nq), HBPitchV3(Nq), HBPitchV3(Nq), HBPitchV3(Nq)}
+         : ((Nq + 1) * Nq + 31) / 32 == (Nq * Nq + 31) / 32 ? HBLayout2D{Nq + 1, HBPitchV3(Nq), HBPitchV3(Nq), HBPitchV3(Nq), HBPitchV3(Nq)}
+                                                            : HBLayout2D{Nq, HBPitchV3(Nq), Nq, HBPitchV3(Nq), Nq};
+}
+/* v4 at even Nq is v3 (one instantiation serves both) */
+__host__ __device__ constexpr bool HBLayout2DIsV3(SquallHBKernelVariant v, int Nq)
+{
+  return HBLayout2DOf(v, Nq).W == Nq && HBLayout2DOf(v, Nq).Pd == HBPitchV3(Nq) && HBLayout2DOf(v, Nq).Pq == HBPitchV3(Nq) && HBLayout2DOf(v, Nq).Pr == HBPitchV3(Nq) && HBLayout2DOf(v, Nq).Ps == HBPitchV3(Nq);
+}
+/* array sizes round up to an even number of reals, so that every array starts 16-byte aligned */
+__host__ __device__ constexpr int HBEven(int n)
+{
+  return (n + 1) & ~1;
+}
+__host__ __device__ constexpr size_t HBShared2D(SquallHBKernelVariant v, int Nq, int L)
+{
+  return (size_t)(2 * HBEven(Nq * HBLayout2DOf(v, Nq).Pd) + HBEven(Nq * Nq * HBLayout2DOf(v, Nq).Pq) + HBEven(2 * L * Nq * HBLayout2DOf(v, Nq).Pr) + HBEven(2 * L * Nq * HBLayout2DOf(v, Nq).Ps)) * sizeof(PetscReal);
 }
 /* registers per thread to ask for (see HBMinBlocks). Left alone nvcc takes more (it hoists shared
    loads); at these caps ptxas -v (sm_90, double) reports 8-48 bytes of spill, once per element outside
@@ -383,19 +464,38 @@ __device__ static inline void HBLds2(const PetscReal *p, PetscReal &a, PetscReal
   b = v.y;
 }
 
-template <int Nq, int L> __global__ static void __launch_bounds__(Nq *Nq, HBMinBlocks(Nq *Nq, HBRegsV3(Nq, L))) HBLocalOp2Dv3(PetscInt e0, HBOpArgs a)
+/* a pair of consecutive reals of shared memory: one vector load from a row of even pitch, two loads
+   from a row of odd pitch (v4 at Nq = 11: q, whose node accesses want it unpadded) */
+template <bool PAIR> __device__ static inline void HBLdsPair(const PetscReal *p, PetscReal &a, PetscReal &b)
 {
-  constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, P = HBPitchV3(Nq), LP = Nq * P;
-  constexpr bool    ahead = HBAheadV3(Nq, L);
+  if constexpr (PAIR) {
+    HBLds2(p, a, b);
+  } else {
+    a = p[0];
+    b = p[1];
+  }
+}
+
+/* the v3 and v4 kernels: V picks the layout (HBLayout2DOf); with v3's the code is v3's as it was. A
+   thread without a node (v4's padded rows) reads its neighbour's node from global memory (the same
+   sectors: no extra traffic), so that no global load needs a predicate and every pad column it fills
+   and reads holds finite values; it writes no y_L. */
+template <int Nq, int L, SquallHBKernelVariant V> __global__ static void __launch_bounds__(HBLayout2DOf(V, Nq).W *Nq, HBMinBlocks(HBLayout2DOf(V, Nq).W *Nq, HBRegsV3(Nq, L))) HBLocalOp2Dv3(PetscInt e0, HBOpArgs a)
+{
+  constexpr HBLayout2D lay = HBLayout2DOf(V, Nq);
+  constexpr int        Np = Nq * Nq * Nq, Nq2 = Nq * Nq, W = lay.W, PD = lay.Pd, PQ = lay.Pq, PR = lay.Pr, PS = lay.Ps;
+  constexpr int        LD = Nq * PD, LQ = Nq * PQ, LR = Nq * PR, LS = Nq * PS; /* one matrix (layer) of each array */
+  constexpr bool       ahead = HBAheadV3(Nq, L), paird = PD % 2 == 0, pairq = PQ % 2 == 0, pairr = PR % 2 == 0;
   extern __shared__ __align__(16) unsigned char hbsmem[];
-  PetscReal                                    *sD  = reinterpret_cast<PetscReal *>(hbsmem); /* D[a][b] at a P + b */
-  PetscReal                                    *sDT = sD + LP;                               /* D[b][a] at a P + b */
-  PetscReal                                    *sq  = sDT + LP;                              /* q[k][j][i] at k LP + j P + i */
-  PetscReal                                    *sr  = sq + Nq * LP;                          /* [2 buffers][L layers][j][i] */
-  PetscReal                                    *ss  = sr + 2 * L * LP;
-  const PetscReal                              *cD  = HBConstD + HBConstOffset(Nq); /* D[k][m]: the same k and m in every thread */
-  const int                                     i = threadIdx.x, j = threadIdx.y, ij = j * P + i;
-  const size_t                                  base = (size_t)(e0 + (PetscInt)blockIdx.x) * Np + i + Nq * j;
+  PetscReal                                    *sD  = reinterpret_cast<PetscReal *>(hbsmem); /* D[a][b] at a PD + b */
+  PetscReal                                    *sDT = sD + HBEven(LD);                       /* D[b][a] at a PD + b */
+  PetscReal                                    *sq  = sDT + HBEven(LD);                      /* q[k][j][i] at k LQ + j PQ + i */
+  PetscReal                                    *sr  = sq + HBEven(Nq * LQ);                  /* [2 buffers][L layers][j][i], pitch PR */
+  PetscReal                                    *ss  = sr + HBEven(2 * L * LR);               /* the same, pitch PS */
+  const PetscReal                              *cD  = HBConstD + HBConstOffset(Nq);          /* D[k][m]: the same k and m in every thread */
+  const int                                     i = threadIdx.x, j = threadIdx.y, ijq = j * PQ + i, ijr = j * PR + i, ijs = j * PS + i;
+  const bool                                    active = W == Nq || i < Nq; /* threads i >= Nq own no node */
+  const size_t                                  base   = (size_t)(e0 + (PetscInt)blockIdx.x) * Np + (active ? i : Nq - 1) + Nq * j;
   PetscReal                                     ra[Nq], g[L][SQUALL_SEM_NGEO], w[L];
 
   {
@@ -404,7 +504,7 @@ template <int Nq, int L> __global__ static void __launch_bounds__(Nq *Nq, HBMinB
 #pragma unroll
     for (int k = 0; k < Nq; k++) l[k] = __ldg(a.gidx + base + Nq2 * k);
 #pragma unroll
-    for (int k = 0; k < Nq; k++) sq[k * LP + ij] = HBReadXLdg(a, l[k]);
+    for (int k = 0; k < Nq; k++) sq[k * LQ + ijq] = HBReadXLdg(a, l[k]);
   }
   if constexpr (ahead) {
 #pragma unroll
@@ -416,10 +516,10 @@ template <int Nq, int L> __global__ static void __launch_bounds__(Nq *Nq, HBMinB
     }
   }
   {
-    const PetscReal d = a.D[j * Nq + i];
+    const PetscReal d = a.D[j * Nq + (active ? i : Nq - 1)];
 
-    sD[j * P + i]  = d;
-    sDT[i * P + j] = d;
+    sD[j * PD + i]                        = d;
+    sDT[active ? i * PD + j : j * PD + i] = d; /* a thread without a node fills the pad column it reads */
   }
 #pragma unroll
   for (int k = 0; k < Nq; k++) ra[k] = 0;
@@ -427,7 +527,7 @@ template <int Nq, int L> __global__ static void __launch_bounds__(Nq *Nq, HBMinB
 #pragma unroll
   for (int k0 = 0; k0 < Nq; k0 += L) {
     const int  nl = Nq - k0 < L ? Nq - k0 : L; /* layers in this step: L, or the rest */
-    PetscReal *r = sr + ((k0 / L) & 1) * L * LP, *s = ss + ((k0 / L) & 1) * L * LP;
+    PetscReal *r = sr + ((k0 / L) & 1) * L * LR, *s = ss + ((k0 / L) & 1) * L * LS;
     PetscReal  qr[L], qs[L], qt[L];
 
     if constexpr (!ahead) { /* this step's factors, to arrive during its gradient */
@@ -445,32 +545,32 @@ template <int Nq, int L> __global__ static void __launch_bounds__(Nq *Nq, HBMinB
     for (int m = 0; m < Nq; m += 2) {
       if (m + 1 < Nq) {
         PetscReal       dj0, dj1;
-        const PetscReal di0 = sDT[m * P + i], di1 = sDT[(m + 1) * P + i]; /* D[i][m], D[i][m+1] */
-        const PetscReal c0 = sq[m * LP + ij], c1 = sq[(m + 1) * LP + ij]; /* q[m][j][i], q[m+1][j][i] */
+        const PetscReal di0 = sDT[m * PD + i], di1 = sDT[(m + 1) * PD + i]; /* D[i][m], D[i][m+1] */
+        const PetscReal c0 = sq[m * LQ + ijq], c1 = sq[(m + 1) * LQ + ijq]; /* q[m][j][i], q[m+1][j][i] */
 
-        HBLds2(sD + j * P + m, dj0, dj1); /* D[j][m], D[j][m+1] */
+        HBLdsPair<paird>(sD + j * PD + m, dj0, dj1); /* D[j][m], D[j][m+1] */
 #pragma unroll
         for (int l = 0; l < L; l++) {
           if (l < nl) {
-            const PetscReal *Q = sq + (k0 + l) * LP;
+            const PetscReal *Q = sq + (k0 + l) * LQ;
             PetscReal        q0, q1;
 
-            HBLds2(Q + j * P + m, q0, q1); /* q[k][j][m], q[k][j][m+1] */
+            HBLdsPair<pairq>(Q + j * PQ + m, q0, q1); /* q[k][j][m], q[k][j][m+1] */
             qr[l] += di0 * q0 + di1 * q1;
-            qs[l] += dj0 * Q[m * P + i] + dj1 * Q[(m + 1) * P + i];
+            qs[l] += dj0 * Q[m * PQ + i] + dj1 * Q[(m + 1) * PQ + i];
             qt[l] += cD[(k0 + l) * Nq + m] * c0 + cD[(k0 + l) * Nq + m + 1] * c1;
           }
         }
       } else {
-        const PetscReal dj = sD[j * P + m], di = sDT[m * P + i], c = sq[m * LP + ij];
+        const PetscReal dj = sD[j * PD + m], di = sDT[m * PD + i], c = sq[m * LQ + ijq];
 
 #pragma unroll
         for (int l = 0; l < L; l++) {
           if (l < nl) {
-            const PetscReal *Q = sq + (k0 + l) * LP;
+            const PetscReal *Q = sq + (k0 + l) * LQ;
 
-            qr[l] += di * Q[j * P + m];
-            qs[l] += dj * Q[m * P + i];
+            qr[l] += di * Q[j * PQ + m];
+            qs[l] += dj * Q[m * PQ + i];
             qt[l] += cD[(k0 + l) * Nq + m] * c;
           }
         }
@@ -482,9 +582,9 @@ template <int Nq, int L> __global__ static void __launch_bounds__(Nq *Nq, HBMinB
         PetscReal gr, gs, gt;
 
         SquallSEMGeoApply(g[l], qr[l], qs[l], qt[l], &gr, &gs, &gt);
-        ra[k0 + l] += a.lambda * w[l] * sq[(k0 + l) * LP + ij];
-        r[l * LP + ij] = gr;
-        s[l * LP + ij] = gs;
+        ra[k0 + l] += a.lambda * w[l] * sq[(k0 + l) * LQ + ijq];
+        r[l * LR + ijr] = gr;
+        s[l * LS + ijs] = gs;
         /* the t-derivative's transpose stays in the thread: layer k feeds every layer m of its column */
 #pragma unroll
         for (int m = 0; m < Nq; m++) ra[m] += cD[(k0 + l) * Nq + m] * gt;
@@ -506,51 +606,70 @@ template <int Nq, int L> __global__ static void __launch_bounds__(Nq *Nq, HBMinB
     for (int m = 0; m < Nq; m += 2) {
       if (m + 1 < Nq) {
         PetscReal       dj0, dj1;
-        const PetscReal di0 = sD[m * P + i], di1 = sD[(m + 1) * P + i]; /* D[m][i], D[m+1][i] */
+        const PetscReal di0 = sD[m * PD + i], di1 = sD[(m + 1) * PD + i]; /* D[m][i], D[m+1][i] */
 
-        HBLds2(sDT + j * P + m, dj0, dj1); /* D[m][j], D[m+1][j] */
+        HBLdsPair<paird>(sDT + j * PD + m, dj0, dj1); /* D[m][j], D[m+1][j] */
 #pragma unroll
         for (int l = 0; l < L; l++) {
           if (l < nl) {
-            const PetscReal *S = s + l * LP;
+            const PetscReal *S = s + l * LS;
             PetscReal        r0, r1;
 
-            HBLds2(r + l * LP + j * P + m, r0, r1); /* r[j][m], r[j][m+1] */
-            ra[k0 + l] += di0 * r0 + di1 * r1 + dj0 * S[m * P + i] + dj1 * S[(m + 1) * P + i];
+            HBLdsPair<pairr>(r + l * LR + j * PR + m, r0, r1); /* r[j][m], r[j][m+1] */
+            ra[k0 + l] += di0 * r0 + di1 * r1 + dj0 * S[m * PS + i] + dj1 * S[(m + 1) * PS + i];
           }
         }
       } else {
-        const PetscReal dj = sDT[j * P + m], di = sD[m * P + i];
+        const PetscReal dj = sDT[j * PD + m], di = sD[m * PD + i];
 
 #pragma unroll
         for (int l = 0; l < L; l++) {
-          if (l < nl) ra[k0 + l] += di * r[l * LP + j * P + m] + dj * s[l * LP + m * P + i];
+          if (l < nl) ra[k0 + l] += di * r[l * LR + j * PR + m] + dj * s[l * LS + m * PS + i];
         }
       }
     }
   }
+  if (active) {
 #pragma unroll
-  for (int k = 0; k < Nq; k++) a.yL[base + Nq2 * k] = ra[k];
+    for (int k = 0; k < Nq; k++) a.yL[base + Nq2 * k] = ra[k];
+  }
 }
 
-/* the v3 kernel's launch: its dynamic shared memory goes above 48 KB from Nq = 15 on (L = 2; from
+/* the v3/v4 kernel's launch: its dynamic shared memory goes above 48 KB from Nq = 15 on (L = 2; from
    Nq = 14 on for L = 4), which each instantiation must be allowed once */
-template <int Nq, int L> static PetscErrorCode HBLaunch2Dv3(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+template <int Nq, int L, SquallHBKernelVariant V> static PetscErrorCode HBLaunch2Dv3(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   static bool  allowed = false;
-  const size_t shm     = HBSharedV3(Nq, L);
+  const size_t shm     = HBShared2D(V, Nq, L);
 
   PetscFunctionBegin;
-  static_assert(HBSharedV3(Nq, L) <= 227 * 1024, "v3 kernel: shared memory above the 227 KB per block of sm_90");
+  static_assert(HBShared2D(V, Nq, L) <= 227 * 1024, "v3/v4 kernel: shared memory above the 227 KB per block of sm_90");
+  static_assert(HBLayout2DOf(V, Nq).W >= Nq && HBLayout2DOf(V, Nq).W <= HBLayout2DOf(V, Nq).Pd && HBLayout2DOf(V, Nq).W <= HBLayout2DOf(V, Nq).Pq && HBLayout2DOf(V, Nq).W <= HBLayout2DOf(V, Nq).Pr && HBLayout2DOf(V, Nq).W <= HBLayout2DOf(V, Nq).Ps,
+                "v3/v4 kernel: the threads of a row must fit in every pitch (their pad columns)");
   if (!allowed) {
-    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOp2Dv3<Nq, L>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOp2Dv3<Nq, L, V>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     allowed = true;
   }
-  HBLocalOp2Dv3<Nq, L><<<(unsigned int)(e1 - e0), dim3(Nq, Nq), shm, stream>>>(e0, a);
+  HBLocalOp2Dv3<Nq, L, V><<<(unsigned int)(e1 - e0), dim3(HBLayout2DOf(V, Nq).W, Nq), shm, stream>>>(e0, a);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* v3 has no 3D kernel of its own: below -hb_kernel_switch it runs v2's */
+/* v3 or v4 (V; v4 at even Nq runs v3's instantiation, the same layout) with L layers per step */
+template <int Nq, SquallHBKernelVariant V> static PetscErrorCode HBLaunch2DLayers(PetscInt L, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+{
+  constexpr SquallHBKernelVariant K = HBLayout2DIsV3(V, Nq) ? SQUALL_HB_KERNEL_V3 : V;
+
+  PetscFunctionBegin;
+  switch (L) {
+    case 2: PetscCall(HBLaunch2Dv3<Nq, 2, K>(e0, e1, a, stream)); break;
+    case 3: PetscCall(HBLaunch2Dv3<Nq, 3, K>(e0, e1, a, stream)); break;
+    case 4: PetscCall(HBLaunch2Dv3<Nq, 4, K>(e0, e1, a, stream)); break;
+    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 2, 3, 4", L);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* v3 and v4 have no 3D kernel of their own: below -hb_kernel_switch they run v2's */
 template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant variant, PetscBool use3d, PetscBool cap, PetscInt v3layers, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   PetscFunctionBegin;
@@ -567,12 +686,11 @@ template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant v
     }
   }
   if (variant == SQUALL_HB_KERNEL_V3) {
-    switch (v3layers) {
-      case 2: PetscCall(HBLaunch2Dv3<Nq, 2>(e0, e1, a, stream)); break;
-      case 3: PetscCall(HBLaunch2Dv3<Nq, 3>(e0, e1, a, stream)); break;
-      case 4: PetscCall(HBLaunch2Dv3<Nq, 4>(e0, e1, a, stream)); break;
-      default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 2, 3, 4", v3layers);
-    }
+    PetscCall(HBLaunch2DLayers<Nq, SQUALL_HB_KERNEL_V3>(v3layers, e0, e1, a, stream));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (variant == SQUALL_HB_KERNEL_V4) {
+    PetscCall(HBLaunch2DLayers<Nq, SQUALL_HB_KERNEL_V4>(v3layers, e0, e1, a, stream));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (variant == SQUALL_HB_KERNEL_V2) {

@@ -47,8 +47,11 @@ typedef struct _n_SquallHBCUDA *SquallHBCUDA;
        only the result column in registers (fewer registers: more blocks per SM);
    v3: v2's 3D kernel; 2D two layers per step (each shared load of D or q serves both; 3 or 4 with
        -hb_v3_layers) with vector loads for the operands a warp shares (fewer shared-memory wavefronts
-       per node) */
-typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3 } SquallHBKernelVariant;
+       per node);
+   v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against the bank
+       conflicts of odd Nq (src/cuda/hbop.cu, HBLayout2DOf); the same arithmetic, the same kernel at
+       even Nq; -hb_v3_layers applies */
+typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3, SQUALL_HB_KERNEL_V4 } SquallHBKernelVariant;
 PETSC_INTERN const char *const SquallHBKernelVariants[];
 
 typedef struct {
@@ -66,7 +69,7 @@ typedef struct {
   char      vectype[64];
 
   SquallHBKernelVariant kvariant; /* CUDA element kernels */
-  PetscInt              v3layers; /* v3 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4; 0: by order, SquallHBV3Layers()) */
+  PetscInt              v3layers; /* v3/v4 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4; 0: by order, SquallHBV3Layers()) */
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */
   PetscInt  nelem, nint;
@@ -109,7 +112,8 @@ PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal b
 /* the layers per step the v3 2D kernel runs with: -hb_v3_layers, or for 0 (the default) the fastest
    on the H200 by order (runL1, bench/results/gpu-h200-2026-11-30-session4.json: % of the streaming
    roofline for L = 2/3/4 at N = 9..15: 74/69/78, 62/67/72, 75/78/75, 54/57/59, 64/63/64, 47/52/53,
-   59/64/58); 2 below N = 9, where the 3D kernel runs unless -hb_kernel_switch says otherwise */
+   59/64/58); 2 below N = 9, where the 3D kernel runs unless -hb_kernel_switch says otherwise. v4 takes
+   the same until it is measured */
 static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
 {
   static const PetscInt best[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
