@@ -29,9 +29,11 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "                        2026-11-30: gather = slots = 1.79 ms)\n"
                      "  -bench_reduce_max_mtets <m>  largest mesh for the reduce mode (default 25: all; its map is built on the host)\n"
                      "  -bench_reduce_variants v,...  reduce-mode GPU kernels timed one after another on the same matrix (default all:\n"
-                     "                        plain,plain_b3,staged,staged_b3,balanced,balanced_b3; -p1_reduce_variant): records gpu_reduce\n"
+                     "                        plain,plain_b3,staged,staged_b3,balanced,balanced_b3,affine; -p1_reduce_variant): records gpu_reduce\n"
                      "                        (plain) and gpu_reduce_<variant>, each with maxreldiff vs search, and speedup_reduce_variant\n"
-                     "                        lines (over slots, COO, plain); the first is the summary table's reduce column\n"
+                     "                        lines (over slots, COO, plain); the first is the summary table's reduce column. affine\n"
+                     "                        computes the element matrices in closed form (equal up to rounding: maxreldiff ~1e-15, not 0);\n"
+                     "                        its bytes are charged as the other variants' (it reads the same data)\n"
                      "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n";
 
 #include <squall.h>

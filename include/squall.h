@@ -108,7 +108,7 @@ typedef struct {
   PetscInt    nlocal_global;           /* N_L = E Np over all ranks */
   PetscReal   lambda;
   PetscBool   dirichlet;
-  const char *kernel; /* CUDA operator kernel for this order: "3d_v2", "2d_v2" (default), "3d", "2d", "2d_capped" (-hb_kernel_variant v1), "2d_v3" (v3 from -hb_kernel_switch on) */
+  const char *kernel; /* CUDA operator kernel for this order: "3d_v2", "2d_v2" (default), "3d", "2d", "2d_capped" (-hb_kernel_variant v1), "2d_v3", "2d_v4" (v3, v4 from -hb_kernel_switch on; "_L3", "_L4" with 3, 4 layers per step) */
 } SquallHBInfo;
 typedef struct {
   PetscReal      t_kernel, t_gather, t_mult; /* seconds per application: fused element kernel (all local elements), Z^T gather, whole MatMult */
@@ -150,7 +150,16 @@ PETSC_EXTERN const char *const SquallP1AtomicModes[];
    its map from global memory in the summing phase; staged copies the block's map into shared memory
    (cp.async) while the elements are computed; balanced also gives each thread a contiguous run of ~16
    contributions instead of every 256th entry; _b3: registers capped for 3 blocks of 256 threads per SM */
-typedef enum { SQUALL_P1_REDUCE_PLAIN, SQUALL_P1_REDUCE_PLAIN_B3, SQUALL_P1_REDUCE_STAGED, SQUALL_P1_REDUCE_STAGED_B3, SQUALL_P1_REDUCE_BALANCED, SQUALL_P1_REDUCE_BALANCED_B3, SQUALL_P1_REDUCE_NUM_VARIANTS } SquallP1ReduceVariant;
+typedef enum {
+  SQUALL_P1_REDUCE_PLAIN,
+  SQUALL_P1_REDUCE_PLAIN_B3,
+  SQUALL_P1_REDUCE_STAGED,
+  SQUALL_P1_REDUCE_STAGED_B3,
+  SQUALL_P1_REDUCE_BALANCED,
+  SQUALL_P1_REDUCE_BALANCED_B3,
+  SQUALL_P1_REDUCE_AFFINE,
+  SQUALL_P1_REDUCE_NUM_VARIANTS
+} SquallP1ReduceVariant;
 PETSC_EXTERN const char *const SquallP1ReduceVariants[];
 /* order of the elements (threads): the mesh's, greedily coloured so that no two elements of a colour
    share a vertex and a warp's atomicAdds never hit the same matrix entry, or sorted by their smallest

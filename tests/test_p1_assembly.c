@@ -349,6 +349,63 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The closed-form element operator of the GPU's affine reduce variant (SquallP1ElementLoadAffine()) against the
+   11-point quadrature (SquallP1ElementLoad()) on this mesh and its fields: both assembled element by element on the
+   host with MatSetValues, compared row-relative entrywise as the GPU tests compare the device's matrices with the
+   host's. The GPU's result differs from the CPU's by fused multiply-adds only (tests/test_gpu_p1.c). */
+static PetscErrorCode CheckAffine(SquallP1 p1, const PetscReal coef[], PetscReal tol, const char *what)
+{
+  SquallP1Elements E;
+  SquallP1Coef     c;
+  Mat              A[2];
+  PetscReal        d;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < SQUALL_P1_NUM_TERMS; k++) c.c[k] = coef[k];
+  PetscCall(PetscMemzero(&E, sizeof(E)));
+  E.ne   = p1->ne;
+  E.tet  = p1->tet;
+  E.ts   = 1;
+  E.es   = 4;
+  E.geom = p1->geom;
+  if (p1->rho) PetscCall(VecGetArrayRead(p1->rho, &E.rho));
+  if (p1->u) PetscCall(VecGetArrayRead(p1->u, &E.u));
+  if (p1->hasK && p1->Kloc == SQUALL_P1_NODE) PetscCall(VecGetArrayRead(p1->K, &E.K));
+  if (p1->hasK && p1->Kloc == SQUALL_P1_ELEMENT) PetscCall(VecGetArrayRead(p1->Ke, &E.Ke));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(SquallP1CreateMatrix(p1, 1, &A[k]));
+    PetscCall(MatZeroEntries(A[k]));
+  }
+  for (PetscInt e = 0; e < p1->ne; e++) {
+    PetscInt    v[4], rows[4], cols[4];
+    PetscReal   g[4][3], vol, S[2][4][4];
+    PetscScalar vals[2][16];
+
+    SquallP1ElementLoad(&E, e, &c, v, g, &vol, S[0]);
+    SquallP1ElementLoadAffine(&E, e, &c, v, g, &vol, S[1]);
+    for (int a = 0; a < 4; a++) {
+      rows[a] = p1->row[v[a]] >= 0 ? p1->gidx[v[a]] : -1;
+      cols[a] = p1->gidx[v[a]];
+      for (int b = 0; b < 4; b++)
+        for (int k = 0; k < 2; k++) vals[k][4 * a + b] = S[k][a][b];
+    }
+    for (int k = 0; k < 2; k++) PetscCall(MatSetValues(A[k], 4, rows, 4, cols, vals[k], ADD_VALUES));
+  }
+  if (E.rho) PetscCall(VecRestoreArrayRead(p1->rho, &E.rho));
+  if (E.u) PetscCall(VecRestoreArrayRead(p1->u, &E.u));
+  if (E.K) PetscCall(VecRestoreArrayRead(p1->K, &E.K));
+  if (E.Ke) PetscCall(VecRestoreArrayRead(p1->Ke, &E.Ke));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatAssemblyBegin(A[k], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A[k], MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(SquallP1MatCompare(A[0], A[1], &d));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: closed-form element operators (GPU reduce variant affine) vs the 11-point quadrature %.1e\n", what, (double)d));
+  CHECK(d <= tol, "%s: the closed-form element operators differ from the quadrature by %g (tolerance %g)", what, (double)d, (double)tol);
+  for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&A[k]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   DM         dm;
@@ -408,6 +465,7 @@ int main(int argc, char **argv)
 
     PetscCall(ComparePaths(p1, 1, c1, tol, "mass+advection+nodal-tensor diffusion", NULL));
     PetscCall(ComparePaths(p1, 3, c3, tol, "... + grad-div", NULL));
+    PetscCall(CheckAffine(p1, c1, tol, "mass+advection+nodal-tensor diffusion"));
   }
   /* per-element diffusivity from the element metric (length-scale tensor) */
   PetscCall(SquallP1CreateElementVector(p1, 9, &Ke));
@@ -417,6 +475,7 @@ int main(int argc, char **argv)
     const PetscReal c[4] = {0, 0, 1, 0};
 
     PetscCall(ComparePaths(p1, 1, c, tol, "metric-tensor diffusion", &A));
+    PetscCall(CheckAffine(p1, c, tol, "metric-tensor diffusion"));
     Mat       At;
     PetscReal na, nd;
 

@@ -37,7 +37,30 @@
    into shared memory with cp.async before the element phase, whose loads do not depend on it, so the summing
    phase waits on shared memory only; balanced also evens the threads' work (contiguous runs of the block's
    contributions instead of every 256th entry, whose lengths run from 1 to ~20); _b3 caps the registers at 80
-   for 3 blocks per SM (the element phase then spills ~600 bytes per thread to L1).
+   for 3 blocks per SM (the element phase then spills ~600 bytes per thread to L1); affine is staged with the
+   element phase in closed form (below).
+
+   Where the reduce mode's time goes (scalar operator of bench/p1_assembly.c: mass + advection + nodal tensor
+   diffusion, double, 32-bit PetscInt; the 558,624-tet mountain mesh: 99,405 nodes, 1.44 M nonzeros, 2183 blocks,
+   5.49 block entries and 16 contributions per element). Bytes per element that must cross DRAM at least once:
+     connectivity            4 int32                                        16 B
+     geometry (J^-1, |K|)    10 double, streamed                            80 B
+     nodal u (3), K (9)      96 B per node x 0.178 nodes per element        17 B   (gathered 4x per element: ~384 B of L1/L2 requests)
+     map                     5.49 x (int32 slot + uint16 end) + 16 uint16   65 B
+     values                  1.44 M x 8 B / 558,624                         21 B   (+21 B of zeroing memset; 4.8 atomics per element, L2)
+     total                                                                 199 B   (bench's byte model: 110.98 MB, 0.118 ms -> 0.94 TB/s, 22% of 4.35)
+   At ~3.3 TB/s that is ~34 us of the 118 us measured. The element phase is the rest: ptxas/cuobjdump of the staged
+   bs 1 kernel (128 registers, 2 blocks = 16 warps per SM) show ~490 instructions outside the 11-point loop plus
+   11 x 141 in it, ~2000 per element, ~940 of them FP64 (DFMA/DMUL/DADD): 36 M warp instructions, 16 M of them
+   FP64, i.e. ~35-40 us at the H200's FP64 rate (2 warp instructions per clock per SM) with perfect issue, more
+   at 16 warps per SM, whose dependent gathers (tet -> u, K) and syncthreads leave little to overlap it with. The
+   slots mode (the same element phase, 16 atomics per element) measured the same 0.118 ms: the element phase, not
+   the atomics, sets both. The summing phase (3.07 M block entries, ~2.9 shared-memory contributions each) and the
+   map's staging are small next to it. The affine variant computes the element matrix in closed form (p1tet.h,
+   SquallP1ElementOperatorAffine(): ~450 instructions, ~213 FP64, no loop) and, with far fewer live values, runs 3
+   blocks per SM for bs 1 (80 registers, 12 bytes of spill) or 2 for bs 3 (127 registers, shared memory bound);
+   the bytes stay those above. The next bytes to cut are the 80 of the geometry (gathering the 4 vertices'
+   coordinates, mostly cache hits, costs ~50 FP64 operations to rebuild J^-1) and the 65 of the map.
 
    Inputs: connectivity, geometry and slots are structure-of-arrays, so a warp's loads of one of them
    are one or two 128-byte lines. The nodal fields (rho, u, K) stay interleaved per node: they are
@@ -70,6 +93,16 @@
    spills to L1) hide the latency of the gathers and atomics better. Tune with -DP1_MIN_BLOCKS=n. */
 #if !defined(P1_MIN_BLOCKS)
 #  define P1_MIN_BLOCKS 2
+#endif
+/* Blocks of 256 threads per SM of the affine reduce variant, per block size. Its closed-form element phase
+   keeps fewer values live: unbounded it takes 140 registers (all ~66 gathers issued at once); at 80 (3 blocks)
+   it spills 12 bytes, at 64 (4 blocks) 332 bytes per thread, which would go to L2, as the 4 blocks' ~200 KB of
+   shared memory leave L1 little room. bs 3: 2, as its ~80 KB of shared memory per block allow no more. */
+#if !defined(P1_AFFINE_MIN_BLOCKS1)
+#  define P1_AFFINE_MIN_BLOCKS1 3
+#endif
+#if !defined(P1_AFFINE_MIN_BLOCKS3)
+#  define P1_AFFINE_MIN_BLOCKS3 2
 #endif
 
 struct P1CUDA {
@@ -298,8 +331,10 @@ template <typename T> __device__ static inline int P1StageAsync(T *s, const T *g
    contributions, the rest 1-4). BAL 1: the block's nc contributions are cut into 256 runs of C = ceil(nc/256)
    and thread t sums the entries whose first contribution is in run t (found by binary search in the staged
    ends): ~C + one entry's length of work per thread instead of ~5 entries' worth of the warp's longest. Both
-   add each entry's contributions in the map's order: bit for bit the plain kernel's values. */
-template <int BS, int BAL, int MINB>
+   add each entry's contributions in the map's order: bit for bit the plain kernel's values. AFF 1 (variant affine):
+   the element matrices in closed form (SquallP1ElementLoadAffine()) instead of by the 11-point quadrature, ~4x
+   fewer instructions; the same values up to rounding, not bit for bit. */
+template <int BS, int BAL, int MINB, int AFF>
 __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
                                                                                       const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int nus)
 {
@@ -329,7 +364,10 @@ __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedK
     PetscInt  v[4];
     PetscReal g[4][3], vol, S[4][4];
 
-    SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
+    if (AFF)
+      SquallP1ElementLoadAffine(&E, e, &coef, v, g, &vol, S);
+    else
+      SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
     SquallP1ReduceStore(BS, w + threadIdx.x, P1_BLOCK, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
   }
   __pipeline_wait_prior(0);
@@ -377,15 +415,26 @@ __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedK
 }
 
 /* the reduce kernels by block size and variant (SquallP1ReduceVariant order); _b3: 3 blocks of 256 threads per SM
-   (<= 80 registers, the rest spilled to L1) instead of P1_MIN_BLOCKS */
+   (<= 80 registers, the rest spilled to L1) instead of P1_MIN_BLOCKS; affine: staged with the closed-form element
+   phase, P1_AFFINE_MIN_BLOCKS1 / 3 blocks per SM */
 typedef void (*P1ReduceKernel)(SquallP1Elements, SquallP1Coef, const int *, const int *, const int *, const int *, const uint16_t *, const uint16_t *, const PetscInt *, PetscScalar *, int);
 
 static P1ReduceKernel P1ReduceKernelOf(int bs, SquallP1ReduceVariant v)
 {
-  static const P1ReduceKernel k1[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<1, P1_MIN_BLOCKS>,          P1AssembleReduceKernel<1, 3>,         P1AssembleReduceStagedKernel<1, 0, P1_MIN_BLOCKS>, P1AssembleReduceStagedKernel<1, 0, 3>,
-                                                                   P1AssembleReduceStagedKernel<1, 1, P1_MIN_BLOCKS>, P1AssembleReduceStagedKernel<1, 1, 3>};
-  static const P1ReduceKernel k3[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<3, P1_MIN_BLOCKS>,          P1AssembleReduceKernel<3, 3>,         P1AssembleReduceStagedKernel<3, 0, P1_MIN_BLOCKS>, P1AssembleReduceStagedKernel<3, 0, 3>,
-                                                                   P1AssembleReduceStagedKernel<3, 1, P1_MIN_BLOCKS>, P1AssembleReduceStagedKernel<3, 1, 3>};
+  static const P1ReduceKernel k1[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<1, P1_MIN_BLOCKS>,
+                                                                   P1AssembleReduceKernel<1, 3>,
+                                                                   P1AssembleReduceStagedKernel<1, 0, P1_MIN_BLOCKS, 0>,
+                                                                   P1AssembleReduceStagedKernel<1, 0, 3, 0>,
+                                                                   P1AssembleReduceStagedKernel<1, 1, P1_MIN_BLOCKS, 0>,
+                                                                   P1AssembleReduceStagedKernel<1, 1, 3, 0>,
+                                                                   P1AssembleReduceStagedKernel<1, 0, P1_AFFINE_MIN_BLOCKS1, 1>};
+  static const P1ReduceKernel k3[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<3, P1_MIN_BLOCKS>,
+                                                                   P1AssembleReduceKernel<3, 3>,
+                                                                   P1AssembleReduceStagedKernel<3, 0, P1_MIN_BLOCKS, 0>,
+                                                                   P1AssembleReduceStagedKernel<3, 0, 3, 0>,
+                                                                   P1AssembleReduceStagedKernel<3, 1, P1_MIN_BLOCKS, 0>,
+                                                                   P1AssembleReduceStagedKernel<3, 1, 3, 0>,
+                                                                   P1AssembleReduceStagedKernel<3, 0, P1_AFFINE_MIN_BLOCKS3, 1>};
 
   return bs == 1 ? k1[v] : k3[v];
 }

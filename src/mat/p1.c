@@ -12,7 +12,7 @@ const char *const SquallP1Backends[]       = {"host", "cuda", "SquallP1Backend",
 const char *const SquallP1AssemblyTypes[]  = {"atomic", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
 const char *const SquallP1Locations[]      = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
 const char *const SquallP1AtomicModes[]    = {"search", "slots", "gather", "reduce", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
-const char *const SquallP1ReduceVariants[] = {"plain", "plain_b3", "staged", "staged_b3", "balanced", "balanced_b3", "SquallP1ReduceVariant", "SQUALL_P1_REDUCE_", NULL};
+const char *const SquallP1ReduceVariants[] = {"plain", "plain_b3", "staged", "staged_b3", "balanced", "balanced_b3", "affine", "SquallP1ReduceVariant", "SQUALL_P1_REDUCE_", NULL};
 const char *const SquallP1ElementOrders[]  = {"natural", "colored", "sorted", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
 
 /* the public term enum and the pointwise header's indices must agree */
@@ -129,12 +129,17 @@ PetscErrorCode SquallP1SetAtomicMode(SquallP1 p1, SquallP1AtomicMode mode)
   elements are computed, so the summing phase waits on shared memory only; BALANCED is STAGED with each thread
   summing the entries that start in a contiguous run of the block's contributions (equal work per thread,
   instead of every 256th entry, whose contribution counts vary from 1 to ~20); the _B3 forms cap the registers
-  so that 3 blocks of 256 threads fit on an SM (more warps to hide latency, some spills). No effect on the CPU.
+  so that 3 blocks of 256 threads fit on an SM (more warps to hide latency, some spills). AFFINE is STAGED with the
+  element phase in closed form (SquallP1ElementOperatorAffine(): the gradients of an affine tetrahedron are
+  constant, so every term is a few dot products of them; ~4x fewer instructions than the 11-point quadrature,
+  and 3 blocks per SM for scalar operators without spilling): the same matrix up to rounding (a few ulps of each
+  row's largest entry), not bit for bit. No effect on the CPU.
 @*/
 PetscErrorCode SquallP1SetReduceVariant(SquallP1 p1, SquallP1ReduceVariant v)
 {
   PetscFunctionBegin;
-  PetscCheck(v >= SQUALL_P1_REDUCE_PLAIN && v < SQUALL_P1_REDUCE_NUM_VARIANTS, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown reduce variant %d", (int)v);
+  PetscCheck(v >= SQUALL_P1_REDUCE_PLAIN && v < SQUALL_P1_REDUCE_NUM_VARIANTS, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown reduce variant %d: valid variants are 0 to %d (plain, plain_b3, staged, staged_b3, balanced, balanced_b3, affine)", (int)v,
+             (int)SQUALL_P1_REDUCE_NUM_VARIANTS - 1);
   p1->rvariant = v;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -184,7 +189,8 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
                                "How the atomic assembly finds an entry's place in the AIJ values: search (binary search per entry), slots (positions found once: the sparsity is fixed), gather (atomic-free, deterministic: each value sums its "
                                "contributions) or reduce (a thread block sums its contributions per entry in shared memory, one atomicAdd each)",
                                "SquallP1SetAtomicMode", mode, mode, sizeof(mode), &setmode));
-  PetscCall(PetscOptionsString("-p1_reduce_variant", "GPU kernel of the reduce mode: plain, plain_b3, staged, staged_b3, balanced, balanced_b3 (same values bit for bit)", "SquallP1SetReduceVariant", rvar, rvar, sizeof(rvar), &setrvar));
+  PetscCall(PetscOptionsString("-p1_reduce_variant", "GPU kernel of the reduce mode: plain, plain_b3, staged, staged_b3, balanced, balanced_b3 (same values bit for bit) or affine (closed-form element matrices: the same up to rounding)",
+                               "SquallP1SetReduceVariant", rvar, rvar, sizeof(rvar), &setrvar));
   PetscCall(PetscOptionsReal("-p1_degenerate_tol", "A tetrahedron is degenerate when 6|volume| <= tol * (longest edge)^3 (0 to 0.1)", "SquallP1SetUp", tol, &tol, NULL));
   PetscCall(
     PetscOptionsEnum("-p1_element_order", "Order of the elements (GPU threads): the mesh's, or coloured so that no two in a colour share a vertex", "SquallP1SetElementOrder", SquallP1ElementOrders, (PetscEnum)order, (PetscEnum *)&order, NULL));
@@ -209,7 +215,7 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
       PetscCall(PetscStrcasecmp(rvar, SquallP1ReduceVariants[k], &found));
       if (found) PetscCall(SquallP1SetReduceVariant(p1, (SquallP1ReduceVariant)k));
     }
-    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_reduce_variant %s is not valid: use plain, plain_b3, staged, staged_b3, balanced or balanced_b3", rvar);
+    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_reduce_variant %s is not valid: use plain, plain_b3, staged, staged_b3, balanced, balanced_b3 or affine", rvar);
   }
   if (order != p1->order) PetscCall(SquallP1SetElementOrder(p1, order));
   p1->degtol = tol;
