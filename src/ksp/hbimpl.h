@@ -112,12 +112,15 @@ PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal b
 /* the layers per step the v3 2D kernel runs with: -hb_v3_layers, or for 0 (the default) the fastest
    on the H200 by order (runL1, bench/results/gpu-h200-2026-11-30-session4.json: % of the streaming
    roofline for L = 2/3/4 at N = 9..15: 74/69/78, 62/67/72, 75/78/75, 54/57/59, 64/63/64, 47/52/53,
-   59/64/58); 2 below N = 9, where the 3D kernel runs unless -hb_kernel_switch says otherwise. v4 takes
-   the same until it is measured */
+   59/64/58); 2 below N = 9, where the 3D kernel runs unless -hb_kernel_switch says otherwise. v4 (the
+   default) by its own measurements (runM4d, bench/results/gpu-h200-2026-11-30-session5.json: N = 9..15
+   best 77, 73, 77, 66, 63, 56, 63%) */
 static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
 {
-  static const PetscInt best[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
+  static const PetscInt best3[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
+  static const PetscInt best4[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 3, 4, 3, 3};
 
   if (hb->v3layers > 0) return hb->v3layers;
-  return hb->N >= 0 && hb->N < 16 ? best[hb->N] : 2;
+  if (hb->N < 0 || hb->N >= 16) return 2;
+  return hb->kvariant == SQUALL_HB_KERNEL_V4 ? best4[hb->N] : best3[hb->N];
 }

@@ -508,7 +508,7 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_dirichlet                     - homogeneous Dirichlet conditions on the boundary (lambda may then be 0)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks for N < K, layer-by-layer 2D blocks for N >= K (default 9)
-. -hb_kernel_variant <v1,v2,v3,v4>  - CUDA: generation of the element kernels (default v3: 2D two layers per step, v2's 3D kernel below the switch; v1, v2 for comparison; v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts, a different kernel at even N only (odd N + 1), the same results; to be measured against v3)
+. -hb_kernel_variant <v1,v2,v3,v4>  - CUDA: generation of the element kernels (default v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts, a different kernel at even N only (odd N + 1), the same results, 3-8 points of the roofline more at N = 10, 12, 14; v3: 2D two layers per step; v2's 3D kernel below the switch; v1, v2 for comparison)
 . -hb_v3_layers <0,2,3,4>           - CUDA, v3/v4 2D kernel: layers per step and thread (default 0: the fastest measured for the order, 3 or 4 from N = 9 on; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
@@ -535,10 +535,11 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
     hb->bounds[2 * d]     = 0;
     hb->bounds[2 * d + 1] = 1;
   }
-  hb->lambda   = 1;
-  hb->kswitch  = 9;
-  hb->kvariant = SQUALL_HB_KERNEL_V3; /* measured fastest from N = 9 on (runH: 73-74% of the roofline at N = 9, 11 against 57-58% for v2); below the switch it runs v2's 3D kernel */
-  hb->v3layers = 0;                   /* by order (SquallHBV3Layers) */
+  hb->lambda  = 1;
+  hb->kswitch = 9;
+  hb->kvariant =
+    SQUALL_HB_KERNEL_V4; /* v3 (runH: 73-74% of the roofline at N = 9, 11 against 57-58% for v2) with bank-conflict-free layouts at odd Nq: +3 to +8 points at N = 10, 12, 14, the same kernel at even Nq (runM4d); below the switch it runs v2's 3D kernel */
+  hb->v3layers = 0;      /* by order (SquallHBV3Layers) */
   hb->overlap  = PETSC_TRUE;
   PetscCall(PetscStrncpy(hb->vectype, "standard", sizeof(hb->vectype)));
   PetscCall(HBSetFromOptions(hb));

@@ -46,7 +46,7 @@ PetscErrorCode SquallP1Create(DM dm, SquallP1 *p1)
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ndev, 1, MPIU_INT, MPI_MIN, p->comm));
   p->backend  = ndev > 0 ? SQUALL_P1_CUDA : SQUALL_P1_HOST;
   p->assembly = SQUALL_P1_ASSEMBLY_ATOMIC;
-  p->rvariant = SQUALL_P1_REDUCE_STAGED; /* fastest of the six on the H200 (runI): 1.21-1.25x plain for scalar, 1.05-1.08x for 3x3 blocks */
+  p->rvariant = SQUALL_P1_REDUCE_AFFINE; /* staged with closed-form element matrices: 0.088 against 0.115 ms (staged) for the scalar matrix of 0.56 M tets, 0.307 against 0.315 for 3x3 blocks (runM4d); staged was the fastest of the first six (runI) */
   /* the slot map costs 64 (bs 1) or 80 (bs 3) bytes per element of memory, once, and saves every
      assembly its 16 binary searches per element */
   p->atomicmode = SQUALL_P1_ATOMIC_SLOTS;
@@ -122,10 +122,10 @@ PetscErrorCode SquallP1SetAtomicMode(SquallP1 p1, SquallP1AtomicMode mode)
 }
 
 /*@C
-  SquallP1SetReduceVariant - the GPU kernel of SQUALL_P1_ATOMIC_REDUCE (-p1_reduce_variant). All give the same
-  matrix bit for bit (the same sums in the same order); they differ in how the summing phase reaches its map and
+  SquallP1SetReduceVariant - the GPU kernel of SQUALL_P1_ATOMIC_REDUCE (-p1_reduce_variant). All but AFFINE (the
+  default) give the same matrix bit for bit (the same sums in the same order); they differ in how the summing phase reaches its map and
   how many registers the kernel may use: SQUALL_P1_REDUCE_PLAIN reads the map from global memory, a chain
-  of dependent loads per entry; STAGED (default) copies the block's map into shared memory asynchronously while the
+  of dependent loads per entry; STAGED copies the block's map into shared memory asynchronously while the
   elements are computed, so the summing phase waits on shared memory only; BALANCED is STAGED with each thread
   summing the entries that start in a contiguous run of the block's contributions (equal work per thread,
   instead of every 256th entry, whose contribution counts vary from 1 to ~20); the _B3 forms cap the registers
@@ -189,7 +189,8 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
                                "How the atomic assembly finds an entry's place in the AIJ values: search (binary search per entry), slots (positions found once: the sparsity is fixed), gather (atomic-free, deterministic: each value sums its "
                                "contributions) or reduce (a thread block sums its contributions per entry in shared memory, one atomicAdd each)",
                                "SquallP1SetAtomicMode", mode, mode, sizeof(mode), &setmode));
-  PetscCall(PetscOptionsString("-p1_reduce_variant", "GPU kernel of the reduce mode: plain, plain_b3, staged, staged_b3, balanced, balanced_b3 (same values bit for bit) or affine (closed-form element matrices: the same up to rounding)",
+  PetscCall(PetscOptionsString("-p1_reduce_variant",
+                               "GPU kernel of the reduce mode: affine (default: closed-form element matrices, the quadrature's up to rounding), plain, plain_b3, staged, staged_b3, balanced, balanced_b3 (the quadrature's bit for bit)",
                                "SquallP1SetReduceVariant", rvar, rvar, sizeof(rvar), &setrvar));
   PetscCall(PetscOptionsReal("-p1_degenerate_tol", "A tetrahedron is degenerate when 6|volume| <= tol * (longest edge)^3 (0 to 0.1)", "SquallP1SetUp", tol, &tol, NULL));
   PetscCall(
