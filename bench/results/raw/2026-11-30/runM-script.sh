@@ -5,10 +5,13 @@
 set -o pipefail
 MODE=${MODE:-1}; O=/tmp/resM$MODE; mkdir -p $O
 T0=$(date +%s)
-P=.deps/pack
-mkdir -p /opt/squall-deps && tar -C /opt/squall-deps -xJf $P/cuda-runtime.tar.xz && cp -a /opt/squall-deps/cuda /opt/squall-deps/cuda-single && tar -C /opt/squall-deps -xJf $P/single-delta.tar.xz && tar -C /tmp -xJf $P/snap.txz && tar -C /tmp -xJf $P/snaps.txz || exit 1
+P=${P:-.deps/pack}
+mkdir -p /opt/squall-deps && tar -C /opt/squall-deps -xJf $P/cuda-runtime.tar.xz || exit 1
+if [ -f $P/single-delta.tar.xz ]; then cp -a /opt/squall-deps/cuda /opt/squall-deps/cuda-single && tar -C /opt/squall-deps -xJf $P/single-delta.tar.xz || exit 1; fi
+for f in snap snaps; do [ -f $P/$f.txz ] && { tar -C /tmp -xJf $P/$f.txz || exit 1; }; done
 echo "unpacked t=$(( $(date +%s)-T0 ))s"; cp $P/commit.txt $O/
-py=$(sed -n 's/^_\?Python3_EXECUTABLE:[A-Z]*=//p' /tmp/snap/b/CMakeCache.txt | head -1)
+cc=/tmp/snap/b/CMakeCache.txt; [ -f $cc ] || cc=/tmp/snaps/b/CMakeCache.txt
+py=$(sed -n 's/^_\?Python3_EXECUTABLE:[A-Z]*=//p' $cc | head -1)
 [ -n "$py" ] && [ ! -e "$py" ] && mkdir -p "$(dirname "$py")" && ln -sf "$(command -v python3)" "$py"
 P0=$PATH; export PETSC_OPTIONS="-use_gpu_aware_mpi 0" UCX_TLS=self,sm
 nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader | tee $O/smi.txt
@@ -20,7 +23,7 @@ share() { # precision tag options...
   echo "== $p share $tag t=$(( $(date +%s)-T0 ))s"
   timeout 75 ./tutorials/rising_bubble -options_file $OPTS -dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_steps 30 -dm_vec_type cuda -log_view_gpu_time -log_view :$O/logview-$p-$tag.txt "$@" > $O/share-$p-$tag.txt 2>&1
 }
-(sleep ${WATCH:-560} && tar -C /tmp -czf $OUT/resM$MODE.tgz resM$MODE) > /dev/null 2>&1 & WD=$!
+(sleep ${WATCH:-560} && tar -C /tmp -czf $OUT/resM$MODE${TAG:-}.tgz resM$MODE) > /dev/null 2>&1 & WD=$!
 if [ $MODE = 1 ]; then
   (dbl; timeout 170 ctest -L gpu -R "esdg|bubble|pert" --timeout 120 -j6 --output-on-failure > $O/ctest-double-esdg.log 2>&1) &
   A=$!
@@ -84,10 +87,30 @@ elif [ $MODE = 3 ]; then
    sgl; echo "== single kernels N=4 t=$(( $(date +%s)-T0 ))s"
    timeout 60 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 4 -bench_reps 10 -bench_tag faces_single > $O/esdg-n4-single.json 2> $O/esdg-n4-single.err
    echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
+elif [ $MODE = 4 ]; then
+  # entropy jumps from departures, hipBone v4, the P1 helper's variant, one precision per call (the carry limit):
+  # GPU tests; double: hipBone v3/v4 N=9..15, P1 at 0.56 M tets with every reduce variant; single: bubble 1000
+  # steps in perturbation form
+  if [ -d /tmp/snap ]; then
+    (dbl; timeout 200 ctest -L gpu -R "esdg|bubble|pert|unphysical|gpu_hb|gpu_p1" --timeout 150 -j6 --output-on-failure > $O/ctest-double.log 2>&1)
+    echo "== tests done t=$(( $(date +%s)-T0 ))s"
+    (dbl; echo "== hipBone v3/v4 t=$(( $(date +%s)-T0 ))s"
+     timeout 110 ./bench/hb_bench -hb_vec_type cuda -orders 9,10,11,12,13,14,15 -dofs 2e7 -reps 50 -cg_iterations 0 -kernel_variants v3,v4 -v3_layers 2,3,4 -tag v4 > $O/hb-v4.jsonl 2> $O/hb-v4.err
+     echo "== P1 0.56 M t=$(( $(date +%s)-T0 ))s"
+     timeout 60 ./bench/p1_assembly -bench_cells 46,46,44 -bench_json $O/p1-056.jsonl > $O/p1-056.out 2> $O/p1-056.err
+     echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe-double.log 2>&1
+  fi
+  if [ -d /tmp/snaps ]; then
+    (sgl; timeout 200 ctest -L gpu -R "esdg|bubble|pert|unphysical|gpu_hb|gpu_p1" --timeout 150 -j6 --output-on-failure > $O/ctest-single.log 2>&1)
+    echo "== tests done t=$(( $(date +%s)-T0 ))s"
+    (sgl; echo "== single bubble 1000 pert t=$(( $(date +%s)-T0 ))s"
+     timeout 100 ./tutorials/rising_bubble -options_file $OPTS $BUB -esdg_perturbation > $O/bubble-single-pert.txt 2>&1
+     echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe-single.log 2>&1
+  fi
 fi
 kill $WD 2>/dev/null
 cat $O/pipe*.log; grep -hE "tests passed|\(Failed\)|\*\*\*Failed" $O/ctest-*.log
 for f in $O/logview-*.txt; do [ -f $f ] && { echo "== $f"; grep -E "^(SqESDG|TSStep|SqLSRK|VecAXPY|VecWAXPY|VecCopy) " $f; }; done
-cat $O/esdg-n4-*.json $O/sanitizer-summary.txt 2>/dev/null; tail -16 $O/p1-sweep.out 2>/dev/null; grep -h '"N"' $O/hb-v4.jsonl 2>/dev/null | head -60
+cat $O/esdg-n4-*.json $O/sanitizer-summary.txt 2>/dev/null; tail -16 $O/p1-sweep.out $O/p1-056.out 2>/dev/null; grep -h '"N"' $O/hb-v4.jsonl 2>/dev/null | python3 -c 'import sys,json; [print(r["N"],r["kernel"],r["roofline_fraction"],r["kernel_gflops"]) for r in map(json.loads,sys.stdin)]'
 tail -n 4 $O/bubble-*.txt $O/baro-*.txt
-tar -C /tmp -czf $OUT/resM$MODE.tgz resM$MODE && echo packed
+tar -C /tmp -czf $OUT/resM$MODE${TAG:-}.tgz resM$MODE && echo packed
