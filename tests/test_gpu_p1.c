@@ -93,15 +93,7 @@ static PetscErrorCode RHSScale(SquallP1 p1, PetscInt bs, const PetscReal coef[],
   PetscCall(VecDuplicate(p1->lwork[bs], &fl));
   PetscCall(VecScatterBegin(p1->g2l[bs], f, fl, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(p1->g2l[bs], f, fl, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(PetscMemzero(&E, sizeof(E)));
-  E.ne   = p1->ne;
-  E.tet  = p1->tet;
-  E.ts   = 1;
-  E.es   = 4;
-  E.geom = p1->geom;
-  if (p1->rho) PetscCall(VecGetArrayRead(p1->rho, &E.rho));
-  if (p1->u) PetscCall(VecGetArrayRead(p1->u, &E.u));
-  if (p1->hasK && p1->Kloc == SQUALL_P1_NODE) PetscCall(VecGetArrayRead(p1->K, &E.K));
+  PetscCall(SquallP1GetElementsHost(p1, &E));
   PetscCall(VecZeroEntries(s));
   PetscCall(VecGetArray(s, &sa));
   PetscCall(VecGetArrayRead(fl, &fa));
@@ -122,9 +114,7 @@ static PetscErrorCode RHSScale(SquallP1 p1, PetscInt bs, const PetscReal coef[],
   }
   PetscCall(VecRestoreArrayRead(fl, &fa));
   PetscCall(VecRestoreArray(s, &sa));
-  if (E.rho) PetscCall(VecRestoreArrayRead(p1->rho, &E.rho));
-  if (E.u) PetscCall(VecRestoreArrayRead(p1->u, &E.u));
-  if (E.K) PetscCall(VecRestoreArrayRead(p1->K, &E.K));
+  PetscCall(SquallP1RestoreElementsHost(p1, &E));
   PetscCall(VecDestroy(&fl));
   PetscCall(VecDestroy(&f));
   PetscFunctionReturn(PETSC_SUCCESS);

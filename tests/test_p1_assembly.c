@@ -362,16 +362,7 @@ static PetscErrorCode CheckAffine(SquallP1 p1, const PetscReal coef[], PetscReal
 
   PetscFunctionBegin;
   for (PetscInt k = 0; k < SQUALL_P1_NUM_TERMS; k++) c.c[k] = coef[k];
-  PetscCall(PetscMemzero(&E, sizeof(E)));
-  E.ne   = p1->ne;
-  E.tet  = p1->tet;
-  E.ts   = 1;
-  E.es   = 4;
-  E.geom = p1->geom;
-  if (p1->rho) PetscCall(VecGetArrayRead(p1->rho, &E.rho));
-  if (p1->u) PetscCall(VecGetArrayRead(p1->u, &E.u));
-  if (p1->hasK && p1->Kloc == SQUALL_P1_NODE) PetscCall(VecGetArrayRead(p1->K, &E.K));
-  if (p1->hasK && p1->Kloc == SQUALL_P1_ELEMENT) PetscCall(VecGetArrayRead(p1->Ke, &E.Ke));
+  PetscCall(SquallP1GetElementsHost(p1, &E));
   for (int k = 0; k < 2; k++) {
     PetscCall(SquallP1CreateMatrix(p1, 1, &A[k]));
     PetscCall(MatZeroEntries(A[k]));
@@ -391,10 +382,7 @@ static PetscErrorCode CheckAffine(SquallP1 p1, const PetscReal coef[], PetscReal
     }
     for (int k = 0; k < 2; k++) PetscCall(MatSetValues(A[k], 4, rows, 4, cols, vals[k], ADD_VALUES));
   }
-  if (E.rho) PetscCall(VecRestoreArrayRead(p1->rho, &E.rho));
-  if (E.u) PetscCall(VecRestoreArrayRead(p1->u, &E.u));
-  if (E.K) PetscCall(VecRestoreArrayRead(p1->K, &E.K));
-  if (E.Ke) PetscCall(VecRestoreArrayRead(p1->Ke, &E.Ke));
+  PetscCall(SquallP1RestoreElementsHost(p1, &E));
   for (int k = 0; k < 2; k++) {
     PetscCall(MatAssemblyBegin(A[k], MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A[k], MAT_FINAL_ASSEMBLY));

@@ -184,7 +184,7 @@ static PetscErrorCode P1CheckCoef(SquallP1 p1, PetscInt bs, const PetscReal coef
 }
 
 /* the element data on the host (fields read through VecGetArrayRead, which syncs device vectors) */
-static PetscErrorCode P1GetElementsHost(SquallP1 p1, SquallP1Elements *E)
+PetscErrorCode SquallP1GetElementsHost(SquallP1 p1, SquallP1Elements *E)
 {
   PetscFunctionBegin;
   PetscCall(PetscMemzero(E, sizeof(*E)));
@@ -200,7 +200,7 @@ static PetscErrorCode P1GetElementsHost(SquallP1 p1, SquallP1Elements *E)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode P1RestoreElementsHost(SquallP1 p1, SquallP1Elements *E)
+PetscErrorCode SquallP1RestoreElementsHost(SquallP1 p1, SquallP1Elements *E)
 {
   PetscFunctionBegin;
   if (E->rho) PetscCall(VecRestoreArrayRead(p1->rho, &E->rho));
@@ -332,7 +332,7 @@ static PetscErrorCode P1AssembleHostGather(SquallP1 p1, PetscInt bs, const Squal
   PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
   if (ismpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
   PetscCheck(Ao || !p1->oI[n], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The graph has off-process columns but the matrix (%s) has no off-diagonal block", ((PetscObject)A)->type_name);
-  PetscCall(P1GetElementsHost(p1, &E));
+  PetscCall(SquallP1GetElementsHost(p1, &E));
   for (PetscInt e = 0; e < ne; e++) {
     PetscInt  v[4];
     PetscReal g[4][3], vol, S[4][4];
@@ -340,7 +340,7 @@ static PetscErrorCode P1AssembleHostGather(SquallP1 p1, PetscInt bs, const Squal
     SquallP1ElementLoad(&E, e, coef, v, g, &vol, S);
     SquallP1ElementStore((int)bs, w + e, ne, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol);
   }
-  PetscCall(P1RestoreElementsHost(p1, &E));
+  PetscCall(SquallP1RestoreElementsHost(p1, &E));
   PetscCall(PetscLogFlops(SquallP1ElementFlops(coef->c, bs) * ne));
   PetscCall(PetscLogEventBegin(SQUALL_P1GatherSum, A, 0, 0, 0));
   PetscCall(MatSeqAIJGetArrayWrite(Ad, &da));
@@ -527,7 +527,7 @@ static PetscErrorCode P1AssembleHostReduce(SquallP1 p1, PetscInt bs, const Squal
     PetscCall(PetscArrayzero(oa, bs * bs * p1->oI[n]));
   }
   PetscCall(PetscMalloc1(SQUALL_P1_REDUCE_WORDS(bs) * R->nb, &w));
-  PetscCall(P1GetElementsHost(p1, &E));
+  PetscCall(SquallP1GetElementsHost(p1, &E));
   for (PetscInt k = 0; k < R->nblocks; k++) {
     const PetscInt  e0 = k * R->nb, e1 = PetscMin(ne, e0 + R->nb);
     const uint16_t *c = R->cidx + R->cblk[k];
@@ -557,7 +557,7 @@ static PetscErrorCode P1AssembleHostReduce(SquallP1 p1, PetscInt bs, const Squal
       }
     }
   }
-  PetscCall(P1RestoreElementsHost(p1, &E));
+  PetscCall(SquallP1RestoreElementsHost(p1, &E));
   PetscCall(PetscFree(w));
   if (Ao) PetscCall(MatSeqAIJRestoreArray(Ao, &oa));
   PetscCall(MatSeqAIJRestoreArray(Ad, &da));
@@ -601,7 +601,7 @@ static PetscErrorCode P1AssembleHostDirect(SquallP1 p1, PetscInt bs, const Squal
   O.ia = p1->oI;
   O.ja = p1->oJ;
   O.a  = oa;
-  PetscCall(P1GetElementsHost(p1, &E));
+  PetscCall(SquallP1GetElementsHost(p1, &E));
   for (PetscInt e = 0; e < p1->ne; e++) {
     PetscInt  v[4];
     PetscReal g[4][3], vol, S[4][4];
@@ -612,7 +612,7 @@ static PetscErrorCode P1AssembleHostDirect(SquallP1 p1, PetscInt bs, const Squal
     else
       nmiss += SquallP1ScatterElement((int)bs, v, p1->row, p1->cd, p1->co, D, O, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol);
   }
-  PetscCall(P1RestoreElementsHost(p1, &E));
+  PetscCall(SquallP1RestoreElementsHost(p1, &E));
   if (Ao) PetscCall(MatSeqAIJRestoreArray(Ao, &oa));
   PetscCall(MatSeqAIJRestoreArray(Ad, &da));
   /* the blocks changed behind the parallel matrix's back: let its users (PC, KSP) know */
@@ -642,7 +642,7 @@ static PetscErrorCode P1AssembleSetValues(SquallP1 p1, PetscInt bs, const Squall
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(SQUALL_P1SetValues, A, 0, 0, 0));
   PetscCall(MatZeroEntries(A));
-  PetscCall(P1GetElementsHost(p1, &E));
+  PetscCall(SquallP1GetElementsHost(p1, &E));
   for (PetscInt e = 0; e < p1->ne; e++) {
     PetscInt    v[4], rows[4], cols[4];
     PetscReal   g[4][3], vol, S[4][4];
@@ -659,7 +659,7 @@ static PetscErrorCode P1AssembleSetValues(SquallP1 p1, PetscInt bs, const Squall
     else
       PetscCall(MatSetValuesBlocked(A, 4, rows, 4, cols, vals, ADD_VALUES));
   }
-  PetscCall(P1RestoreElementsHost(p1, &E));
+  PetscCall(SquallP1RestoreElementsHost(p1, &E));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscLogFlops(SquallP1ElementFlops(coef->c, bs) * p1->ne));
@@ -771,7 +771,7 @@ static PetscErrorCode P1ElementValuesCOOHost(SquallP1 p1, PetscInt bs, const Squ
 
   PetscFunctionBegin;
   if (!p1->coov[bs]) PetscCall(PetscMalloc1((size_t)m * m * PetscMax(p1->ne, 1), &p1->coov[bs]));
-  PetscCall(P1GetElementsHost(p1, &E));
+  PetscCall(SquallP1GetElementsHost(p1, &E));
   for (PetscInt e = 0; e < p1->ne; e++) {
     PetscInt  v[4];
     PetscReal g[4][3], vol, S[4][4];
@@ -779,7 +779,7 @@ static PetscErrorCode P1ElementValuesCOOHost(SquallP1 p1, PetscInt bs, const Squ
     SquallP1ElementLoad(&E, e, coef, v, g, &vol, S);
     P1ElementValues(bs, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, cg * vol, p1->coov[bs] + (size_t)m * m * e);
   }
-  PetscCall(P1RestoreElementsHost(p1, &E));
+  PetscCall(SquallP1RestoreElementsHost(p1, &E));
   PetscCall(PetscLogFlops(SquallP1ElementFlops(coef->c, bs) * p1->ne));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -941,7 +941,7 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
         PetscCall(VecZeroEntries(b));
         PetscCall(VecGetArray(b, &ba));
         PetscCall(VecGetArrayRead(fl, &fa));
-        PetscCall(P1GetElementsHost(p1, &E));
+        PetscCall(SquallP1GetElementsHost(p1, &E));
         for (PetscInt e = 0; e < p1->ne; e++) {
           PetscInt  v[4];
           PetscReal r[12];
@@ -951,7 +951,7 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
             if (p1->row[v[a]] >= 0)
               for (PetscInt i = 0; i < bs; i++) ba[bs * p1->row[v[a]] + i] += r[bs * a + i];
         }
-        PetscCall(P1RestoreElementsHost(p1, &E));
+        PetscCall(SquallP1RestoreElementsHost(p1, &E));
         PetscCall(VecRestoreArrayRead(fl, &fa));
         PetscCall(VecRestoreArray(b, &ba));
         PetscCall(PetscLogFlops((SquallP1ElementFlops(c.c, bs) + 32.0 * bs * bs) * p1->ne));
@@ -1016,7 +1016,7 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
 
         if (!p1->coor[bs]) PetscCall(PetscMalloc1(4 * bs * PetscMax(p1->ne, 1), &p1->coor[bs]));
         PetscCall(VecGetArrayRead(fl, &fa));
-        PetscCall(P1GetElementsHost(p1, &E));
+        PetscCall(SquallP1GetElementsHost(p1, &E));
         for (PetscInt e = 0; e < p1->ne; e++) {
           PetscInt  v[4];
           PetscReal r[12];
@@ -1024,7 +1024,7 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
           PetscCall(P1ElementRHSHost(bs, &c, e, &E, fa, v, r));
           for (PetscInt k = 0; k < 4 * bs; k++) p1->coor[bs][4 * bs * e + k] = r[k];
         }
-        PetscCall(P1RestoreElementsHost(p1, &E));
+        PetscCall(SquallP1RestoreElementsHost(p1, &E));
         PetscCall(VecRestoreArrayRead(fl, &fa));
       }
       PetscCall(VecSetValuesCOO(bc, p1->coor[bs], INSERT_VALUES));
@@ -1047,7 +1047,7 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
       PetscCall(VecSetOption(b, VEC_IGNORE_NEGATIVE_INDICES, PETSC_TRUE));
       PetscCall(VecZeroEntries(b));
       PetscCall(VecGetArrayRead(fl, &fa));
-      PetscCall(P1GetElementsHost(p1, &E));
+      PetscCall(SquallP1GetElementsHost(p1, &E));
       for (PetscInt e = 0; e < p1->ne; e++) {
         PetscInt    v[4], idx[12];
         PetscReal   r[12];
@@ -1061,7 +1061,7 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
           }
         PetscCall(VecSetValues(b, 4 * bs, idx, rs, ADD_VALUES));
       }
-      PetscCall(P1RestoreElementsHost(p1, &E));
+      PetscCall(SquallP1RestoreElementsHost(p1, &E));
       PetscCall(VecRestoreArrayRead(fl, &fa));
       PetscCall(VecAssemblyBegin(b));
       PetscCall(VecAssemblyEnd(b));

@@ -119,6 +119,9 @@ PETSC_INTERN PetscErrorCode SquallP1ComputeGeometryHost(SquallP1);
 PETSC_INTERN PetscErrorCode SquallP1GlobalToLocal(SquallP1, PetscInt bs, Vec g, Vec *l);
 PETSC_INTERN PetscErrorCode SquallP1CheckLayout(SquallP1, PetscInt bs, Mat);
 PETSC_INTERN PetscErrorCode SquallP1COOIndices(SquallP1, PetscInt bs, PetscCount *n, PetscInt **i, PetscInt **j);
+/* the element data on the host, for the C reference and the tests (fields through VecGetArrayRead) */
+PETSC_EXTERN PetscErrorCode SquallP1GetElementsHost(SquallP1, SquallP1Elements *);
+PETSC_EXTERN PetscErrorCode SquallP1RestoreElementsHost(SquallP1, SquallP1Elements *);
 PETSC_INTERN PetscErrorCode SquallP1OffDiagonalElements(SquallP1, PetscInt *n, const PetscInt **list);
 /* COO of an MPI matrix whose off-diagonal block is filled by MatSetValuesCOO and whose diagonal block
    by the atomic kernel: first the diagonal-block graph (bs*bs*dI[nowned] entries, values 0), then the
