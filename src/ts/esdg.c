@@ -270,7 +270,8 @@ PetscErrorCode SquallESDGRestoreFullState(SquallESDG s, Vec X, Vec *Q)
 }
 
 /* whether the reference is equal bit for bit on both sides of every interior face (a pointwise function of
-   the node positions is: they are bitwise equal across faces); the GPU face kernel then loads it once */
+   the node positions is: they are bitwise equal across faces); then the faces' entropy-variable jumps are
+   formed from departures (gas.departures 2) and the GPU face kernel reads a face node's reference once */
 static PetscErrorCode ESDGReferenceContinuous(SquallESDG s, PetscBool *cont)
 {
   SquallDGMesh       m  = s->mesh;
