@@ -8,6 +8,7 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
 
 #include <squall.h>
 #include "ts/esdgimpl.h"
+#include "esdgtest.h"
 
 /* sum over nodes of w J |a_f| and w J a_f for one field of a global vector */
 static PetscErrorCode FieldSums(SquallESDG s, Vec F, PetscInt field, PetscReal *sum, PetscReal *abssum)
@@ -40,12 +41,7 @@ static PetscErrorCode OneStep(SquallESDG s, Vec Q, PetscReal dt, TSConvergedReas
   TS ts;
 
   PetscFunctionBegin;
-  PetscCall(TSCreate(PETSC_COMM_WORLD, &ts));
-  PetscCall(TSSetType(ts, "lsrk"));
-  PetscCall(SquallESDGSetUpTS(s, ts));
-  PetscCall(TSSetTimeStep(ts, dt));
-  PetscCall(TSSetMaxSteps(ts, 1));
-  PetscCall(TSSetMaxTime(ts, 10 * dt));
+  PetscCall(SquallTestCreateTS(s, dt, 1, 10 * dt, &ts));
   PetscCall(TSSetMaxStepRejections(ts, 2));
   PetscCall(TSSetErrorIfStepFails(ts, PETSC_FALSE));
   PetscCall(TSSolve(ts, Q));
