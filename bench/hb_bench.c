@@ -9,10 +9,10 @@ static char help[] = "hipBone benchmark sweep; one JSON object per line.\n"
                      "  -assembled_dofs n    size for cg_assembled, which needs E Np (3 Nq)^2 matrix entries (default 1e6)\n"
                      "  -hb_vec_type cuda    run on the GPU (kernels timed with CUDA events); else on the host\n"
                      "  -tag name            copied into every record (to label variants such as -hb_kernel_switch runs)\n"
-                     "  -kernel_variants v3,v4  time the operator kernel of each -hb_kernel_variant (v1, v2, v3, v4) in turn, in this process (one\n"
+                     "  -kernel_variants v4,v5  time the operator kernel of each -hb_kernel_variant (v1, v2, v3, v4, v5) in turn, in this process (one\n"
                      "                       operator each, the \"kernel\" field names it; CG runs with the first); default: -hb_kernel_variant\n"
-                     "  -v3_layers 2,3,4     where an operator runs the v3 or v4 2D kernel, time it for each -hb_v3_layers in turn (the\n"
-                     "                       same operator, switched by MatSetFromOptions(); \"kernel\" 2d_v3, 2d_v3_L3, 2d_v3_L4 (2d_v4..) and \"v3_layers\"\n"
+                     "  -v3_layers 2,3,4     where an operator runs the v3, v4 or v5 2D kernel, time it for each -hb_v3_layers in turn (the\n"
+                     "                       same operator, switched by MatSetFromOptions(); \"kernel\" 2d_v3, 2d_v3_L3, 2d_v3_L4 (2d_v4.., 2d_v5..) and \"v3_layers\"\n"
                      "                       name it; CG and later operators run with the first); default: -hb_v3_layers\n"
                      "  -hb_log_setup 0      no timestamped setup phases on stderr (default on)\n"
                      "Records: \"hb_operator\" (element kernel GFLOP/s against the measured 8-read:1-write streaming roofline, the\n"
@@ -82,20 +82,21 @@ static PetscErrorCode BenchOperator(Mat A, PetscInt reps, PetscMPIInt size, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the operator benchmark; an operator on the v3 or v4 2D kernel is timed for each of the nlayers values
+/* the operator benchmark; an operator on the v3, v4 or v5 2D kernel is timed for each of the nlayers values
    of -v3_layers (switched by MatSetFromOptions()) and left on the first */
 static PetscErrorCode BenchOperatorLayers(Mat A, PetscInt reps, PetscMPIInt size, PetscInt nlayers, const PetscInt layers[])
 {
   SquallHBInfo info;
   PetscInt     cur = 2;
-  PetscBool    v3, v4;
+  PetscBool    v3, v4, v5;
 
   PetscFunctionBegin;
   PetscCall(SquallHBGetInfo(A, &info));
   PetscCall(PetscStrbeginswith(info.kernel, "2d_v3", &v3));
-  PetscCall(PetscStrbeginswith(info.kernel, "2d_v4", &v4)); /* v4 takes -hb_v3_layers too */
+  PetscCall(PetscStrbeginswith(info.kernel, "2d_v4", &v4)); /* v4 and v5 take -hb_v3_layers too */
+  PetscCall(PetscStrbeginswith(info.kernel, "2d_v5", &v5));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-hb_v3_layers", &cur, NULL));
-  if (!(v3 || v4) || !nlayers) {
+  if (!(v3 || v4 || v5) || !nlayers) {
     PetscCall(BenchOperator(A, reps, size, cur));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -195,9 +196,9 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsString("-tag", "Label copied into every record", NULL, Tag, Tag, sizeof(Tag), NULL));
   PetscCall(PetscOptionsReal("-assembled_dofs", "Unknowns for PETSc cg + assembled matrix", NULL, adofs, &adofs, NULL));
-  PetscCall(PetscOptionsStringArray("-kernel_variants", "-hb_kernel_variant values to time in turn (v1, v2, v3, v4)", NULL, variants, &nvariants, &flg));
+  PetscCall(PetscOptionsStringArray("-kernel_variants", "-hb_kernel_variant values to time in turn (v1, v2, v3, v4, v5)", NULL, variants, &nvariants, &flg));
   if (!flg) nvariants = 0;
-  PetscCall(PetscOptionsIntArray("-v3_layers", "-hb_v3_layers values to time in turn for the v3 and v4 2D kernels (2, 3, 4)", NULL, layers, &nlayers, &flg));
+  PetscCall(PetscOptionsIntArray("-v3_layers", "-hb_v3_layers values to time in turn for the v3, v4 and v5 2D kernels (2, 3, 4)", NULL, layers, &nlayers, &flg));
   if (!flg) nlayers = 0;
   for (PetscInt l = 0; l < nlayers; l++) PetscCheck(layers[l] >= 2 && layers[l] <= 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "-v3_layers: %" PetscInt_FMT " is out of range: valid values are 2, 3, 4", layers[l]);
   PetscOptionsEnd();

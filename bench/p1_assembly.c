@@ -29,11 +29,13 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "                        2026-11-30: gather = slots = 1.79 ms)\n"
                      "  -bench_reduce_max_mtets <m>  largest mesh for the reduce mode (default 25: all; its map is built on the host)\n"
                      "  -bench_reduce_variants v,...  reduce-mode GPU kernels timed one after another on the same matrix (default all:\n"
-                     "                        plain,plain_b3,staged,staged_b3,balanced,balanced_b3,affine; -p1_reduce_variant): records gpu_reduce\n"
-                     "                        (plain) and gpu_reduce_<variant>, each with maxreldiff vs search, and speedup_reduce_variant\n"
-                     "                        lines (over slots, COO, plain); the first is the summary table's reduce column. affine\n"
-                     "                        computes the element matrices in closed form (equal up to rounding: maxreldiff ~1e-15, not 0);\n"
-                     "                        its bytes are charged as the other variants' (it reads the same data)\n"
+                     "                        affine_xyz,affine,plain,plain_b3,staged,staged_b3,balanced,balanced_b3; -p1_reduce_variant):\n"
+                     "                        records gpu_reduce (plain) and gpu_reduce_<variant>, each with maxreldiff vs search, and\n"
+                     "                        speedup_reduce_variant lines (over slots, COO, plain); the first is the summary table's reduce\n"
+                     "                        column. affine computes the element matrices in closed form (equal up to rounding: maxreldiff\n"
+                     "                        ~1e-15, not 0), charged the other variants' bytes (it reads the same data); affine_xyz also\n"
+                     "                        rebuilds the geometry from the vertex coordinates: charged 3 coordinates per node instead of\n"
+                     "                        10 geometry values per element\n"
                      "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n";
 
 #include <squall.h>
@@ -195,13 +197,16 @@ static PetscErrorCode SetFields(SquallP1 p1)
    and component, with the values written once. The reduce mode reads, besides the element data, its map:
    per thread block 2 int32 (first entry, first contribution), per unique entry of a block one int32 slot
    and one uint16 end (bs 3: + one int32 row, and the scalar row pointers once), per contribution one uint16
-   (16 per element), and writes the values once (its atomics and shared-memory traffic not counted). BYTE_MODEL is the same in words, for the JSON. */
+   (16 per element), and writes the values once (its atomics and shared-memory traffic not counted); its affine_xyz
+   kernel reads the vertex coordinates (3 per node, gathered through the connectivity like the nodal fields) instead
+   of the geometry. BYTE_MODEL is the same in words, for the JSON. */
 #define BYTE_MODEL                                                                                                                                                                                                                                      \
   "per element: 4 PetscInt connectivity + 10 PetscReal geometry (J^-1, volume); per node: the nodal fields once (matrix bs 1: rho absent, u 3 + K 9 = 12 scalars; bs 3: K 9; rhs: the same + f bs); matrix, search mode: scalar CSR row pointers and "  \
   "columns once (PetscInt) + bs*bs*nnz values written once; matrix, slots mode: 16 (bs 1) or 20 (bs 3) int32 slots per element instead of the CSR structure + the same values; gather mode: no slots, + 16*bs*bs scalars per element written and read " \
   "back (scratch) + nnz+1 int32 offsets + 16 int32 contributions per element (bs 3: + nnz int32 rows + scalar row pointers) + the same values; COO and host paths are charged the search-mode bytes; rhs: + bs scalars "                                \
   "per owned row written once; reduce mode: no slots, + per thread block 2 int32 + per unique (block, entry) pair an int32 slot and a uint16 end (bs 3: + an int32 row + scalar row pointers) + a uint16 per contribution (element entry of an owned "  \
-  "row) + the same values; element kernel: connectivity + 3 PetscReal coordinates per node + geometry written once. Not counted: atomic read-modify-write traffic, the zeroing memset, cache misses; GBps = bytes / median time"
+  "row) + the same values; reduce variant affine_xyz: 3 PetscReal coordinates per node instead of the per-element geometry (it rebuilds J^-1 and the volume from them); element kernel: connectivity + 3 PetscReal coordinates per node + "             \
+  "geometry written once. Not counted: atomic read-modify-write traffic, the zeroing memset, cache misses; GBps = bytes / median time"
 static PetscLogDouble BytesGeometry(const Bench *b)
 {
   return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + 3.0 * b->nv * sizeof(PetscReal);
@@ -224,12 +229,15 @@ static PetscLogDouble BytesMatrixGather(const Bench *b, PetscInt bs, PetscInt no
          (bs == 3 ? b->nnz * sizeof(int) + (b->nown + 1.0) * sizeof(PetscInt) : 0) + (PetscLogDouble)bs * bs * b->nnz * sizeof(PetscScalar);
 }
 
-/* p1: the SquallP1 whose reduce map was built last (its sizes, p1->rstats) */
-static PetscLogDouble BytesMatrixReduce(const Bench *b, SquallP1 p1, PetscInt bs, PetscInt nodal)
+/* p1: the SquallP1 whose reduce map was built last (its sizes, p1->rstats); v: the GPU kernel, whose element data are
+   the connectivity and the geometry (J^-1, volume) per element, or for affine_xyz, which rebuilds the geometry from
+   the vertex coordinates, the connectivity and 3 coordinates per node (the CPU reference reads the geometry) */
+static PetscLogDouble BytesMatrixReduce(const Bench *b, SquallP1 p1, PetscInt bs, PetscInt nodal, SquallP1ReduceVariant v)
 {
   const PetscLogDouble nu = (PetscLogDouble)p1->rstats[0], ncon = (PetscLogDouble)p1->rstats[1], nblocks = (PetscLogDouble)p1->rstats[3];
+  const PetscLogDouble geom = b->gpu && v == SQUALL_P1_REDUCE_AFFINE_XYZ ? 3.0 * b->nv * sizeof(PetscReal) : (PetscLogDouble)b->nt * SQUALL_P1_NGEOM * sizeof(PetscReal);
 
-  return (PetscLogDouble)b->nt * (4 * sizeof(PetscInt) + SQUALL_P1_NGEOM * sizeof(PetscReal)) + (PetscLogDouble)nodal * b->nv * sizeof(PetscScalar) + 2 * (nblocks + 1) * sizeof(int) + nu * (sizeof(int) + sizeof(uint16_t)) + ncon * sizeof(uint16_t) +
+  return (PetscLogDouble)b->nt * 4 * sizeof(PetscInt) + geom + (PetscLogDouble)nodal * b->nv * sizeof(PetscScalar) + 2 * (nblocks + 1) * sizeof(int) + nu * (sizeof(int) + sizeof(uint16_t)) + ncon * sizeof(uint16_t) +
          (bs == 3 ? nu * sizeof(int) + (b->nown + 1.0) * sizeof(PetscInt) : 0) + (PetscLogDouble)bs * bs * b->nnz * sizeof(PetscScalar);
 }
 
@@ -358,7 +366,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
         if (!k) treduce[bs == 3] = med;
         PetscCall(SquallP1MatCompare(Aa, As, &diff));
         PetscCall(ReduceName(B, L->rv[k], NULL, rname, sizeof(rname)));
-        PetscCall(Report(B, rname, "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixReduce(B, pg, bs, bs == 1 ? 12 : 9), diff));
+        PetscCall(Report(B, rname, "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixReduce(B, pg, bs, bs == 1 ? 12 : 9, L->rv[k]), diff));
       }
       PetscCall(SquallP1SetReduceVariant(pg, SQUALL_P1_REDUCE_PLAIN));
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
@@ -382,7 +390,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
       row[bs == 3]->slots  = tslots[bs == 3];
       row[bs == 3]->gather = tgather[bs == 3];
       row[bs == 3]->reduce = treduce[bs == 3];
-      row[bs == 3]->rGBps  = treduce[bs == 3] > 0 ? BytesMatrixReduce(B, pg, bs, bs == 1 ? 12 : 9) / (treduce[bs == 3] * 1e-3) / 1e9 : -1;
+      row[bs == 3]->rGBps  = treduce[bs == 3] > 0 ? BytesMatrixReduce(B, pg, bs, bs == 1 ? 12 : 9, L->rv[0]) / (treduce[bs == 3] * 1e-3) / 1e9 : -1;
       row[bs == 3]->GBps   = BytesMatrixSlots(B, bs, bs == 1 ? 12 : 9) / (tslots[bs == 3] * 1e-3) / 1e9;
       row[bs == 3]->coo = row[bs == 3]->host = -1;
     }
@@ -470,7 +478,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
           PetscCall(SquallP1SetReduceVariant(pc, L->rv[k]));
           PetscCall(Time(B->gpu, B->gpu ? B->repeats : B->hrepeats, CallAssemble, &c, &med, &tmin));
           PetscCall(ReduceName(B, L->rv[k], SquallP1ElementOrders[order], rname, sizeof(rname)));
-          PetscCall(Report(B, rname, "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixReduce(B, pc, bs, bs == 1 ? 12 : 9), -1));
+          PetscCall(Report(B, rname, "matrix", bs, B->gpu ? B->repeats : B->hrepeats, med, tmin, BytesMatrixReduce(B, pc, bs, bs == 1 ? 12 : 9, L->rv[k]), -1));
         }
         PetscCall(SquallP1SetReduceVariant(pc, SQUALL_P1_REDUCE_PLAIN));
         PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
@@ -587,7 +595,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_coo3_max_mtets", "Largest mesh (million tets) for the block COO path", NULL, L.coo3, &L.coo3, NULL));
   PetscCall(PetscOptionsReal("-bench_gather_max_mtets", "Largest mesh (million tets) for the gather mode", NULL, L.gather, &L.gather, NULL));
   PetscCall(PetscOptionsReal("-bench_reduce_max_mtets", "Largest mesh (million tets) for the reduce mode", NULL, L.reduce, &L.reduce, NULL));
-  for (PetscInt k = 0; k < SQUALL_P1_REDUCE_NUM_VARIANTS; k++) L.rv[k] = (SquallP1ReduceVariant)k;
+  /* the default order: the library's default kernel (affine_xyz) first, as the summary's reduce column, then affine, then the rest */
+  L.rv[0] = SQUALL_P1_REDUCE_AFFINE_XYZ;
+  L.rv[1] = SQUALL_P1_REDUCE_AFFINE;
+  for (PetscInt k = 0; k < SQUALL_P1_REDUCE_AFFINE; k++) L.rv[k + 2] = (SquallP1ReduceVariant)k;
   {
     PetscBool set;
     /* an absent option sets the count to 0: then time them all */

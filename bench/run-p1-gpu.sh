@@ -25,18 +25,21 @@ log "built"
 log "tests: $(grep -E 'tests passed|tests failed' "$DEST/p1-tests.log" | tail -1)"
 grep -E '^(bs|element kernel|metric kernel)' "$DEST/p1-tests.log" | head -20 | tee -a "$DEST/p1-run.log"
 
-# benchmark: JSON lines (flushed one by one, each with wall_s, the seconds since the start), both atomic
-# modes (search, slots) next to COO and host; the default sweep ends at 21.1 M tetrahedra (meshes 0.56,
-# 2.2, 5.2, 10.4, 21.1 M). The host set-up is what takes time, so: host MatSetValues, block COO and the
-# coloured and sorted orders only at 0.56 M, scalar COO and 3x3 blocks up to 5.2 M, the scalar atomic
-# paths (search, slots, reduce, right-hand side) on every mesh. Meant to take about 150 s; a 170 s timeout
-# keeps the lines written so far. The table at the end of stdout summarises it (not printed if killed).
+# benchmark: JSON lines (flushed one by one, each with wall_s, the seconds since the start): the atomic modes
+# (search, slots, reduce with its kernels affine_xyz (the default), affine, staged and plain) next to COO, at
+# 0.56 M tetrahedra and at 21.1 M (the large sweep's level: >= 20 M), where the scalar matrix is assembled by
+# all of them, COO included (-bench_coo_max_mtets 25). The host set-up is what takes time (the 21.1 M level:
+# ~13 s mesh and set-up, ~8 s slot map, ~19 s reduce map, ~43 s COO pattern; runM3 took 133 s with every
+# variant), so the intermediate meshes (2.2, 5.2, 10.4 M: bench/p1_assembly's default sweep) are left out, the
+# gather mode runs at 0.56 M only, the host MatSetValues once. Meant to take about 130 s; a 170 s timeout keeps
+# the lines written so far. The table at the end of stdout summarises it (not printed if killed).
 # No -log_view here: its GPU timers synchronize inside the timed calls
 SECONDS=0
-timeout 170 "$BUILD/bench/p1_assembly" -bench_json "$DEST/p1_assembly.jsonl" > "$DEST/p1_assembly.out" 2> "$DEST/p1_assembly.err"
+timeout 170 "$BUILD/bench/p1_assembly" -bench_cells 46,46,44,154,154,148 -bench_coo_max_mtets 25 -bench_gather_max_mtets 0.6 \
+  -bench_reduce_variants affine_xyz,affine,staged,plain -bench_host_repeats 1 -bench_json "$DEST/p1_assembly.jsonl" > "$DEST/p1_assembly.out" 2> "$DEST/p1_assembly.err"
 log "benchmark exit $? in ${SECONDS} s ($(grep -c '"method"' "$DEST/p1_assembly.jsonl") lines; 124: timed out)"
 grep '"done"' "$DEST/p1_assembly.jsonl" | tee -a "$DEST/p1-run.log"
-grep -E '"(byte_model|speedup|gpu_atomic_search|gpu_atomic_slots|gpu_reduce|gpu_reduce_sorted|reduce_map)"' "$DEST/p1_assembly.jsonl" | head -60 | tee -a "$DEST/p1-run.log"
+grep -E '"(byte_model|speedup|speedup_reduce_variant|gpu_atomic_search|gpu_atomic_slots|gpu_coo|gpu_reduce|gpu_reduce_affine|gpu_reduce_affine_xyz|reduce_map)"' "$DEST/p1_assembly.jsonl" | head -80 | tee -a "$DEST/p1-run.log"
 tail -14 "$DEST/p1_assembly.out" | tee -a "$DEST/p1-run.log"
 
 # the tutorials at full size on the GPU, with PETSc's profile

@@ -108,7 +108,7 @@ typedef struct {
   PetscInt    nlocal_global;           /* N_L = E Np over all ranks */
   PetscReal   lambda;
   PetscBool   dirichlet;
-  const char *kernel; /* CUDA operator kernel for this order: "3d_v2", "2d_v2" (default), "3d", "2d", "2d_capped" (-hb_kernel_variant v1), "2d_v3", "2d_v4" (v3, v4 from -hb_kernel_switch on; "_L3", "_L4" with 3, 4 layers per step) */
+  const char *kernel; /* CUDA operator kernel for this order: "3d_v2", "2d_v2" (default), "3d", "2d", "2d_capped" (-hb_kernel_variant v1), "2d_v3", "2d_v4", "2d_v5" (v3, v4, v5 from -hb_kernel_switch on; "_L3", "_L4" with 3, 4 layers per step) */
 } SquallHBInfo;
 typedef struct {
   PetscReal      t_kernel, t_gather, t_mult; /* seconds per application: fused element kernel (all local elements), Z^T gather, whole MatMult */
@@ -149,7 +149,9 @@ PETSC_EXTERN const char *const SquallP1AtomicModes[];
 /* the GPU kernel of the reduce mode (-p1_reduce_variant; same sums, same order, bit for bit): plain reads
    its map from global memory in the summing phase; staged copies the block's map into shared memory
    (cp.async) while the elements are computed; balanced also gives each thread a contiguous run of ~16
-   contributions instead of every 256th entry; _b3: registers capped for 3 blocks of 256 threads per SM */
+   contributions instead of every 256th entry; _b3: registers capped for 3 blocks of 256 threads per SM; affine:
+   staged with closed-form element matrices (equal up to rounding, not bit for bit); affine_xyz: affine with J^-1 and
+   the volume rebuilt from the vertex coordinates instead of read from the precomputed geometry */
 typedef enum {
   SQUALL_P1_REDUCE_PLAIN,
   SQUALL_P1_REDUCE_PLAIN_B3,
@@ -158,6 +160,7 @@ typedef enum {
   SQUALL_P1_REDUCE_BALANCED,
   SQUALL_P1_REDUCE_BALANCED_B3,
   SQUALL_P1_REDUCE_AFFINE,
+  SQUALL_P1_REDUCE_AFFINE_XYZ,
   SQUALL_P1_REDUCE_NUM_VARIANTS
 } SquallP1ReduceVariant;
 PETSC_EXTERN const char *const SquallP1ReduceVariants[];

@@ -352,17 +352,22 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
 /* The closed-form element operator of the GPU's affine reduce variant (SquallP1ElementLoadAffine()) against the
    11-point quadrature (SquallP1ElementLoad()) on this mesh and its fields: both assembled element by element on the
    host with MatSetValues, compared row-relative entrywise as the GPU tests compare the device's matrices with the
-   host's. The GPU's result differs from the CPU's by fused multiply-adds only (tests/test_gpu_p1.c). */
+   host's. The GPU's result differs from the CPU's by fused multiply-adds only (tests/test_gpu_p1.c). Also the element
+   load of the affine_xyz variant (SquallP1ElementLoadAffineXYZ(): the geometry rebuilt from the vertex coordinates,
+   given no precomputed geometry) against affine's, element by element on this mesh (its vertices, gradients,
+   volume and operator, each relative to its largest entry). */
 static PetscErrorCode CheckAffine(SquallP1 p1, const PetscReal coef[], PetscReal tol, const char *what)
 {
-  SquallP1Elements E;
+  SquallP1Elements E, Ex;
   SquallP1Coef     c;
   Mat              A[2];
-  PetscReal        d;
+  PetscReal        d, dx[3] = {0, 0, 0};
 
   PetscFunctionBegin;
   for (PetscInt k = 0; k < SQUALL_P1_NUM_TERMS; k++) c.c[k] = coef[k];
   PetscCall(SquallP1GetElementsHost(p1, &E));
+  Ex      = E;
+  Ex.geom = NULL; /* affine_xyz must not read it */
   for (int k = 0; k < 2; k++) {
     PetscCall(SquallP1CreateMatrix(p1, 1, &A[k]));
     PetscCall(MatZeroEntries(A[k]));
@@ -374,6 +379,28 @@ static PetscErrorCode CheckAffine(SquallP1 p1, const PetscReal coef[], PetscReal
 
     SquallP1ElementLoad(&E, e, &c, v, g, &vol, S[0]);
     SquallP1ElementLoadAffine(&E, e, &c, v, g, &vol, S[1]);
+    {
+      PetscInt  vx[4];
+      PetscReal gx[4][3], volx, Sx[4][4], gmax = 0, dg = 0;
+
+      SquallP1ElementLoadAffineXYZ(&Ex, e, &c, vx, gx, &volx, Sx);
+      for (int a = 0; a < 4; a++) {
+        PetscReal rmax = 0, dmax = 0;
+
+        CHECK(vx[a] == v[a], "%s: affine_xyz load of element %" PetscInt_FMT ": vertex %d is %" PetscInt_FMT ", not %" PetscInt_FMT, what, e, a, vx[a], v[a]);
+        for (int b = 0; b < 4; b++) {
+          rmax = PetscMax(rmax, PetscAbsReal(S[1][a][b]));
+          dmax = PetscMax(dmax, PetscAbsReal(Sx[a][b] - S[1][a][b]));
+        }
+        dx[0] = PetscMax(dx[0], rmax > 0 ? dmax / rmax : dmax);
+        for (int k = 0; k < 3; k++) {
+          gmax = PetscMax(gmax, PetscAbsReal(g[a][k]));
+          dg   = PetscMax(dg, PetscAbsReal(gx[a][k] - g[a][k]));
+        }
+      }
+      dx[1] = PetscMax(dx[1], dg / gmax);
+      dx[2] = PetscMax(dx[2], PetscAbsReal(volx - vol) / PetscAbsReal(vol));
+    }
     for (int a = 0; a < 4; a++) {
       rows[a] = p1->row[v[a]] >= 0 ? p1->gidx[v[a]] : -1;
       cols[a] = p1->gidx[v[a]];
@@ -388,8 +415,11 @@ static PetscErrorCode CheckAffine(SquallP1 p1, const PetscReal coef[], PetscReal
     PetscCall(MatAssemblyEnd(A[k], MAT_FINAL_ASSEMBLY));
   }
   PetscCall(SquallP1MatCompare(A[0], A[1], &d));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: closed-form element operators (GPU reduce variant affine) vs the 11-point quadrature %.1e\n", what, (double)d));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, dx, 3, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A[0])));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: closed-form element operators (GPU reduce variant affine) vs the 11-point quadrature %.1e; element load from vertex coordinates (affine_xyz) vs affine: operator %.1e, gradients %.1e, volume %.1e\n",
+                        what, (double)d, (double)dx[0], (double)dx[1], (double)dx[2]));
   CHECK(d <= tol, "%s: the closed-form element operators differ from the quadrature by %g (tolerance %g)", what, (double)d, (double)tol);
+  CHECK(dx[0] <= tol && dx[1] <= tol && dx[2] <= tol, "%s: the affine_xyz element load differs from affine's: operator %g (row-relative), gradients %g, volume %g (tolerance %g)", what, (double)dx[0], (double)dx[1], (double)dx[2], (double)tol);
   for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&A[k]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,7 +1,8 @@
 static char help[] = "Pointwise P1 tetrahedral code (src/physics/p1tet.h) against closed forms and LAPACK:\n"
                      "the 11-point rule integrates every monomial of degree <= 3 exactly on the reference tetrahedron;\n"
                      "element mass, advection, diffusion (full tensor) and grad-div matrices; the 6x6 Gaussian elimination\n"
-                     "(vs LAPACK gesv) and the 3x3 symmetric eigensolver (vs LAPACK syev); the element metric tensor.\n";
+                     "(vs LAPACK gesv) and the 3x3 symmetric eigensolver (vs LAPACK syev); the element metric tensor; the closed-form\n"
+                     "element operator, and its element load from vertex coordinates against the one from the precomputed geometry.\n";
 
 #include <petscsys.h>
 #include <petscblaslapack.h>
@@ -261,6 +262,131 @@ static PetscErrorCode TestAffineOperator(PetscRandom rnd)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The element load of the GPU's -p1_reduce_variant affine_xyz (SquallP1ElementLoadAffineXYZ(): J^-1 and the volume
+   rebuilt from the vertex coordinates) against that of affine (SquallP1ElementLoadAffine(): the precomputed geometry
+   SquallP1Geometry() gave at set-up), vertices, gradients, volume and operator, relative to each one's largest entry:
+   random tetrahedra on a shared pool of vertices (terrain-like: far from the origin, some flattened), nodal fields
+   present or absent, the connectivity element-major (the host's layout) and structure of arrays (the device's). The
+   XYZ load gets no geometry (E.geom = NULL): it must not read it. Its own random generator, so that the tests before
+   keep their random cases. */
+static PetscErrorCode TestAffineXYZ(void)
+{
+  enum { NV = 40, NE = 300 };
+  const PetscReal coef[SQUALL_P1_NTERMS] = {1.3, 0.7, 0.9, 0};
+  PetscRandom     rnd;
+  PetscReal       x[3 * NV], geom[SQUALL_P1_NGEOM * NE], worst[4] = {0, 0, 0, 0};
+  PetscScalar     rho[NV], u[3 * NV], K[9 * NV];
+  PetscInt        tet[4 * NE], tsoa[4 * NE];
+  SquallP1Coef    c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1, 1));
+  PetscCall(PetscRandomSetSeed(rnd, 5150));
+  PetscCall(PetscRandomSeed(rnd));
+  for (int k = 0; k < SQUALL_P1_NTERMS; k++) c.c[k] = coef[k];
+  /* vertices in a 2 km x 2 km x 200 m box 5 km from the origin (coordinates much larger than the edges, as in the
+     mountain mesh), the fields random per vertex */
+  for (int v = 0; v < NV; v++) {
+    for (int d = 0; d < 3; d++) {
+      PetscReal r;
+
+      PetscCall(PetscRandomGetValueReal(rnd, &r));
+      x[3 * v + d] = (d == 2 ? 100 : 1000) * r + 5000;
+    }
+    {
+      PetscReal r[13];
+
+      for (int k = 0; k < 13; k++) PetscCall(PetscRandomGetValueReal(rnd, &r[k]));
+      rho[v] = 2 + r[0]; /* a positive density */
+      for (int d = 0; d < 3; d++) u[3 * v + d] = r[1 + d];
+      for (int k = 0; k < 9; k++) K[9 * v + k] = r[4 + k];
+    }
+  }
+  /* elements: 4 distinct vertices of the pool, right-handed, not degenerate (SquallP1SetUp()'s check) */
+  for (int e = 0; e < NE; e++) {
+    for (;;) {
+      PetscReal X[4][3], invJ[9], vol, det, l2 = 0;
+      PetscInt  w[4];
+      PetscBool distinct = PETSC_TRUE;
+
+      for (int a = 0; a < 4; a++) {
+        PetscReal r;
+
+        PetscCall(PetscRandomGetValueReal(rnd, &r));
+        w[a] = PetscMin(NV - 1, (PetscInt)((r + 1) / 2 * NV));
+        for (int b = 0; b < a; b++) distinct = (PetscBool)(distinct && w[a] != w[b]);
+      }
+      if (!distinct) continue;
+      for (int a = 0; a < 4; a++)
+        for (int d = 0; d < 3; d++) X[a][d] = x[3 * w[a] + d];
+      det = SquallP1Geometry((const PetscReal(*)[3])X, invJ, &vol);
+      for (int a = 0; a < 4; a++)
+        for (int b = a + 1; b < 4; b++) l2 = PetscMax(l2, PetscSqr(X[a][0] - X[b][0]) + PetscSqr(X[a][1] - X[b][1]) + PetscSqr(X[a][2] - X[b][2]));
+      if (PetscAbsReal(det) <= 1e-3 * l2 * PetscSqrtReal(l2)) continue;
+      if (det < 0) {
+        const PetscInt t = w[1];
+        w[1]             = w[2];
+        w[2]             = t;
+      }
+      for (int a = 0; a < 4; a++) tet[4 * e + a] = tsoa[a * NE + e] = w[a];
+      for (int a = 0; a < 4; a++)
+        for (int d = 0; d < 3; d++) X[a][d] = x[3 * w[a] + d];
+      (void)SquallP1Geometry((const PetscReal(*)[3])X, invJ, &vol);
+      for (int k = 0; k < 9; k++) geom[k * NE + e] = invJ[k];
+      geom[9 * NE + e] = vol;
+      break;
+    }
+  }
+  for (int layout = 0; layout < 2; layout++)
+    for (int f = 0; f < 8; f++) { /* bit 0: rho, 1: u, 2: K given */
+      SquallP1Elements E, Ex;
+
+      PetscCall(PetscMemzero(&E, sizeof(E)));
+      E.ne    = NE;
+      E.tet   = layout ? tsoa : tet;
+      E.ts    = layout ? NE : 1;
+      E.es    = layout ? 1 : 4;
+      E.geom  = geom;
+      E.x     = x;
+      E.rho   = f & 1 ? rho : NULL;
+      E.u     = f & 2 ? u : NULL;
+      E.K     = f & 4 ? K : NULL;
+      Ex      = E;
+      Ex.geom = NULL;
+      for (int e = 0; e < NE; e++) {
+        PetscInt  v[2][4];
+        PetscReal g[2][4][3], vol[2], S[2][4][4], gmax = 0, dg = 0;
+
+        SquallP1ElementLoadAffine(&E, e, &c, v[0], g[0], &vol[0], S[0]);
+        SquallP1ElementLoadAffineXYZ(&Ex, e, &c, v[1], g[1], &vol[1], S[1]);
+        for (int a = 0; a < 4; a++) {
+          PetscReal rmax = 0, dmax = 0;
+
+          CHECK(v[0][a] == v[1][a], "affine_xyz load, element %d: vertex %d is %" PetscInt_FMT ", not %" PetscInt_FMT, e, a, v[1][a], v[0][a]);
+          for (int b = 0; b < 4; b++) {
+            rmax = PetscMax(rmax, PetscAbsReal(S[0][a][b]));
+            dmax = PetscMax(dmax, PetscAbsReal(S[1][a][b] - S[0][a][b]));
+          }
+          worst[0] = PetscMax(worst[0], rmax > 0 ? dmax / rmax : dmax);
+          for (int d = 0; d < 3; d++) {
+            gmax = PetscMax(gmax, PetscAbsReal(g[0][a][d]));
+            dg   = PetscMax(dg, PetscAbsReal(g[1][a][d] - g[0][a][d]));
+          }
+        }
+        worst[1] = PetscMax(worst[1], dg / gmax);
+        worst[2] = PetscMax(worst[2], PetscAbsReal(vol[1] - vol[0]) / PetscAbsReal(vol[0]));
+        CHECK(vol[1] > 0, "affine_xyz load, element %d: volume %g", e, (double)vol[1]);
+      }
+    }
+  PetscCall(PetscRandomDestroy(&rnd));
+  CHECK(worst[0] <= SQUALL_TOL(1e-14, 40) && worst[1] <= SQUALL_TOL(1e-14, 40) && worst[2] <= SQUALL_TOL(1e-14, 40), "affine_xyz element load differs from affine's: operator %g (row-relative), gradients %g, volume %g", (double)worst[0],
+        (double)worst[1], (double)worst[2]);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "element load from vertex coordinates (affine_xyz) = from the precomputed geometry (affine) on %d tetrahedra, 2 layouts, fields present or absent: operator %.1e, gradients %.1e, volume %.1e\n", (int)NE,
+                        (double)worst[0], (double)worst[1], (double)worst[2]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TestSolve6(PetscRandom rnd)
 {
   PetscReal worst = 0;
@@ -442,6 +568,7 @@ int main(int argc, char **argv)
   PetscCall(TestEig3(rnd));
   PetscCall(TestMetric(rnd));
   PetscCall(TestAffineOperator(rnd)); /* last: the others keep the random cases they were tuned on (single precision's Solve6 case 105) */
+  PetscCall(TestAffineXYZ());         /* its own generator */
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscFinalize());
   return 0;

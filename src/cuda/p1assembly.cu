@@ -38,7 +38,7 @@
    phase waits on shared memory only; balanced also evens the threads' work (contiguous runs of the block's
    contributions instead of every 256th entry, whose lengths run from 1 to ~20); _b3 caps the registers at 80
    for 3 blocks per SM (the element phase then spills ~600 bytes per thread to L1); affine is staged with the
-   element phase in closed form (below).
+   element phase in closed form, affine_xyz the same without the streamed geometry (below).
 
    Where the reduce mode's time goes (scalar operator of bench/p1_assembly.c: mass + advection + nodal tensor
    diffusion, double, 32-bit PetscInt; the 558,624-tet mountain mesh: 99,405 nodes, 1.44 M nonzeros, 2183 blocks,
@@ -59,8 +59,25 @@
    map's staging are small next to it. The affine variant computes the element matrix in closed form (p1tet.h,
    SquallP1ElementOperatorAffine(): ~450 instructions, ~213 FP64, no loop) and, with far fewer live values, runs 3
    blocks per SM for bs 1 (80 registers, 12 bytes of spill) or 2 for bs 3 (127 registers, shared memory bound);
-   the bytes stay those above. The next bytes to cut are the 80 of the geometry (gathering the 4 vertices'
-   coordinates, mostly cache hits, costs ~50 FP64 operations to rebuild J^-1) and the 65 of the map.
+   the bytes stay those above. The affine_xyz variant cuts the 80 of the geometry: it gathers the 4 vertices'
+   coordinates through the connectivity, as it gathers u and K, and rebuilds J^-1 and |K| in registers with the
+   set-up's own SquallP1Geometry() (SquallP1ElementLoadAffineXYZ()); the inverted and degenerate elements were
+   rejected at set-up. Its bytes per element:
+     connectivity            4 int32                                        16 B
+     coordinates (x)         24 B per node x 0.178 nodes per element         4 B   (gathered 4x: 96 B of L1/L2 requests, the geometry's 80 B streamed no more)
+     nodal u (3), K (9)                                                     17 B
+     map                                                                    65 B
+     values                                                                 21 B   (+21 B of zeroing)
+     total                                                                 123 B   (-38%; single precision: 16 + 2 + 9 + 65 + 10 = 102 instead of 140)
+   for ~60 more instructions per element (PTX, bs 1: 895 against 833, FP64 298 against 242: the Jacobian, its
+   cofactors and one division), loads 81 against 79 (12 coordinate gathers instead of 10 streamed values). The
+   gathers depend on the connectivity as those of u and K do, so the chain of dependent loads gets no longer;
+   the geometry's ~60 FP64 operations, ~2 us at the H200's FP64 rate for 0.56 M elements, buy 43 MB less DRAM
+   traffic, ~13 us at 3.3 TB/s. ptxas (sm_90, double): bs 1 80 registers at 3 blocks per SM with 36 bytes of
+   spill stores (affine: 12), bs 3 128 registers at 2, no spill (P1_AFFINE_XYZ_MIN_BLOCKS1 / 3); single precision
+   72 registers for both, no spill (affine: 79), as the 10 geometry loads no longer sit in registers. The next bytes
+   to cut are the 65 of the map: the 16 uint16 contribution indices per element (32 B) and the int32 slot and
+   uint16 end of each of the ~5.5 block entries per element (33 B).
 
    Inputs: connectivity, geometry and slots are structure-of-arrays, so a warp's loads of one of them
    are one or two 128-byte lines. The nodal fields (rho, u, K) stay interleaved per node: they are
@@ -103,6 +120,15 @@
 #endif
 #if !defined(P1_AFFINE_MIN_BLOCKS3)
 #  define P1_AFFINE_MIN_BLOCKS3 2
+#endif
+/* the same for the affine_xyz variant (geometry rebuilt from the vertex coordinates): bs 1 at 80 registers spills 36
+   bytes per thread (to L1: 3 blocks leave ~80 KB of it), at 128 (2 blocks) none but a third fewer warps to hide the
+   gathers' latency; bs 3 takes 128 registers at 2 blocks without spilling, as affine does */
+#if !defined(P1_AFFINE_XYZ_MIN_BLOCKS1)
+#  define P1_AFFINE_XYZ_MIN_BLOCKS1 3
+#endif
+#if !defined(P1_AFFINE_XYZ_MIN_BLOCKS3)
+#  define P1_AFFINE_XYZ_MIN_BLOCKS3 2
 #endif
 
 struct P1CUDA {
@@ -333,7 +359,8 @@ template <typename T> __device__ static inline int P1StageAsync(T *s, const T *g
    ends): ~C + one entry's length of work per thread instead of ~5 entries' worth of the warp's longest. Both
    add each entry's contributions in the map's order: bit for bit the plain kernel's values. AFF 1 (variant affine):
    the element matrices in closed form (SquallP1ElementLoadAffine()) instead of by the 11-point quadrature, ~4x
-   fewer instructions; the same values up to rounding, not bit for bit. */
+   fewer instructions; the same values up to rounding, not bit for bit. AFF 2 (variant affine_xyz): AFF 1 with J^-1 and
+   the volume rebuilt from the 4 vertices' coordinates (SquallP1ElementLoadAffineXYZ()) instead of read from E.geom. */
 template <int BS, int BAL, int MINB, int AFF>
 __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
                                                                                       const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int nus)
@@ -364,7 +391,9 @@ __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedK
     PetscInt  v[4];
     PetscReal g[4][3], vol, S[4][4];
 
-    if (AFF)
+    if (AFF == 2)
+      SquallP1ElementLoadAffineXYZ(&E, e, &coef, v, g, &vol, S);
+    else if (AFF)
       SquallP1ElementLoadAffine(&E, e, &coef, v, g, &vol, S);
     else
       SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
@@ -416,7 +445,8 @@ __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedK
 
 /* the reduce kernels by block size and variant (SquallP1ReduceVariant order); _b3: 3 blocks of 256 threads per SM
    (<= 80 registers, the rest spilled to L1) instead of P1_MIN_BLOCKS; affine: staged with the closed-form element
-   phase, P1_AFFINE_MIN_BLOCKS1 / 3 blocks per SM */
+   phase, P1_AFFINE_MIN_BLOCKS1 / 3 blocks per SM; affine_xyz: the same with the geometry from the vertex coordinates,
+   P1_AFFINE_XYZ_MIN_BLOCKS1 / 3 */
 typedef void (*P1ReduceKernel)(SquallP1Elements, SquallP1Coef, const int *, const int *, const int *, const int *, const uint16_t *, const uint16_t *, const PetscInt *, PetscScalar *, int);
 
 static P1ReduceKernel P1ReduceKernelOf(int bs, SquallP1ReduceVariant v)
@@ -427,14 +457,16 @@ static P1ReduceKernel P1ReduceKernelOf(int bs, SquallP1ReduceVariant v)
                                                                    P1AssembleReduceStagedKernel<1, 0, 3, 0>,
                                                                    P1AssembleReduceStagedKernel<1, 1, P1_MIN_BLOCKS, 0>,
                                                                    P1AssembleReduceStagedKernel<1, 1, 3, 0>,
-                                                                   P1AssembleReduceStagedKernel<1, 0, P1_AFFINE_MIN_BLOCKS1, 1>};
+                                                                   P1AssembleReduceStagedKernel<1, 0, P1_AFFINE_MIN_BLOCKS1, 1>,
+                                                                   P1AssembleReduceStagedKernel<1, 0, P1_AFFINE_XYZ_MIN_BLOCKS1, 2>};
   static const P1ReduceKernel k3[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<3, P1_MIN_BLOCKS>,
                                                                    P1AssembleReduceKernel<3, 3>,
                                                                    P1AssembleReduceStagedKernel<3, 0, P1_MIN_BLOCKS, 0>,
                                                                    P1AssembleReduceStagedKernel<3, 0, 3, 0>,
                                                                    P1AssembleReduceStagedKernel<3, 1, P1_MIN_BLOCKS, 0>,
                                                                    P1AssembleReduceStagedKernel<3, 1, 3, 0>,
-                                                                   P1AssembleReduceStagedKernel<3, 0, P1_AFFINE_MIN_BLOCKS3, 1>};
+                                                                   P1AssembleReduceStagedKernel<3, 0, P1_AFFINE_MIN_BLOCKS3, 1>,
+                                                                   P1AssembleReduceStagedKernel<3, 0, P1_AFFINE_XYZ_MIN_BLOCKS3, 2>};
 
   return bs == 1 ? k1[v] : k3[v];
 }
@@ -614,6 +646,7 @@ static PetscErrorCode P1GetElementsDevice(SquallP1 p1, SquallP1Elements *E)
   E->ts   = p1->ne;
   E->es   = 1;
   E->geom = cu->geom;
+  E->x    = cu->x;
   if (p1->rho) PetscCall(VecCUDAGetArrayRead(p1->rho, &E->rho));
   if (p1->u) PetscCall(VecCUDAGetArrayRead(p1->u, &E->u));
   if (p1->hasK && p1->Kloc == SQUALL_P1_NODE) PetscCall(VecCUDAGetArrayRead(p1->K, &E->K));

@@ -50,8 +50,11 @@ typedef struct _n_SquallHBCUDA *SquallHBCUDA;
        per node);
    v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against the bank
        conflicts of odd Nq (src/cuda/hbop.cu, HBLayout2DOf); the same arithmetic, the same kernel at
-       even Nq; -hb_v3_layers applies */
-typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3, SQUALL_HB_KERNEL_V4 } SquallHBKernelVariant;
+       even Nq; -hb_v3_layers applies;
+   v5: v3's 2D sweep with two nodes per thread, (i, j) and (i, j + ceil(Nq/2)) (register tiling: each
+       shared load of the column shape x[m][i] serves both; ~30% fewer shared-memory cycles per node
+       at Nq = 16, more registers); -hb_v3_layers applies */
+typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3, SQUALL_HB_KERNEL_V4, SQUALL_HB_KERNEL_V5 } SquallHBKernelVariant;
 PETSC_INTERN const char *const SquallHBKernelVariants[];
 
 typedef struct {
@@ -69,7 +72,7 @@ typedef struct {
   char      vectype[64];
 
   SquallHBKernelVariant kvariant; /* CUDA element kernels */
-  PetscInt              v3layers; /* v3/v4 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4; 0: by order, SquallHBV3Layers()) */
+  PetscInt              v3layers; /* v3/v4/v5 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4; 0: by order, SquallHBV3Layers()) */
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */
   PetscInt  nelem, nint;
@@ -114,13 +117,13 @@ PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal b
    roofline for L = 2/3/4 at N = 9..15: 74/69/78, 62/67/72, 75/78/75, 54/57/59, 64/63/64, 47/52/53,
    59/64/58); 2 below N = 9, where the 3D kernel runs unless -hb_kernel_switch says otherwise. v4 (the
    default) by its own measurements (runM4d, bench/results/gpu-h200-2026-11-30-session5.json: N = 9..15
-   best 77, 73, 77, 66, 63, 56, 63%) */
+   best 77, 73, 77, 66, 63, 56, 63%); v5 2 until measured */
 static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
 {
   static const PetscInt best3[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
   static const PetscInt best4[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 3, 4, 3, 3};
 
   if (hb->v3layers > 0) return hb->v3layers;
-  if (hb->N < 0 || hb->N >= 16) return 2;
+  if (hb->N < 0 || hb->N >= 16 || hb->kvariant == SQUALL_HB_KERNEL_V5) return 2; /* v5: not measured yet; L = 2 keeps 3 blocks per SM at N = 15 (168 registers), 3 and 4 need ~255 (2 blocks) */
   return hb->kvariant == SQUALL_HB_KERNEL_V4 ? best4[hb->N] : best3[hb->N];
 }

@@ -7,12 +7,12 @@
 
 static const char HBComposedName[] = "SquallHBMultDot_C";
 
-const char *const SquallHBKernelVariants[] = {"v1", "v2", "v3", "v4", "SquallHBKernelVariant", "SQUALL_HB_KERNEL_", NULL};
+const char *const SquallHBKernelVariants[] = {"v1", "v2", "v3", "v4", "v5", "SquallHBKernelVariant", "SQUALL_HB_KERNEL_", NULL};
 
 /* the CUDA element kernel this operator's order runs (the "kernel" of SquallHBGetInfo() and of the
    benchmark records); the register cap exists for the v1 2D kernel from Nq = 14 on; the v3 2D kernel
-   with 3 or 4 layers per step is "2d_v3_L3", "2d_v3_L4" (the default 2 keeps the name "2d_v3"), and v4's
-   "2d_v4", "2d_v4_L3", "2d_v4_L4" */
+   with 3 or 4 layers per step is "2d_v3_L3", "2d_v3_L4" (the default 2 keeps the name "2d_v3"), v4's
+   "2d_v4", "2d_v4_L3", "2d_v4_L4", and v5's "2d_v5", "2d_v5_L3", "2d_v5_L4" */
 const char *SquallHBKernelName(const Mat_HB *hb)
 {
   const PetscBool use3d = (PetscBool)(hb->N < hb->kswitch);
@@ -20,6 +20,7 @@ const char *SquallHBKernelName(const Mat_HB *hb)
   if (hb->kvariant == SQUALL_HB_KERNEL_V1) return use3d ? "3d" : (hb->capregs && hb->Nq >= 14 ? "2d_capped" : "2d");
   if (hb->kvariant == SQUALL_HB_KERNEL_V3) return use3d ? "3d_v2" : (SquallHBV3Layers(hb) == 3 ? "2d_v3_L3" : (SquallHBV3Layers(hb) == 4 ? "2d_v3_L4" : "2d_v3")); /* v3 has no 3D kernel of its own */
   if (hb->kvariant == SQUALL_HB_KERNEL_V4) return use3d ? "3d_v2" : (SquallHBV3Layers(hb) == 3 ? "2d_v4_L3" : (SquallHBV3Layers(hb) == 4 ? "2d_v4_L4" : "2d_v4")); /* nor has v4 */
+  if (hb->kvariant == SQUALL_HB_KERNEL_V5) return use3d ? "3d_v2" : (SquallHBV3Layers(hb) == 3 ? "2d_v5_L3" : (SquallHBV3Layers(hb) == 4 ? "2d_v5_L4" : "2d_v5")); /* nor has v5 */
   return use3d ? "3d_v2" : "2d_v2";
 }
 
@@ -49,7 +50,7 @@ static PetscErrorCode HBV3LayersFromOptions(PetscOptionItems *PetscOptionsObject
 {
   PetscFunctionBegin;
   PetscCall(PetscOptionsInt("-hb_v3_layers",
-                            "CUDA, v3/v4 layer-by-layer kernel: layers each thread computes per step (2, 3 or 4; more layers share each shared-memory load of D and q, for more registers and shared memory; 0: the fastest measured for the order)",
+                            "CUDA, v3/v4/v5 layer-by-layer kernel: layers each thread computes per step (2, 3 or 4; more layers share each shared-memory load of D and q, for more registers and shared memory; 0: the fastest measured for the order)",
                             "SquallHBCreateOperator", hb->v3layers, &hb->v3layers, NULL));
   PetscCheck(hb->v3layers == 0 || (hb->v3layers >= 2 && hb->v3layers <= 4), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 0 (by order), 2, 3, 4", hb->v3layers);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -106,7 +107,8 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCheck(hb->kswitch >= 1 && hb->kswitch <= 10, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_switch %" PetscInt_FMT " is out of range: valid values are 1 (always 2D) to 10 (3D up to order 9)", hb->kswitch);
   PetscCall(PetscOptionsEnum("-hb_kernel_variant",
                              "CUDA operator kernels: v1 (first version: 2D keeps q and the result in registers), v2 (3D loads before the first barrier, 2D keeps q in shared memory), v3 (v2 in 3D; 2D two layers per step, fewer shared loads per node) "
-                             "or v4 (v3 with the 2D block shape and shared-memory pitches chosen per order against the bank conflicts of odd Nq)",
+                             "v4 (v3 with the 2D block shape and shared-memory pitches chosen per order against the bank conflicts of odd Nq) "
+                             "or v5 (v3's 2D sweep with two nodes per thread: each shared load of a column serves both, fewer shared-memory cycles per node, more registers)",
                              "SquallHBCreateOperator", SquallHBKernelVariants, (PetscEnum)hb->kvariant, (PetscEnum *)&hb->kvariant, NULL));
   PetscCall(HBV3LayersFromOptions(PetscOptionsObject, hb));
   PetscCall(PetscOptionsBool("-hb_kernel_cap_registers", "CUDA, v1 layer-by-layer kernel, orders >= 13: cap registers at 128 for two blocks per SM (spills a little)", "SquallHBCreateOperator", hb->capregs, &hb->capregs, NULL));
@@ -508,8 +510,8 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_dirichlet                     - homogeneous Dirichlet conditions on the boundary (lambda may then be 0)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks for N < K, layer-by-layer 2D blocks for N >= K (default 9)
-. -hb_kernel_variant <v1,v2,v3,v4>  - CUDA: generation of the element kernels (default v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts, a different kernel at even N only (odd N + 1), the same results, 3-8 points of the roofline more at N = 10, 12, 14; v3: 2D two layers per step; v2's 3D kernel below the switch; v1, v2 for comparison)
-. -hb_v3_layers <0,2,3,4>           - CUDA, v3/v4 2D kernel: layers per step and thread (default 0: the fastest measured for the order, 3 or 4 from N = 9 on; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
+. -hb_kernel_variant <v1,v2,v3,v4,v5> - CUDA: generation of the element kernels (default v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts, a different kernel at even N only (odd N + 1), the same results, 3-8 points of the roofline more at N = 10, 12, 14; v3: 2D two layers per step; v2's 3D kernel below the switch; v5: v3's 2D sweep with two nodes per thread (register tiling), to be measured against v4; v1, v2 for comparison)
+. -hb_v3_layers <0,2,3,4>           - CUDA, v3/v4/v5 2D kernel: layers per step and thread (default 0: the fastest measured for the order, 3 or 4 from N = 9 on; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)

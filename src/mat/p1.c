@@ -12,7 +12,7 @@ const char *const SquallP1Backends[]       = {"host", "cuda", "SquallP1Backend",
 const char *const SquallP1AssemblyTypes[]  = {"atomic", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
 const char *const SquallP1Locations[]      = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
 const char *const SquallP1AtomicModes[]    = {"search", "slots", "gather", "reduce", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
-const char *const SquallP1ReduceVariants[] = {"plain", "plain_b3", "staged", "staged_b3", "balanced", "balanced_b3", "affine", "SquallP1ReduceVariant", "SQUALL_P1_REDUCE_", NULL};
+const char *const SquallP1ReduceVariants[] = {"plain", "plain_b3", "staged", "staged_b3", "balanced", "balanced_b3", "affine", "affine_xyz", "SquallP1ReduceVariant", "SQUALL_P1_REDUCE_", NULL};
 const char *const SquallP1ElementOrders[]  = {"natural", "colored", "sorted", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
 
 /* the public term enum and the pointwise header's indices must agree */
@@ -46,7 +46,11 @@ PetscErrorCode SquallP1Create(DM dm, SquallP1 *p1)
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ndev, 1, MPIU_INT, MPI_MIN, p->comm));
   p->backend  = ndev > 0 ? SQUALL_P1_CUDA : SQUALL_P1_HOST;
   p->assembly = SQUALL_P1_ASSEMBLY_ATOMIC;
-  p->rvariant = SQUALL_P1_REDUCE_AFFINE; /* staged with closed-form element matrices: 0.088 against 0.115 ms (staged) for the scalar matrix of 0.56 M tets, 0.307 against 0.315 for 3x3 blocks (runM4d); staged was the fastest of the first six (runI) */
+  /* affine (staged with closed-form element matrices): 0.088 against 0.115 ms (staged) for the scalar matrix of 0.56 M tets,
+     0.307 against 0.315 for 3x3 blocks (runM4d); staged was the fastest of the first six (runI). affine_xyz: affine without
+     the streamed geometry, 123 instead of 199 bytes per element from memory for +7% instructions (src/cuda/p1assembly.cu);
+     the default by that model, not yet measured */
+  p->rvariant = SQUALL_P1_REDUCE_AFFINE_XYZ;
   /* the slot map costs 64 (bs 1) or 80 (bs 3) bytes per element of memory, once, and saves every
      assembly its 16 binary searches per element */
   p->atomicmode = SQUALL_P1_ATOMIC_SLOTS;
@@ -122,8 +126,8 @@ PetscErrorCode SquallP1SetAtomicMode(SquallP1 p1, SquallP1AtomicMode mode)
 }
 
 /*@C
-  SquallP1SetReduceVariant - the GPU kernel of SQUALL_P1_ATOMIC_REDUCE (-p1_reduce_variant). All but AFFINE (the
-  default) give the same matrix bit for bit (the same sums in the same order); they differ in how the summing phase reaches its map and
+  SquallP1SetReduceVariant - the GPU kernel of SQUALL_P1_ATOMIC_REDUCE (-p1_reduce_variant). All but AFFINE and
+  AFFINE_XYZ give the same matrix bit for bit (the same sums in the same order); they differ in how the summing phase reaches its map and
   how many registers the kernel may use: SQUALL_P1_REDUCE_PLAIN reads the map from global memory, a chain
   of dependent loads per entry; STAGED copies the block's map into shared memory asynchronously while the
   elements are computed, so the summing phase waits on shared memory only; BALANCED is STAGED with each thread
@@ -133,13 +137,16 @@ PetscErrorCode SquallP1SetAtomicMode(SquallP1 p1, SquallP1AtomicMode mode)
   element phase in closed form (SquallP1ElementOperatorAffine(): the gradients of an affine tetrahedron are
   constant, so every term is a few dot products of them; ~4x fewer instructions than the 11-point quadrature,
   and 3 blocks per SM for scalar operators without spilling): the same matrix up to rounding (a few ulps of each
-  row's largest entry), not bit for bit. No effect on the CPU.
+  row's largest entry), not bit for bit. AFFINE_XYZ (the default) is AFFINE with J^{-1} and the volume rebuilt from
+  the 4 vertices' coordinates by the set-up's own SquallP1Geometry() (SquallP1ElementLoadAffineXYZ()) instead of read
+  from the precomputed geometry: 80 bytes per element less from memory (double) for ~60 floating-point operations;
+  AFFINE's matrix up to rounding. No effect on the CPU.
 @*/
 PetscErrorCode SquallP1SetReduceVariant(SquallP1 p1, SquallP1ReduceVariant v)
 {
   PetscFunctionBegin;
-  PetscCheck(v >= SQUALL_P1_REDUCE_PLAIN && v < SQUALL_P1_REDUCE_NUM_VARIANTS, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown reduce variant %d: valid variants are 0 to %d (plain, plain_b3, staged, staged_b3, balanced, balanced_b3, affine)", (int)v,
-             (int)SQUALL_P1_REDUCE_NUM_VARIANTS - 1);
+  PetscCheck(v >= SQUALL_P1_REDUCE_PLAIN && v < SQUALL_P1_REDUCE_NUM_VARIANTS, p1->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "Unknown reduce variant %d: valid variants are 0 to %d (plain, plain_b3, staged, staged_b3, balanced, balanced_b3, affine, affine_xyz)", (int)v, (int)SQUALL_P1_REDUCE_NUM_VARIANTS - 1);
   p1->rvariant = v;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -190,7 +197,8 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
                                "contributions) or reduce (a thread block sums its contributions per entry in shared memory, one atomicAdd each)",
                                "SquallP1SetAtomicMode", mode, mode, sizeof(mode), &setmode));
   PetscCall(PetscOptionsString("-p1_reduce_variant",
-                               "GPU kernel of the reduce mode: affine (default: closed-form element matrices, the quadrature's up to rounding), plain, plain_b3, staged, staged_b3, balanced, balanced_b3 (the quadrature's bit for bit)",
+                               "GPU kernel of the reduce mode: affine_xyz (default: affine with the geometry rebuilt from the vertex coordinates), affine (closed-form element matrices, the quadrature's up to rounding), plain, plain_b3, staged, "
+                               "staged_b3, balanced, balanced_b3 (the quadrature's bit for bit)",
                                "SquallP1SetReduceVariant", rvar, rvar, sizeof(rvar), &setrvar));
   PetscCall(PetscOptionsReal("-p1_degenerate_tol", "A tetrahedron is degenerate when 6|volume| <= tol * (longest edge)^3 (0 to 0.1)", "SquallP1SetUp", tol, &tol, NULL));
   PetscCall(
@@ -216,7 +224,7 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
       PetscCall(PetscStrcasecmp(rvar, SquallP1ReduceVariants[k], &found));
       if (found) PetscCall(SquallP1SetReduceVariant(p1, (SquallP1ReduceVariant)k));
     }
-    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_reduce_variant %s is not valid: use plain, plain_b3, staged, staged_b3, balanced, balanced_b3 or affine", rvar);
+    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_reduce_variant %s is not valid: use plain, plain_b3, staged, staged_b3, balanced, balanced_b3, affine or affine_xyz", rvar);
   }
   if (order != p1->order) PetscCall(SquallP1SetElementOrder(p1, order));
   p1->degtol = tol;

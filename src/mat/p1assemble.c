@@ -193,6 +193,7 @@ PetscErrorCode SquallP1GetElementsHost(SquallP1 p1, SquallP1Elements *E)
   E->ts   = 1;
   E->es   = 4;
   E->geom = p1->geom;
+  E->x    = p1->x;
   if (p1->rho) PetscCall(VecGetArrayRead(p1->rho, &E->rho));
   if (p1->u) PetscCall(VecGetArrayRead(p1->u, &E->u));
   if (p1->hasK && p1->Kloc == SQUALL_P1_NODE) PetscCall(VecGetArrayRead(p1->K, &E->K));

@@ -169,6 +169,7 @@ typedef struct {
   const PetscInt    *tet; /* vertex a of element e: tet[a*ts + e*es] */
   PetscInt           ts, es;
   const PetscReal   *geom;             /* J^{-1} and volume: geom[k*ne + e], k < SQUALL_P1_NGEOM */
+  const PetscReal   *x;                /* vertex coordinates x[3*v + d], what geom was computed from (SquallP1ElementLoadAffineXYZ()) */
   const PetscScalar *rho, *u, *K, *Ke; /* nodal (1, 3, 9 per vertex) or per element (Ke, 9); NULL: absent */
 } SquallP1Elements;
 
@@ -176,21 +177,15 @@ typedef struct {
   PetscReal c[SQUALL_P1_NTERMS];
 } SquallP1Coef;
 
-/* vertices, gradients, volume and the coefficient fields of element e as the element operators read them:
-   c = 1, u = 0, K = I where the field is absent or its term's coefficient is 0 (the mean of the nodal K) */
-SQUALL_HOST_DEVICE static inline void SquallP1ElementFields(const SquallP1Elements *E, PetscInt e, const SquallP1Coef *coef, PetscInt v[4], PetscReal g[4][3], PetscReal *vol, PetscReal c[4], PetscReal u[4][3], PetscReal K[9])
+/* the coefficient fields of element e with vertices v as the element operators read them: c = 1, u = 0, K = I where
+   the field is absent or its term's coefficient is 0 (the mean of the nodal K) */
+SQUALL_HOST_DEVICE static inline void SquallP1ElementNodalFields(const SquallP1Elements *E, PetscInt e, const SquallP1Coef *coef, const PetscInt v[4], PetscReal c[4], PetscReal u[4][3], PetscReal K[9])
 {
-  PetscReal invJ[9];
-
   for (int a = 0; a < 4; a++) {
     c[a] = 1;
     for (int d = 0; d < 3; d++) u[a][d] = 0;
   }
   for (int k = 0; k < 9; k++) K[k] = (PetscReal)(k % 4 == 0);
-  for (int a = 0; a < 4; a++) v[a] = E->tet[a * E->ts + e * E->es];
-  for (int k = 0; k < 9; k++) invJ[k] = E->geom[k * E->ne + e];
-  *vol = E->geom[9 * E->ne + e];
-  SquallP1Gradients(invJ, g);
   if (E->rho)
     for (int a = 0; a < 4; a++) c[a] = PetscRealPart(E->rho[v[a]]);
   if (E->u && coef->c[SQUALL_P1_TERM_ADVECTION] != 0)
@@ -202,6 +197,18 @@ SQUALL_HOST_DEVICE static inline void SquallP1ElementFields(const SquallP1Elemen
     else if (E->Ke)
       for (int k = 0; k < 9; k++) K[k] = PetscRealPart(E->Ke[9 * e + k]);
   }
+}
+
+/* vertices, gradients (from the precomputed geometry E->geom), volume and the coefficient fields of element e */
+SQUALL_HOST_DEVICE static inline void SquallP1ElementFields(const SquallP1Elements *E, PetscInt e, const SquallP1Coef *coef, PetscInt v[4], PetscReal g[4][3], PetscReal *vol, PetscReal c[4], PetscReal u[4][3], PetscReal K[9])
+{
+  PetscReal invJ[9];
+
+  for (int a = 0; a < 4; a++) v[a] = E->tet[a * E->ts + e * E->es];
+  for (int k = 0; k < 9; k++) invJ[k] = E->geom[k * E->ne + e];
+  *vol = E->geom[9 * E->ne + e];
+  SquallP1Gradients(invJ, g);
+  SquallP1ElementNodalFields(E, e, coef, v, c, u, K);
 }
 
 /* vertices, gradients, volume and scalar operator S of element e */
@@ -252,6 +259,36 @@ SQUALL_HOST_DEVICE static inline void SquallP1ElementLoadAffine(const SquallP1El
   PetscReal c[4], u[4][3], K[9];
 
   SquallP1ElementFields(E, e, coef, v, g, vol, c, u, K);
+  SquallP1ElementOperatorAffine((const PetscReal(*)[3])g, *vol, c, (const PetscReal(*)[3])u, K, coef->c, S);
+}
+
+/* vertices, gradients and volume of element e from its vertex coordinates E->x, by SquallP1Geometry(), the function
+   that computed E->geom at set-up (so the same values, up to the compiler's contraction of the operations into
+   fused multiply-adds): E->geom is not read. No validity test: SquallP1SetUp() rejected inverted and degenerate
+   elements once. */
+SQUALL_HOST_DEVICE static inline void SquallP1ElementGeometryXYZ(const SquallP1Elements *E, PetscInt e, PetscInt v[4], PetscReal g[4][3], PetscReal *vol)
+{
+  PetscReal X[4][3], invJ[9];
+
+  SQUALL_P1_UNROLL
+  for (int a = 0; a < 4; a++) v[a] = E->tet[a * E->ts + e * E->es];
+  SQUALL_P1_UNROLL
+  for (int a = 0; a < 4; a++) SQUALL_P1_UNROLL
+  for (int d = 0; d < 3; d++) X[a][d] = E->x[3 * v[a] + d];
+  (void)SquallP1Geometry((const PetscReal(*)[3])X, invJ, vol);
+  SquallP1Gradients(invJ, g);
+}
+
+/* SquallP1ElementLoadAffine() with the geometry rebuilt from the vertex coordinates (-p1_reduce_variant affine_xyz):
+   12 coordinates gathered through the connectivity (a vertex is shared by ~24 elements, so they mostly hit in
+   cache: ~4 bytes per element from memory) and ~60 floating-point operations, instead of the 10 streamed values of
+   E->geom (80 bytes per element in double) */
+SQUALL_HOST_DEVICE static inline void SquallP1ElementLoadAffineXYZ(const SquallP1Elements *E, PetscInt e, const SquallP1Coef *coef, PetscInt v[4], PetscReal g[4][3], PetscReal *vol, PetscReal S[4][4])
+{
+  PetscReal c[4], u[4][3], K[9];
+
+  SquallP1ElementGeometryXYZ(E, e, v, g, vol);
+  SquallP1ElementNodalFields(E, e, coef, v, c, u, K);
   SquallP1ElementOperatorAffine((const PetscReal(*)[3])g, *vol, c, (const PetscReal(*)[3])u, K, coef->c, S);
 }
 
