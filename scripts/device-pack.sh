@@ -6,12 +6,14 @@
 #   DEST/snap.txz, snaps.txz   this checkout's HEAD built against each (Release, sm_90 machine code only: no PTX,
 #                              which halves the library and keeps the carry under the limit), object files left out
 # and copies scripts/device-run.sh next to them. On the device (carry DEST): bash DEST/device-run.sh DEST [BUDGET_S].
-#   scripts/device-pack.sh [DEST=.deps/pack] [single: 1 to pack it, 0 for double only]
+#   scripts/device-pack.sh [DEST=.deps/pack] [single: 1 to pack it, 0 for double only] [double: 1 to pack it, 0 for single only]
+# (both snapshots together no longer fit the carry limit: pack one precision per call)
 # Needs /opt/squall-deps/cuda and cuda-single (scripts/install-deps.sh) and nvcc on this machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dest=$(mkdir -p "${1:-$root/.deps/pack}" && cd "${1:-$root/.deps/pack}" && pwd)
 single=${2:-1}
+double=${3:-1}
 deps=/opt/squall-deps
 work=$(mktemp -d /tmp/squall-pack.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -30,7 +32,7 @@ build() { # name PETSC_DIR: the snapshot is built at /tmp/<name>, where device-r
   PATH=$pd/bin:/usr/local/cuda/bin:$PATH cmake --build "$src/b" -j"$(nproc)" > "$work/$name-build.log" || { tail -30 "$work/$name-build.log"; exit 1; }
   (cd /tmp && tar --exclude='*.o' --exclude="$name/b/CMakeFiles" --exclude="$name/bench/results" --exclude='*/CMakeFiles/*.dir' --exclude="$name/b/Testing" -cf - "$name" | xz -6 -T0 > "$dest/$name.txz")
 }
-build snap $deps/cuda
+[ "$double" = 1 ] && build snap $deps/cuda
 [ "$single" = 1 ] && build snaps $deps/cuda-single
 cp "$root/scripts/device-run.sh" "$dest/"
 git -C "$root" rev-parse --short HEAD > "$dest/commit.txt"

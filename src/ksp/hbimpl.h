@@ -115,15 +115,26 @@ PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal b
 /* the layers per step the v3 2D kernel runs with: -hb_v3_layers, or for 0 (the default) the fastest
    on the H200 by order (runL1, bench/results/gpu-h200-2026-11-30-session4.json: % of the streaming
    roofline for L = 2/3/4 at N = 9..15: 74/69/78, 62/67/72, 75/78/75, 54/57/59, 64/63/64, 47/52/53,
-   59/64/58); 2 below N = 9, where the 3D kernel runs unless -hb_kernel_switch says otherwise. v4 (the
-   default) by its own measurements (runM4d, bench/results/gpu-h200-2026-11-30-session5.json: N = 9..15
-   best 77, 73, 77, 66, 63, 56, 63%); v5 2 until measured */
+   59/64/58); 2 below N = 9, where the 3D kernel runs unless -hb_kernel_switch says otherwise. v4 by its
+   own measurements (runM4d, bench/results/gpu-h200-2026-11-30-session5.json: N = 9..15 best 77, 73, 77,
+   66, 63, 56, 63%; again in runN1), v5 by runN1 (bench/results/gpu-h200-2026-12-01-session6.json: L = 2
+   best but at N = 15, where L = 3 gives 66 against 62%) */
 static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
 {
   static const PetscInt best3[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
   static const PetscInt best4[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 3, 4, 3, 3};
+  static const PetscInt best5[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3};
 
   if (hb->v3layers > 0) return hb->v3layers;
-  if (hb->N < 0 || hb->N >= 16 || hb->kvariant == SQUALL_HB_KERNEL_V5) return 2; /* v5: not measured yet; L = 2 keeps 3 blocks per SM at N = 15 (168 registers), 3 and 4 need ~255 (2 blocks) */
-  return hb->kvariant == SQUALL_HB_KERNEL_V4 ? best4[hb->N] : best3[hb->N];
+  if (hb->N < 0 || hb->N >= 16) return 2;
+  return hb->kvariant == SQUALL_HB_KERNEL_V5 ? best5[hb->N] : (hb->kvariant == SQUALL_HB_KERNEL_V4 ? best4[hb->N] : best3[hb->N]);
+}
+
+/* The default -hb_kernel_variant of order N: the faster 2D kernel of v4 and v5 at their best layers
+   (runN1, bench/results/gpu-h200-2026-12-01-session6.json, % of the streaming roofline, v4 / v5:
+   N = 9: 78 / 82, 10: 74 / 69, 11: 78 / 77, 12: 67 / 65, 13: 64 / 66, 14: 57 / 68, 15: 64 / 66);
+   v4 below the 2D switch, where both run v2's 3D kernel */
+static inline SquallHBKernelVariant SquallHBDefaultVariant(PetscInt N)
+{
+  return N == 9 || N >= 13 ? SQUALL_HB_KERNEL_V5 : SQUALL_HB_KERNEL_V4;
 }

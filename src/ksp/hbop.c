@@ -71,7 +71,7 @@ static PetscErrorCode MatSetFromOptions_HB(Mat A, PetscOptionItems *PetscOptions
 static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
 {
   PetscInt  nE = 3, nb = 6;
-  PetscBool flg;
+  PetscBool flg, set;
 
   PetscFunctionBegin;
   {
@@ -109,7 +109,8 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
                              "CUDA operator kernels: v1 (first version: 2D keeps q and the result in registers), v2 (3D loads before the first barrier, 2D keeps q in shared memory), v3 (v2 in 3D; 2D two layers per step, fewer shared loads per node) "
                              "v4 (v3 with the 2D block shape and shared-memory pitches chosen per order against the bank conflicts of odd Nq) "
                              "or v5 (v3's 2D sweep with two nodes per thread: each shared load of a column serves both, fewer shared-memory cycles per node, more registers)",
-                             "SquallHBCreateOperator", SquallHBKernelVariants, (PetscEnum)hb->kvariant, (PetscEnum *)&hb->kvariant, NULL));
+                             "SquallHBCreateOperator", SquallHBKernelVariants, (PetscEnum)hb->kvariant, (PetscEnum *)&hb->kvariant, &set));
+  if (!set) hb->kvariant = SquallHBDefaultVariant(hb->N);
   PetscCall(HBV3LayersFromOptions(PetscOptionsObject, hb));
   PetscCall(PetscOptionsBool("-hb_kernel_cap_registers", "CUDA, v1 layer-by-layer kernel, orders >= 13: cap registers at 128 for two blocks per SM (spills a little)", "SquallHBCreateOperator", hb->capregs, &hb->capregs, NULL));
   PetscCall(PetscOptionsBool("-hb_overlap", "Overlap the halo exchanges with the interior elements and owned rows (off: complete each exchange first, to measure what the overlap hides)", "SquallHBCreateOperator", hb->overlap, &hb->overlap, NULL));
@@ -510,8 +511,8 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_dirichlet                     - homogeneous Dirichlet conditions on the boundary (lambda may then be 0)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks for N < K, layer-by-layer 2D blocks for N >= K (default 9)
-. -hb_kernel_variant <v1,v2,v3,v4,v5> - CUDA: generation of the element kernels (default v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts, a different kernel at even N only (odd N + 1), the same results, 3-8 points of the roofline more at N = 10, 12, 14; v3: 2D two layers per step; v2's 3D kernel below the switch; v5: v3's 2D sweep with two nodes per thread (register tiling), to be measured against v4; v1, v2 for comparison)
-. -hb_v3_layers <0,2,3,4>           - CUDA, v3/v4/v5 2D kernel: layers per step and thread (default 0: the fastest measured for the order, 3 or 4 from N = 9 on; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
+. -hb_kernel_variant <v1,v2,v3,v4,v5> - CUDA: generation of the element kernels (default by order, SquallHBDefaultVariant(): v5 at N = 9 and 13-15, v4 otherwise, the faster of the two on the H200; v5: v3's 2D sweep with two nodes per thread, each column-shaped shared load serving both; v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts; v3: 2D two layers per step; all run v2's 3D kernel below the switch; v1, v2 for comparison)
+. -hb_v3_layers <0,2,3,4>           - CUDA, v3/v4/v5 2D kernel: layers per step and thread (default 0: the fastest measured for the order and variant; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
@@ -537,11 +538,10 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
     hb->bounds[2 * d]     = 0;
     hb->bounds[2 * d + 1] = 1;
   }
-  hb->lambda  = 1;
-  hb->kswitch = 9;
-  hb->kvariant =
-    SQUALL_HB_KERNEL_V4; /* v3 (runH: 73-74% of the roofline at N = 9, 11 against 57-58% for v2) with bank-conflict-free layouts at odd Nq: +3 to +8 points at N = 10, 12, 14, the same kernel at even Nq (runM4d); below the switch it runs v2's 3D kernel */
-  hb->v3layers = 0;      /* by order (SquallHBV3Layers) */
+  hb->lambda   = 1;
+  hb->kswitch  = 9;
+  hb->kvariant = SquallHBDefaultVariant(hb->N); /* by order, also where -hb_kernel_variant is not given to MatSetFromOptions() */
+  hb->v3layers = 0;                             /* by order (SquallHBV3Layers) */
   hb->overlap  = PETSC_TRUE;
   PetscCall(PetscStrncpy(hb->vectype, "standard", sizeof(hb->vectype)));
   PetscCall(HBSetFromOptions(hb));
