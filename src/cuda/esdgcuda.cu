@@ -45,12 +45,11 @@ typedef struct {
   PetscReal         *FGF;   /* [4][nOwned*6] the same per element face, where every face's nodes have the same values (boxes), else NULL */
   PetscInt           nFacesEarly, nFacesGhost;
   PetscBool          half, faceMode;
-  const PetscScalar *Fref;              /* during an RHS in face mode: the reference residual (device), or NULL */
-  const PetscScalar *Qref, *QrefLoc;    /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
-  PetscScalar       *K, *Qw;            /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
-  PetscReal          la, ldt, lb;       /* and its coefficients */
-  PetscBool          refCont;           /* the reference is equal bit for bit on both sides of every face (SquallESDGSetReferenceState) */
-  unsigned           refMask, frefMask; /* the components of Qref and Fref that are read (SquallESDG refMask, frefMask) */
+  const PetscScalar *Fref;           /* during an RHS in face mode: the reference residual (device), or NULL */
+  const PetscScalar *Qref, *QrefLoc; /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
+  PetscScalar       *K, *Qw;         /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
+  PetscReal          la, ldt, lb;    /* and its coefficients */
+  PetscBool          refCont;        /* the reference is equal bit for bit on both sides of every face (SquallESDGSetReferenceState) */
   /* the admissibility of the state the last fused stage wrote (bad[1], all ranks), valid while that
      vector is unchanged (its object state): the next stage's check (SquallESDGCheckState) then needs no
      pass over the state of its own */
@@ -67,8 +66,7 @@ typedef struct {
   const PetscScalar *Qref, *QrefLoc; /* perturbation form: added to the state as it is loaded, or NULL */
   PetscScalar       *K, *Qw;         /* a fused LSRK stage (finishing kernels): K = la K + ldt F, Q += lb K instead of writing F; else NULL */
   PetscReal          la, ldt, lb;
-  PetscBool          refCont;           /* a face node's partner has the node's reference values */
-  unsigned           refMask, frefMask; /* bit f: component f of Qref, Fref is read; a clear bit means +0 at every node */
+  PetscBool          refCont; /* a face node's partner has the node's reference values */
   int               *bad;
   PetscInt           nOwned, nList;
   size_t             nSlots;
@@ -78,36 +76,34 @@ typedef struct {
 static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
 {
   ESDGArgs a;
-  a.gslot    = c->gslot;
-  a.vmapP    = c->vmapP;
-  a.elist    = c->elist;
-  a.faces    = c->faces;
-  a.plus     = c->plus;
-  a.FB       = c->FB;
-  a.FG       = c->FG;
-  a.FGF      = c->FGF;
-  a.Fref     = c->Fref;
-  a.Qref     = c->Qref;
-  a.QrefLoc  = c->QrefLoc;
-  a.K        = c->K;
-  a.Qw       = c->Qw;
-  a.la       = c->la;
-  a.ldt      = c->ldt;
-  a.lb       = c->lb;
-  a.refCont  = c->refCont;
-  a.refMask  = c->refMask;
-  a.frefMask = c->frefMask;
-  a.nSlots   = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
-  a.PhiP     = c->PhiP;
-  a.Phi      = c->Phi;
-  a.J        = c->J;
-  a.Ja       = c->Ja;
-  a.fcor     = c->fcor;
-  a.D        = c->D;
-  a.bad      = c->bad;
-  a.nOwned   = c->nOwned;
-  a.nList    = c->nOwned;
-  a.wb       = wb;
+  a.gslot   = c->gslot;
+  a.vmapP   = c->vmapP;
+  a.elist   = c->elist;
+  a.faces   = c->faces;
+  a.plus    = c->plus;
+  a.FB      = c->FB;
+  a.FG      = c->FG;
+  a.FGF     = c->FGF;
+  a.Fref    = c->Fref;
+  a.Qref    = c->Qref;
+  a.QrefLoc = c->QrefLoc;
+  a.K       = c->K;
+  a.Qw      = c->Qw;
+  a.la      = c->la;
+  a.ldt     = c->ldt;
+  a.lb      = c->lb;
+  a.refCont = c->refCont;
+  a.nSlots  = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
+  a.PhiP    = c->PhiP;
+  a.Phi     = c->Phi;
+  a.J       = c->J;
+  a.Ja      = c->Ja;
+  a.fcor    = c->fcor;
+  a.D       = c->D;
+  a.bad     = c->bad;
+  a.nOwned  = c->nOwned;
+  a.nList   = c->nOwned;
+  a.wb      = wb;
   return a;
 }
 
@@ -129,31 +125,24 @@ template <int NQ> static constexpr int ESDGSurfaceElementsPerBlock()
   return ESDGSurfaceThreads<NQ>() >= 96 ? 1 : (96 + ESDGSurfaceThreads<NQ>() - 1) / ESDGSurfaceThreads<NQ>();
 }
 
-/* entry i (component f) of the reference R; a component that is +0 at every node (bit f of mask clear:
-   the bubble's momentum, a background at rest) is not read. x + 0 rounds as R[i] + x did: bit for bit */
-__device__ static inline PetscReal RefValue(const PetscScalar *__restrict__ R, unsigned mask, int f, size_t i)
-{
-  return (mask >> f) & 1 ? R[i] : (PetscReal)0;
-}
-
 /* entry i of the state: of the TS vector Q itself, or in perturbation form R[i] + Q[i] (R the reference
    or its ghost values), rounded once as the host's VecWAXPY(Qfull, 1, Qref, X) rounds it */
-__device__ static inline PetscReal StateValue(const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ R, unsigned mask, int f, size_t i)
+__device__ static inline PetscReal StateValue(const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ R, size_t i)
 {
-  return R ? RefValue(R, mask, f, i) + Q[i] : Q[i];
+  return R ? R[i] + Q[i] : Q[i];
 }
 
 /* with gas.departures (perturbation form), the departures of rho and b of entry i, formed from the TS
    state Q itself and the reference R as the C reference forms them, into aux (SquallEulerAux's values
    of R + Q) */
-__device__ static inline void StateDepartures(const SquallGas &gas, const PetscScalar *__restrict__ Q, size_t i, const PetscScalar *__restrict__ R, unsigned mask, size_t ri, size_t stride, PetscReal Phi, PetscReal aux[])
+__device__ static inline void StateDepartures(const SquallGas &gas, const PetscScalar *__restrict__ Q, size_t i, const PetscScalar *__restrict__ R, size_t ri, size_t stride, PetscReal Phi, PetscReal aux[])
 {
   PetscReal x[5], r[5];
   if (!gas.departures) return;
 #pragma unroll
   for (int f = 0; f < 5; f++) {
     x[f] = Q[i + f * stride];
-    r[f] = RefValue(R, mask, f, ri + f * stride);
+    r[f] = R[ri + f * stride];
   }
   SquallEulerDepartures(&gas, x, r, Phi, aux);
 }
@@ -166,9 +155,9 @@ template <int NQ> __device__ static inline void NodeAux(const SquallGas &gas, co
   const size_t    qe  = (size_t)a.gslot[e] * 5 * NP;
   const PetscReal Phi = a.Phi[(size_t)e * NP + n];
 #pragma unroll
-  for (int f = 0; f < 5; f++) q[f] = StateValue(Q, a.Qref, a.refMask, f, qe + f * NP + n);
+  for (int f = 0; f < 5; f++) q[f] = StateValue(Q, a.Qref, qe + f * NP + n);
   if (SquallEulerAux(&gas, q, Phi, own)) atomicOr(a.bad, 1);
-  StateDepartures(gas, Q, qe + n, a.Qref, a.refMask, qe + n, NP, Phi, own);
+  StateDepartures(gas, Q, qe + n, a.Qref, qe + n, NP, Phi, own);
 }
 
 template <int NQ> __device__ static inline void LoadAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal *own, PetscReal *saux)
@@ -249,8 +238,8 @@ template <int NQ> __device__ static inline void FinishValues(const ESDGArgs &a, 
   if (a.fcor) {
     const size_t    qe = (size_t)a.gslot[e] * 5 * NP;
     const PetscReal fc = a.fcor[(size_t)e * NP + n];
-    fin[6]             = fc * StateValue(Q, a.Qref, a.refMask, 2, qe + 2 * NP + n);
-    fin[7]             = -(fc * StateValue(Q, a.Qref, a.refMask, 1, qe + NP + n));
+    fin[6]             = fc * StateValue(Q, a.Qref, qe + 2 * NP + n);
+    fin[7]             = -(fc * StateValue(Q, a.Qref, qe + NP + n));
   }
 }
 
@@ -272,9 +261,7 @@ template <int NQ> __device__ static inline void SubtractReference(const ESDGArgs
   if (!a.Fref) return;
   const PetscScalar *fr = a.Fref + (size_t)a.gslot[e] * 5 * NP;
 #pragma unroll
-  for (int f = 0; f < 5; f++) {
-    if ((a.frefMask >> f) & 1) acc[f] -= fr[f * NP + n]; /* acc - (+0) is acc */
-  }
+  for (int f = 0; f < 5; f++) acc[f] -= fr[f * NP + n];
 }
 
 /* A finished node's RHS acc: into F, or in a fused LSRK stage folded into the stage register and the
@@ -294,7 +281,7 @@ template <int NQ> __device__ static inline void StoreRHS(const SquallGas &gas, c
       SquallLSRKStage(a.la, a.ldt, a.lb, acc[f], &k, &q);
       a.K[o + f * NP]  = k;
       a.Qw[o + f * NP] = q;
-      qn[f]            = a.Qref ? RefValue(a.Qref, a.refMask, f, o + f * NP) + q : q; /* the full state as StateValue() rounds it */
+      qn[f]            = a.Qref ? a.Qref[o + f * NP] + q : q; /* the full state as StateValue() rounds it */
     }
     /* the next stage's admissibility check of this node, while its new state is in registers (the
        same verdict as ESDGNodeReduce's: SquallEulerCheck of the same values) */
@@ -318,9 +305,9 @@ __device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a
   PetscReal Phip;
 
 #pragma unroll
-  for (int c = 0; c < 5; c++) qm[c] = StateValue(Q, a.Qref, a.refMask, c, qe + c * NP + n);
+  for (int c = 0; c < 5; c++) qm[c] = StateValue(Q, a.Qref, qe + c * NP + n);
   if (SquallEulerAux(&gas, qm, a.Phi[(size_t)e * NP + n], am)) atomicOr(a.bad, 1);
-  StateDepartures(gas, Q, qe + n, a.Qref, a.refMask, qe + n, NP, am[SQ_PHI], am);
+  StateDepartures(gas, Q, qe + n, a.Qref, qe + n, NP, am[SQ_PHI], am);
   /* the partner's reference: where it is continuous across faces (a.refCont) the node's own, read again
      from the line just loaded instead of the partner element's (the same values bit for bit) */
   const PetscInt     g   = code >= 0 ? code : (code == SQ_BOUNDARY ? 0 : -code - 1);
@@ -331,7 +318,7 @@ __device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a
     Phip = am[SQ_PHI];
   } else {
 #pragma unroll
-    for (int c = 0; c < 5; c++) qp[c] = ref ? RefValue(ref, a.refMask, c, ro + c * NP) + src[o + c * NP] : src[o + c * NP]; /* as StateValue() */
+    for (int c = 0; c < 5; c++) qp[c] = ref ? ref[ro + c * NP] + src[o + c * NP] : src[o + c * NP]; /* as StateValue() */
     Phip = a.PhiP[k];
   }
   if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
@@ -343,7 +330,7 @@ __device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a
       ap[SQ_DLR]  = am[SQ_DLR];
       ap[SQ_DLB]  = am[SQ_DLB];
     } else
-      StateDepartures(gas, src, o, ref, a.refMask, ro, NP, Phip, ap);
+      StateDepartures(gas, src, o, ref, ro, NP, Phip, ap);
   }
 }
 
@@ -776,8 +763,8 @@ __global__ static void __launch_bounds__(ESDGSurfaceThreads<NQ>() * ESDGSurfaceE
     /* -f k x (rho u), as in the reference */
     const size_t    qe = (size_t)a.gslot[e] * 5 * NP;
     const PetscReal fc = a.fcor[(size_t)e * NP + n];
-    fe[NP + n] += fc * StateValue(Q, a.Qref, a.refMask, 2, qe + 2 * NP + n);
-    fe[2 * NP + n] -= fc * StateValue(Q, a.Qref, a.refMask, 1, qe + NP + n);
+    fe[NP + n] += fc * StateValue(Q, a.Qref, qe + 2 * NP + n);
+    fe[2 * NP + n] -= fc * StateValue(Q, a.Qref, qe + NP + n);
   }
 }
 
@@ -794,7 +781,7 @@ template <int NQ, bool WAVE> __global__ static void ESDGNodeReduce(const SquallG
     const PetscInt e = i / NP, n = i % NP;
     const size_t   qe = (size_t)a.gslot[e] * 5 * NP;
     PetscReal      q[5], au[SQUALL_NAUX], lam = 0;
-    for (int c = 0; c < 5; c++) q[c] = StateValue(Q, a.Qref, a.refMask, c, qe + c * NP + n);
+    for (int c = 0; c < 5; c++) q[c] = StateValue(Q, a.Qref, qe + c * NP + n);
     if (!WAVE) {
       bad += SquallEulerCheck(&gas, q, a.Phi[i]);
       continue;
@@ -1277,9 +1264,7 @@ static PetscErrorCode ESDGSurfaceElements(SquallESDG s, ESDGCuda *c, PetscInt fi
 static PetscErrorCode ESDGGetReference(SquallESDG s, ESDGCuda *c)
 {
   PetscFunctionBegin;
-  c->refCont  = s->refCont;
-  c->refMask  = s->refMask;
-  c->frefMask = s->frefMask;
+  c->refCont = s->refCont;
   if (s->perturb) {
     PetscCheck(s->Qref && s->QrefLoc, s->comm, PETSC_ERR_ARG_WRONGSTATE, "-esdg_perturbation needs a reference state: SquallESDGSetInitialCondition() with a case that has one, or SquallESDGSetReferenceState()");
     PetscCall(VecCUDAGetArrayRead(s->Qref, &c->Qref));

@@ -299,29 +299,6 @@ static PetscErrorCode ESDGReferenceContinuous(SquallESDG s, PetscBool *cont)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the components of X (element-wise layout [c][n] per element) that are not +0 at every node of every
-   rank: the GPU kernels skip the others (a background at rest has no momentum; its residual no mass or
-   energy term), whose sums with +0 round exactly as the skipped ones would. -0 counts as nonzero. */
-static PetscErrorCode ESDGComponentMask(SquallESDG s, Vec X, unsigned *mask)
-{
-  const PetscInt     Np = s->mesh->Np;
-  const PetscScalar *x;
-  PetscInt           n;
-  PetscMPIInt        loc = 0, glob;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(X, &n));
-  PetscCall(VecGetArrayRead(X, &x));
-  for (PetscInt i = 0; i < n; i++) {
-    const PetscReal v = PetscRealPart(x[i]);
-    if (v != 0 || signbit(v)) loc |= 1 << ((i / Np) % 5);
-  }
-  PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCallMPI(MPIU_Allreduce(&loc, &glob, 1, MPI_INT, MPI_BOR, s->comm));
-  *mask = (unsigned)glob;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /*@
   SquallESDGSetReferenceState - from now on the RHS is F(Q) - F(Qref): the discrete residual of a
   steady reference state (a hydrostatic background) is subtracted, so that the reference is an exact
@@ -349,9 +326,7 @@ PetscErrorCode SquallESDGSetReferenceState(SquallESDG s, Vec Qref)
   PetscCall(VecDestroy(&s->Fref));
   PetscCall(VecDestroy(&s->Qref));
   PetscCall(VecDestroy(&s->QrefLoc));
-  s->refCont  = PETSC_FALSE;
-  s->refMask  = 0x1f;
-  s->frefMask = 0x1f;
+  s->refCont = PETSC_FALSE;
   PetscCall(ESDGSetDepartures(s));
   if (!Qref) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VecDuplicate(Qref, &s->Qref));
@@ -373,7 +348,6 @@ PetscErrorCode SquallESDGSetReferenceState(SquallESDG s, Vec Qref)
     PetscCall(VecRestoreArrayReadAndMemType(s->Qref, &qr));
   }
   PetscCall(ESDGReferenceContinuous(s, &s->refCont));
-  PetscCall(ESDGComponentMask(s, s->Qref, &s->refMask));
   PetscCall(ESDGSetDepartures(s)); /* a continuous reference: the entropy jumps from departures too */
   /* the raw residual of the full state Qref (s->Fref is not set yet, so nothing is subtracted); with
      departures formed as every RHS will form them, i.e. from X = 0 */
@@ -390,7 +364,6 @@ PetscErrorCode SquallESDGSetReferenceState(SquallESDG s, Vec Qref)
     s->perturb = perturb;
   }
   s->Fref = F;
-  PetscCall(ESDGComponentMask(s, F, &s->frefMask));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -34,8 +34,6 @@ struct _n_SquallESDG {
   Vec                   QrefLoc;      /* its ghost face-node values */
   PetscBool             perturb;      /* -esdg_perturbation: the TS state is Q - Qref */
   PetscBool             refCont;      /* Qref is equal bit for bit on both sides of every interior face */
-  unsigned              refMask;      /* bit c: component c of Qref is not +0 at every node (the GPU kernels read only those) */
-  unsigned              frefMask;     /* the same for Fref */
   PetscBool             pertPressure; /* -esdg_perturbation_pressure: the momentum flux's pressure from the departures (C reference) */
   Vec                   Xloc;         /* ghost face-node values of the TS state (C reference with departures) */
   Vec                   Qfull;        /* work: Qref + the TS state (SquallESDGGetFullState) */
