@@ -18,9 +18,10 @@ const char *SquallHBKernelName(const Mat_HB *hb)
   const PetscBool use3d = (PetscBool)(hb->N < hb->kswitch);
 
   if (hb->kvariant == SQUALL_HB_KERNEL_V1) return use3d ? "3d" : (hb->capregs && hb->Nq >= 14 ? "2d_capped" : "2d");
-  if (hb->kvariant == SQUALL_HB_KERNEL_V3) return use3d ? "3d_v2" : (SquallHBV3Layers(hb) == 3 ? "2d_v3_L3" : (SquallHBV3Layers(hb) == 4 ? "2d_v3_L4" : "2d_v3")); /* v3 has no 3D kernel of its own */
-  if (hb->kvariant == SQUALL_HB_KERNEL_V4) return use3d ? "3d_v2" : (SquallHBV3Layers(hb) == 3 ? "2d_v4_L3" : (SquallHBV3Layers(hb) == 4 ? "2d_v4_L4" : "2d_v4")); /* nor has v4 */
-  if (hb->kvariant == SQUALL_HB_KERNEL_V5) return use3d ? "3d_v2" : (SquallHBV3Layers(hb) == 3 ? "2d_v5_L3" : (SquallHBV3Layers(hb) == 4 ? "2d_v5_L4" : "2d_v5")); /* nor has v5 */
+  if (hb->kvariant >= SQUALL_HB_KERNEL_V3) { /* v3, v4 and v5 have no 3D kernel of their own; their 2D one by layers 2, 3, 4 */
+    static const char *const name[3][3] = {{"2d_v3", "2d_v3_L3", "2d_v3_L4"}, {"2d_v4", "2d_v4_L3", "2d_v4_L4"}, {"2d_v5", "2d_v5_L3", "2d_v5_L4"}};
+    return use3d ? "3d_v2" : name[hb->kvariant - SQUALL_HB_KERNEL_V3][SquallHBV3Layers(hb) - 2];
+  }
   return use3d ? "3d_v2" : "2d_v2";
 }
 
