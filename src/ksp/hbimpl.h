@@ -121,9 +121,16 @@ PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal b
    best but at N = 15, where L = 3 gives 66 against 62%) */
 static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
 {
+#if defined(PETSC_USE_REAL_SINGLE)
+  /* runN2 (single): v4 is fastest with 4 layers at every 2D order, v5 with 2 at N = 9 and 4 at 14, 15 */
+  static const PetscInt best3[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
+  static const PetscInt best4[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4};
+  static const PetscInt best5[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4};
+#else
   static const PetscInt best3[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
   static const PetscInt best4[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 3, 4, 3, 3};
   static const PetscInt best5[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3};
+#endif
 
   if (hb->v3layers > 0) return hb->v3layers;
   if (hb->N < 0 || hb->N >= 16) return 2;
@@ -131,10 +138,15 @@ static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
 }
 
 /* The default -hb_kernel_variant of order N: the faster 2D kernel of v4 and v5 at their best layers
-   (runN1, bench/results/gpu-h200-2026-12-01-session6.json, % of the streaming roofline, v4 / v5:
-   N = 9: 78 / 82, 10: 74 / 69, 11: 78 / 77, 12: 67 / 65, 13: 64 / 66, 14: 57 / 68, 15: 64 / 66);
+   (bench/results/gpu-h200-2026-12-01-session6.json, % of the streaming roofline, v4 / v5; double, runN1:
+   N = 9: 78 / 82, 10: 74 / 69, 11: 78 / 77, 12: 67 / 65, 13: 64 / 66, 14: 57 / 68, 15: 64 / 66; single, runN2:
+   9: 77 / 79, 10: 75 / 62, 11: 82 / 71, 12: 73 / 55, 13: 67 / 63, 14: 65 / 69, 15: 69 / 72);
    v4 below the 2D switch, where both run v2's 3D kernel */
 static inline SquallHBKernelVariant SquallHBDefaultVariant(PetscInt N)
 {
+#if defined(PETSC_USE_REAL_SINGLE)
+  return N == 9 || N >= 14 ? SQUALL_HB_KERNEL_V5 : SQUALL_HB_KERNEL_V4;
+#else
   return N == 9 || N >= 13 ? SQUALL_HB_KERNEL_V5 : SQUALL_HB_KERNEL_V4;
+#endif
 }

@@ -23,6 +23,16 @@ typedef char P1TermsAgree[((int)SQUALL_P1_MASS == SQUALL_P1_TERM_MASS && (int)SQ
 
 static PetscInt P1NextId = 0;
 
+/* On the GPU the reduce mode with its affine_xyz kernel is the fastest of the four for both block sizes at
+   every size measured (runN1, bench/results/raw/2026-12-01: 0.088 against 0.116 ms for slots at 0.56 M tets,
+   2.23 against 3.55 ms at 21.1 M, 3x3 blocks 0.305 against 0.646 ms). On the CPU the slot map stays: it costs
+   64 (bs 1) or 80 (bs 3) bytes per element of memory, once, and saves every assembly its 16 binary searches
+   per element, with no map to walk per block. */
+static SquallP1AtomicMode P1DefaultAtomicMode(SquallP1Backend backend)
+{
+  return backend == SQUALL_P1_CUDA ? SQUALL_P1_ATOMIC_REDUCE : SQUALL_P1_ATOMIC_SLOTS;
+}
+
 /*@C
   SquallP1Create - creates the P1 CG operator context on a DMPlex of tetrahedra (3D, affine). The DM
   is referenced; on several ranks SquallP1SetUp() distributes it (or adds the overlap) so that it has
@@ -51,9 +61,7 @@ PetscErrorCode SquallP1Create(DM dm, SquallP1 *p1)
      the streamed geometry, 123 instead of 199 bytes per element from memory for +7% instructions (src/cuda/p1assembly.cu):
      0.088 against 0.091 ms (affine) at 0.56 M tets, 2.23 against 2.56 ms at 21.1 M (runN1, bench/results/raw/2026-12-01) */
   p->rvariant = SQUALL_P1_REDUCE_AFFINE_XYZ;
-  /* the slot map costs 64 (bs 1) or 80 (bs 3) bytes per element of memory, once, and saves every
-     assembly its 16 binary searches per element */
-  p->atomicmode = SQUALL_P1_ATOMIC_SLOTS;
+  p->atomicmode = P1DefaultAtomicMode(p->backend);
   p->degtol     = 1e-10;
   p->Kloc       = SQUALL_P1_NODE;
   *p1           = p;
@@ -72,6 +80,7 @@ PetscErrorCode SquallP1SetBackend(SquallP1 p1, SquallP1Backend backend)
     PetscCheck(ndev > 0, p1->comm, PETSC_ERR_SUP_SYS, "-p1_backend cuda needs squall built with CUDA (%s) and a visible CUDA device on every rank", SquallHaveCUDA() ? "it is" : "it is not");
   }
   p1->backend = backend;
+  if (!p1->atomicmodeset) p1->atomicmode = P1DefaultAtomicMode(backend);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -113,15 +122,16 @@ PetscErrorCode SquallP1GetAssemblyType(SquallP1 p1, SquallP1AssemblyType *type)
   modes to round-off (another summation order). SQUALL_P1_ATOMIC_REDUCE sums, per block of 256 consecutive
   elements (a GPU thread block), the contributions to each entry the block touches in shared memory in a
   fixed order and adds each sum with one atomicAdd (a plain store where no other block touches the entry),
-  through a per-block map built once per sparsity; best with SQUALL_P1_ORDER_SORTED (compact blocks). It
-  may change between calls.
+  through a per-block map built once per sparsity; best with SQUALL_P1_ORDER_SORTED (compact blocks); the
+  default with the CUDA backend. It may change between calls; once set, it no longer follows the backend.
 @*/
 PetscErrorCode SquallP1SetAtomicMode(SquallP1 p1, SquallP1AtomicMode mode)
 {
   PetscFunctionBegin;
   PetscCheck(mode == SQUALL_P1_ATOMIC_SEARCH || mode == SQUALL_P1_ATOMIC_SLOTS || mode == SQUALL_P1_ATOMIC_GATHER || mode == SQUALL_P1_ATOMIC_REDUCE, p1->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "Unknown atomic assembly mode %d: valid modes are search, slots, gather and reduce", (int)mode);
-  p1->atomicmode = mode;
+  p1->atomicmode    = mode;
+  p1->atomicmodeset = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -194,7 +204,7 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
   /* a string, not PetscOptionsEnum, so that a bad value's error lists the valid ones */
   PetscCall(PetscOptionsString("-p1_assembly_mode",
                                "How the atomic assembly finds an entry's place in the AIJ values: search (binary search per entry), slots (positions found once: the sparsity is fixed), gather (atomic-free, deterministic: each value sums its "
-                               "contributions) or reduce (a thread block sums its contributions per entry in shared memory, one atomicAdd each)",
+                               "contributions) or reduce (a thread block sums its contributions per entry in shared memory, one atomicAdd each); default reduce on the GPU, slots on the CPU",
                                "SquallP1SetAtomicMode", mode, mode, sizeof(mode), &setmode));
   PetscCall(PetscOptionsString("-p1_reduce_variant",
                                "GPU kernel of the reduce mode: affine_xyz (default: affine with the geometry rebuilt from the vertex coordinates), affine (closed-form element matrices, the quadrature's up to rounding), plain, plain_b3, staged, "

@@ -3,11 +3,11 @@
      atomic     squall's direct assembly: each element entry is added into the AIJ value array
                 (atomicAdd on the GPU, src/cuda/p1assembly.cu; here the CPU reference, a plain loop that
                 needs no atomics); its place is found by a binary search of its column in its row
-                (-p1_assembly_mode search) or read from the slot map built once (slots, the default);
+                (-p1_assembly_mode search) or read from the slot map built once (slots, the CPU's default);
                 or, atomic-free (gather), the element values go to a scratch array and every stored
                 value sums its contributions through the transposed slot map (SquallP1BuildGather());
-                or (reduce) each block of elements sums its contributions per entry first, in a fixed
-                order, and adds each sum once (SquallP1BuildReduce());
+                or (reduce, the GPU's default) each block of elements sums its contributions per entry
+                first, in a fixed order, and adds each sum once (SquallP1BuildReduce());
      coo        MatSetPreallocationCOO once per matrix, then element values and MatSetValuesCOO;
      setvalues  host MatSetValues, element by element, then MatAssemblyBegin/End.
    Block size 3 uses MATAIJ (AIJCUSPARSE on the GPU) with block size 3: the value array of the AIJ

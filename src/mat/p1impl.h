@@ -40,6 +40,7 @@ struct _n_SquallP1 {
   SquallP1Backend       backend;
   SquallP1AssemblyType  assembly;
   SquallP1AtomicMode    atomicmode; /* how the atomic path finds its entries: search or slot map */
+  PetscBool             atomicmodeset; /* set by the user; else it follows the backend (P1DefaultAtomicMode()) */
   SquallP1ReduceVariant rvariant;   /* the GPU kernel of the reduce mode */
   PetscReal             degtol;     /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
   PetscBool             view;
