@@ -60,7 +60,7 @@ PetscErrorCode SquallP1Create(DM dm, SquallP1 *p1)
      0.307 against 0.315 for 3x3 blocks (runM4d); staged was the fastest of the first six (runI). affine_xyz: affine without
      the streamed geometry, 123 instead of 199 bytes per element from memory for +7% instructions (src/cuda/p1assembly.cu):
      0.088 against 0.091 ms (affine) at 0.56 M tets, 2.23 against 2.56 ms at 21.1 M (runN1, bench/results/raw/2026-12-01) */
-  p->rvariant = SQUALL_P1_REDUCE_AFFINE_XYZ;
+  p->rvariant   = SQUALL_P1_REDUCE_AFFINE_XYZ;
   p->atomicmode = P1DefaultAtomicMode(p->backend);
   p->degtol     = 1e-10;
   p->Kloc       = SQUALL_P1_NODE;

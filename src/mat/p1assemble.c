@@ -372,12 +372,48 @@ PetscErrorCode SquallP1ReduceDestroy(SquallP1Reduce *R)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Sorts the n distinct values v[] of [lo, hi] ascending. A reduce block's entries span ~24 times their
+   number of positions (0.56 M-tet mountain mesh; at most ~120), so marking them in a bit set of the span and
+   reading it back is linear, where PetscSortInt() took 55% of SquallP1BuildReduce() (88 of 160 ms there);
+   wide spans fall back to it. bits[] has room for 4 n + 1 words and is left zero. */
+static inline int P1LowestBit(uint64_t b)
+{
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_ctzll(b);
+#else
+  int z = 0;
+
+  while (!((b >> z) & 1)) z++;
+  return z;
+#endif
+}
+
+static PetscErrorCode P1SortDistinct(PetscInt n, PetscInt *v, PetscInt lo, PetscInt hi, uint64_t *bits)
+{
+  const PetscInt nw = (hi - lo) / 64 + 1;
+  PetscInt       m  = 0;
+
+  PetscFunctionBegin;
+  if (n < 2) PetscFunctionReturn(PETSC_SUCCESS);
+  if (nw > 4 * n + 1) {
+    PetscCall(PetscSortInt(n, v));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt j = 0; j < n; j++) bits[(v[j] - lo) / 64] |= (uint64_t)1 << ((v[j] - lo) % 64);
+  for (PetscInt w = 0; w < nw; w++) {
+    for (uint64_t b = bits[w]; b; b &= b - 1) v[m++] = lo + 64 * w + P1LowestBit(b);
+    bits[w] = 0;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, SquallP1Reduce *R)
 {
   const PetscInt ne = p1->ne, n = p1->nowned, nd = p1->dI[n], nidx = nd + (withoff ? p1->oI[n] : 0);
   const PetscInt nblocks = (ne + nb - 1) / nb;
   int           *sl, *mark, *nblk, *cnt;
   PetscInt      *loc;
+  uint64_t      *bits;
   PetscInt64     nu = 0, ncon = 0, cap;
 
   PetscFunctionBegin;
@@ -396,6 +432,7 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
      its block is built, else -1; nblk[i]: how many blocks touch entry i (1: the entry may be stored) */
   PetscCall(PetscMalloc2(PetscMax(nidx, 1), &mark, PetscMax(nidx, 1), &nblk));
   PetscCall(PetscMalloc2(16 * nb, &loc, 16 * nb + 1, &cnt));
+  PetscCall(PetscCalloc1(4 * 16 * nb + 1, &bits));
   for (PetscInt i = 0; i < nidx; i++) {
     mark[i] = -1;
     nblk[i] = 0;
@@ -416,7 +453,7 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
   R->ublk[0] = R->cblk[0] = 0;
   for (PetscInt k = 0; k < nblocks; k++) {
     const PetscInt e0 = k * nb, e1 = PetscMin(ne, e0 + nb);
-    PetscInt       nloc = 0, nc;
+    PetscInt       nloc = 0, nc, lo = PETSC_INT_MAX, hi = -1;
 
     for (PetscInt e = e0; e < e1; e++)
       for (PetscInt q = 0; q < 16; q++) {
@@ -427,6 +464,8 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
         if (mark[i] < 0) {
           mark[i]     = 0;
           loc[nloc++] = i;
+          lo          = PetscMin(lo, i);
+          hi          = PetscMax(hi, i);
         }
       }
     if (nu + nloc > cap) {
@@ -436,7 +475,7 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
       PetscCall(PetscRealloc(cap * sizeof(uint16_t), &R->end));
     }
     /* ascending positions: the diagonal block's entries first, each block's in its value order */
-    PetscCall(PetscSortInt(nloc, loc));
+    PetscCall(P1SortDistinct(nloc, loc, lo, hi, bits));
     for (PetscInt j = 0; j < nloc; j++) {
       mark[loc[j]] = (int)j;
       cnt[j + 1]   = 0;
@@ -488,6 +527,7 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
   }
   PetscCall(PetscFree2(mark, nblk));
   PetscCall(PetscFree2(loc, cnt));
+  PetscCall(PetscFree(bits));
   if (sl != p1->slots[1]) PetscCall(PetscFree(sl));
   p1->rstats[0] = R->nu;
   p1->rstats[1] = R->ncon;
