@@ -1,0 +1,43 @@
+#!/bin/bash
+# device call O (1 x H200), session 7. P=.deps/packD (double) or .deps/packS (single).
+# MODE=1 (double, HEAD 7dca385): all GPU tests (P1 reduce now the GPU default, hipBone default by order);
+#   hipBone 2D kernels (v2, v4, v5; L 2,3,4) at low orders N=2..8 with -hb_kernel_switch 1 against the 3D kernel;
+#   mountain_advdiff end to end, reduce (default) vs slots; bubble 300 steps double perturbation form.
+set -o pipefail
+MODE=${MODE:-1}; O=/tmp/resO$MODE; mkdir -p $O
+T0=$(date +%s)
+P=${P:-.deps/packD}
+mkdir -p /opt/squall-deps && tar -C /opt/squall-deps -xJf $P/cuda-runtime.tar.xz || exit 1
+if [ -f $P/single-delta.tar.xz ]; then cp -a /opt/squall-deps/cuda /opt/squall-deps/cuda-single && tar -C /opt/squall-deps -xJf $P/single-delta.tar.xz || exit 1; fi
+for f in snap snaps; do [ -f $P/$f.txz ] && { tar -C /tmp -xJf $P/$f.txz || exit 1; }; done
+echo "unpacked t=$(( $(date +%s)-T0 ))s"; cp $P/commit.txt $O/
+cc=/tmp/snap/b/CMakeCache.txt; [ -f $cc ] || cc=/tmp/snaps/b/CMakeCache.txt
+py=$(sed -n 's/^_\?Python3_EXECUTABLE:[A-Z]*=//p' $cc | head -1)
+[ -n "$py" ] && [ ! -e "$py" ] && mkdir -p "$(dirname "$py")" && ln -sf "$(command -v python3)" "$py"
+P0=$PATH; export PETSC_OPTIONS="-use_gpu_aware_mpi 0" UCX_TLS=self,sm
+nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader | tee $O/smi.txt
+BUB="-dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_time 1e9 -esdg_wall_time -ts_max_steps 1000 -dm_vec_type cuda"
+dbl() { OPTS=/tmp/snap/options/rising_bubble.opts; export PATH=/opt/squall-deps/cuda/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda; cd /tmp/snap/b; }
+sgl() { OPTS=/tmp/snaps/options/rising_bubble.opts; export PATH=/opt/squall-deps/cuda-single/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda-single; cd /tmp/snaps/b; }
+(sleep ${WATCH:-560} && tar -C /tmp -czf $OUT/resO$MODE${TAG:-}.tgz resO$MODE) > /dev/null 2>&1 & WD=$!
+if [ $MODE = 1 ]; then
+  (dbl; timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest-double.log 2>&1)
+  echo "== tests done t=$(( $(date +%s)-T0 ))s"
+  (dbl; echo "== hipBone low N 2D t=$(( $(date +%s)-T0 ))s"
+   timeout 140 ./bench/hb_bench -hb_vec_type cuda -orders 2,3,4,5,6,7,8 -dofs 2e7 -reps 50 -cg_iterations 0 -kernel_variants v2,v4,v5 -v3_layers 2,3,4 -hb_kernel_switch 1 -tag lowN_2d > $O/hb-lowN-2d.jsonl 2> $O/hb-lowN-2d.err
+   echo "== hipBone low N 3D t=$(( $(date +%s)-T0 ))s"
+   timeout 60 ./bench/hb_bench -hb_vec_type cuda -orders 2,3,4,5,6,7,8 -dofs 2e7 -reps 50 -cg_iterations 0 -kernel_variants v4 -tag lowN_3d > $O/hb-lowN-3d.jsonl 2> $O/hb-lowN-3d.err
+   echo "== mountain_advdiff reduce (default) t=$(( $(date +%s)-T0 ))s"
+   timeout 60 ./tutorials/mountain_advdiff -options_file /tmp/snap/options/mountain_advdiff.opts -advdiff_monitor 0 -log_view > $O/advdiff-reduce.txt 2>&1
+   echo "== mountain_advdiff slots t=$(( $(date +%s)-T0 ))s"
+   timeout 60 ./tutorials/mountain_advdiff -options_file /tmp/snap/options/mountain_advdiff.opts -advdiff_monitor 0 -log_view -p1_assembly_mode slots > $O/advdiff-slots.txt 2>&1
+   echo "== double bubble 300 pert t=$(( $(date +%s)-T0 ))s"
+   timeout 130 ./tutorials/rising_bubble -options_file $OPTS $BUB -ts_max_steps 300 -esdg_perturbation > $O/bubble-double-pert-300.txt 2>&1
+   echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
+fi
+kill $WD 2>/dev/null
+cat $O/pipe*.log; grep -hE "tests passed|\(Failed\)|\*\*\*Failed|Timeout" $O/ctest-*.log
+for f in $O/hb-lowN-*.jsonl; do grep -h '"N"' $f 2>/dev/null | python3 -c 'import sys,json; [print(r["N"],r["kernel"],r.get("v3_layers"),r["roofline_fraction"],r["kernel_gflops"]) for r in map(json.loads,sys.stdin) if r.get("bench")=="hb_operator"]'; done
+grep -h "SquallP1Assemble\|KSPSolve \|Time (sec)\|^TSStep\|MatSetValuesCOO" $O/advdiff-*.txt | head -20
+tail -n 4 $O/bubble-*.txt
+tar -C /tmp -czf $OUT/resO$MODE${TAG:-}.tgz resO$MODE && echo packed
