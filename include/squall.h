@@ -108,7 +108,7 @@ typedef struct {
   PetscInt    nlocal_global;           /* N_L = E Np over all ranks */
   PetscReal   lambda;
   PetscBool   dirichlet;
-  const char *kernel; /* CUDA operator kernel for this order: "3d_v2", "2d_v2" (default), "3d", "2d", "2d_capped" (-hb_kernel_variant v1), "2d_v3", "2d_v4", "2d_v5" (v3, v4, v5 from -hb_kernel_switch on; "_L3", "_L4" with 3, 4 layers per step) */
+  const char *kernel; /* CUDA operator kernel for this order: "3d_v2", "2d_v2" (default), "3d", "2d", "2d_capped" (v1), "2d_v3", "2d_v4", "2d_v5" (v3-v5 from -hb_kernel_switch on; "_L3", "_L4" with 3, 4 layers per step), "3d_v6" (v6 below it) */
 } SquallHBInfo;
 typedef struct {
   PetscReal      t_kernel, t_gather, t_mult; /* seconds per application: fused element kernel (all local elements), Z^T gather, whole MatMult */

@@ -53,8 +53,11 @@ typedef struct _n_SquallHBCUDA *SquallHBCUDA;
        even Nq; -hb_v3_layers applies;
    v5: v3's 2D sweep with two nodes per thread, (i, j) and (i, j + ceil(Nq/2)) (register tiling: each
        shared load of the column shape x[m][i] serves both; ~30% fewer shared-memory cycles per node
-       at Nq = 16, more registers); -hb_v3_layers applies */
-typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3, SQUALL_HB_KERNEL_V4, SQUALL_HB_KERNEL_V5 } SquallHBKernelVariant;
+       at Nq = 16, more registers); -hb_v3_layers applies;
+   v6: below the switch a layer sweep with several elements per block (a thread per column of an
+       element, the t-direction in registers, r and s through one shared slice per layer) instead of
+       v2's 3D kernel; from the switch on v4's 2D kernel */
+typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3, SQUALL_HB_KERNEL_V4, SQUALL_HB_KERNEL_V5, SQUALL_HB_KERNEL_V6 } SquallHBKernelVariant;
 PETSC_INTERN const char *const SquallHBKernelVariants[];
 
 typedef struct {
@@ -65,7 +68,7 @@ typedef struct {
   PetscReal shear;     /* the brick is mapped by x' = x + s (y + z), y' = y + s z: full G */
   PetscReal lambda;    /* screening coefficient */
   PetscBool dirichlet; /* homogeneous Dirichlet on the brick boundary: those nodes are not unknowns */
-  PetscInt  kswitch;   /* the CUDA kernel is layer-by-layer (2D blocks) from this order on */
+  PetscInt  kswitch;   /* the CUDA kernel is layer-by-layer (2D blocks) from this order on (0: by variant, SquallHBSwitch()) */
   PetscBool capregs;   /* CUDA, v1 2D kernel, Nq >= 14: cap registers for two blocks per SM (some spill) */
   PetscBool logsetup;  /* -hb_log_setup: timestamped setup phases on stderr */
   PetscBool overlap;   /* hide the halo exchanges behind the interior elements and owned rows (default) */
@@ -115,26 +118,35 @@ PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal b
 /* the layers per step the v3 2D kernel runs with: -hb_v3_layers, or for 0 (the default) the fastest
    on the H200 by order (runL1, bench/results/gpu-h200-2026-11-30-session4.json: % of the streaming
    roofline for L = 2/3/4 at N = 9..15: 74/69/78, 62/67/72, 75/78/75, 54/57/59, 64/63/64, 47/52/53,
-   59/64/58); 2 below N = 9, where the 3D kernel runs unless -hb_kernel_switch says otherwise. v4 by its
+   59/64/58); 2 below N = 9. v4 below N = 9 by runO1 (bench/results/raw/2026-12-01: N = 3: 2, 4-7: 4, 8: 3). v4 by its
    own measurements (runM4d, bench/results/gpu-h200-2026-11-30-session5.json: N = 9..15 best 77, 73, 77,
    66, 63, 56, 63%; again in runN1), v5 by runN1 (bench/results/gpu-h200-2026-12-01-session6.json: L = 2
-   best but at N = 15, where L = 3 gives 66 against 62%) */
+   best but at N = 15, where L = 3 gives 66 against 62%); v6 runs v4's 2D kernel and takes its layers */
 static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
 {
 #if defined(PETSC_USE_REAL_SINGLE)
   /* runN2 (single): v4 is fastest with 4 layers at every 2D order, v5 with 2 at N = 9 and 4 at 14, 15 */
   static const PetscInt best3[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
-  static const PetscInt best4[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 4, 4, 4, 4, 4};
+  static const PetscInt best4[16] = {2, 2, 2, 2, 4, 4, 4, 4, 3, 4, 4, 4, 4, 4, 4, 4};
   static const PetscInt best5[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4};
 #else
   static const PetscInt best3[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
-  static const PetscInt best4[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 3, 4, 3, 3};
+  static const PetscInt best4[16] = {2, 2, 2, 2, 4, 4, 4, 4, 3, 4, 4, 3, 3, 4, 3, 3};
   static const PetscInt best5[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3};
 #endif
 
   if (hb->v3layers > 0) return hb->v3layers;
   if (hb->N < 0 || hb->N >= 16) return 2;
-  return hb->kvariant == SQUALL_HB_KERNEL_V5 ? best5[hb->N] : (hb->kvariant == SQUALL_HB_KERNEL_V4 ? best4[hb->N] : best3[hb->N]);
+  return hb->kvariant == SQUALL_HB_KERNEL_V5 ? best5[hb->N] : (hb->kvariant == SQUALL_HB_KERNEL_V4 || hb->kvariant == SQUALL_HB_KERNEL_V6 ? best4[hb->N] : best3[hb->N]);
+}
+
+/* The order from which the CUDA operator runs its 2D (layer-by-layer) kernel: -hb_kernel_switch, or by
+   default 3 (v6: 10, its own low-order kernel up to N = 9). runO1 (bench/results/raw/2026-12-01, double,
+   -hb_kernel_switch 1 against v2's 3D kernel, % of the streaming roofline): v4's 2D kernel at its best layers
+   N = 2: 66 against 76, 3: 93 / 75, 4: 94 / 59, 5: 84 / 66, 6: 91 / 48, 7: 96 / 68, 8: 77 / 46 */
+static inline PetscInt SquallHBSwitch(const Mat_HB *hb)
+{
+  return hb->kswitch > 0 ? hb->kswitch : (hb->kvariant == SQUALL_HB_KERNEL_V6 ? 10 : 3);
 }
 
 /* The default -hb_kernel_variant of order N: the faster 2D kernel of v4 and v5 at their best layers

@@ -7,20 +7,24 @@
 
 static const char HBComposedName[] = "SquallHBMultDot_C";
 
-const char *const SquallHBKernelVariants[] = {"v1", "v2", "v3", "v4", "v5", "SquallHBKernelVariant", "SQUALL_HB_KERNEL_", NULL};
+const char *const SquallHBKernelVariants[] = {"v1", "v2", "v3", "v4", "v5", "v6", "SquallHBKernelVariant", "SQUALL_HB_KERNEL_", NULL};
 
 /* the CUDA element kernel this operator's order runs (the "kernel" of SquallHBGetInfo() and of the
    benchmark records); the register cap exists for the v1 2D kernel from Nq = 14 on; the v3 2D kernel
    with 3 or 4 layers per step is "2d_v3_L3", "2d_v3_L4" (the default 2 keeps the name "2d_v3"), v4's
-   "2d_v4", "2d_v4_L3", "2d_v4_L4", and v5's "2d_v5", "2d_v5_L3", "2d_v5_L4" */
+   "2d_v4", "2d_v4_L3", "2d_v4_L4", and v5's "2d_v5", "2d_v5_L3", "2d_v5_L4"; v6's low-order sweep is
+   "3d_v6" (it replaces the 3D kernel), and from the switch on v6 runs v4's 2D kernel and takes its names */
 const char *SquallHBKernelName(const Mat_HB *hb)
 {
-  const PetscBool use3d = (PetscBool)(hb->N < hb->kswitch);
+  const PetscBool use3d = (PetscBool)(hb->N < SquallHBSwitch(hb));
 
   if (hb->kvariant == SQUALL_HB_KERNEL_V1) return use3d ? "3d" : (hb->capregs && hb->Nq >= 14 ? "2d_capped" : "2d");
+  if (hb->kvariant == SQUALL_HB_KERNEL_V6 && use3d) return "3d_v6";
   if (hb->kvariant >= SQUALL_HB_KERNEL_V3) { /* v3, v4 and v5 have no 3D kernel of their own; their 2D one by layers 2, 3, 4 */
-    static const char *const name[3][3] = {{"2d_v3", "2d_v3_L3", "2d_v3_L4"}, {"2d_v4", "2d_v4_L3", "2d_v4_L4"}, {"2d_v5", "2d_v5_L3", "2d_v5_L4"}};
-    return use3d ? "3d_v2" : name[hb->kvariant - SQUALL_HB_KERNEL_V3][SquallHBV3Layers(hb) - 2];
+    static const char *const    name[3][3] = {{"2d_v3", "2d_v3_L3", "2d_v3_L4"}, {"2d_v4", "2d_v4_L3", "2d_v4_L4"}, {"2d_v5", "2d_v5_L3", "2d_v5_L4"}};
+    const SquallHBKernelVariant v          = hb->kvariant == SQUALL_HB_KERNEL_V6 ? SQUALL_HB_KERNEL_V4 : hb->kvariant;
+
+    return use3d ? "3d_v2" : name[v - SQUALL_HB_KERNEL_V3][SquallHBV3Layers(hb) - 2];
   }
   return use3d ? "3d_v2" : "2d_v2";
 }
@@ -51,7 +55,7 @@ static PetscErrorCode HBV3LayersFromOptions(PetscOptionItems *PetscOptionsObject
 {
   PetscFunctionBegin;
   PetscCall(PetscOptionsInt("-hb_v3_layers",
-                            "CUDA, v3/v4/v5 layer-by-layer kernel: layers each thread computes per step (2, 3 or 4; more layers share each shared-memory load of D and q, for more registers and shared memory; 0: the fastest measured for the order)",
+                            "CUDA, v3-v6 layer-by-layer kernel: layers each thread computes per step (2, 3 or 4; more layers share each shared-memory load of D and q, for more registers and shared memory; 0: the fastest measured for the order)",
                             "SquallHBCreateOperator", hb->v3layers, &hb->v3layers, NULL));
   PetscCheck(hb->v3layers == 0 || (hb->v3layers >= 2 && hb->v3layers <= 4), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 0 (by order), 2, 3, 4", hb->v3layers);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -104,12 +108,14 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCheck(hb->lambda > 0 || hb->dirichlet, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_lambda 0 without -hb_dirichlet makes the operator singular (constants): use lambda > 0 or Dirichlet conditions");
   PetscCall(PetscOptionsReal("-hb_shear", "Shear s of the map x' = x + s (y + z), y' = y + s z (full geometric factors)", "SquallHBCreateOperator", hb->shear, &hb->shear, NULL));
   PetscCheck(PetscAbsReal(hb->shear) <= 1, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_shear %g is out of range: valid values are -1 to 1", (double)hb->shear);
-  PetscCall(PetscOptionsInt("-hb_kernel_switch", "CUDA operator: 3D thread blocks for orders below this, layer-by-layer 2D blocks from it on", "SquallHBCreateOperator", hb->kswitch, &hb->kswitch, NULL));
-  PetscCheck(hb->kswitch >= 1 && hb->kswitch <= 10, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_switch %" PetscInt_FMT " is out of range: valid values are 1 (always 2D) to 10 (3D up to order 9)", hb->kswitch);
+  PetscCall(
+    PetscOptionsInt("-hb_kernel_switch", "CUDA operator: 3D thread blocks (v6: its multi-element sweep) for orders below this, layer-by-layer 2D blocks from it on (0: 3, or 10 for v6)", "SquallHBCreateOperator", hb->kswitch, &hb->kswitch, NULL));
+  PetscCheck(hb->kswitch >= 0 && hb->kswitch <= 10, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_switch %" PetscInt_FMT " is out of range: valid values are 0 (by variant), 1 (always 2D) to 10 (3D up to order 9)", hb->kswitch);
   PetscCall(PetscOptionsEnum("-hb_kernel_variant",
                              "CUDA operator kernels: v1 (first version: 2D keeps q and the result in registers), v2 (3D loads before the first barrier, 2D keeps q in shared memory), v3 (v2 in 3D; 2D two layers per step, fewer shared loads per node) "
                              "v4 (v3 with the 2D block shape and shared-memory pitches chosen per order against the bank conflicts of odd Nq) "
-                             "or v5 (v3's 2D sweep with two nodes per thread: each shared load of a column serves both, fewer shared-memory cycles per node, more registers)",
+                             "v5 (v3's 2D sweep with two nodes per thread: each shared load of a column serves both, fewer shared-memory cycles per node, more registers) "
+                             "or v6 (below the switch a layer sweep with several elements per block, the t-direction in registers; v4 from the switch on)",
                              "SquallHBCreateOperator", SquallHBKernelVariants, (PetscEnum)hb->kvariant, (PetscEnum *)&hb->kvariant, &set));
   if (!set) hb->kvariant = SquallHBDefaultVariant(hb->N);
   PetscCall(HBV3LayersFromOptions(PetscOptionsObject, hb));
@@ -470,7 +476,8 @@ static PetscErrorCode MatView_HB(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "hipBone operator Z^T (S_L + lambda W) Z: order %" PetscInt_FMT ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements, %" PetscInt_FMT " unknowns, lambda %g%s\n", hb->N, hb->E[0], hb->E[1],
                                      hb->E[2], hb->nglobal, (double)hb->lambda, hb->dirichlet ? ", Dirichlet boundary" : ""));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s (%s thread blocks, -hb_kernel_switch %" PetscInt_FMT ", -hb_kernel_variant %s, -hb_v3_layers %" PetscInt_FMT "), vectors %s\n", SquallHBKernelName(hb),
-                                     hb->N < hb->kswitch ? "3D" : "2D layer-by-layer", hb->kswitch, SquallHBKernelVariants[hb->kvariant], SquallHBV3Layers(hb), hb->vectype));
+                                     hb->N < SquallHBSwitch(hb) ? (hb->kvariant == SQUALL_HB_KERNEL_V6 ? "multi-element layer-sweep" : "3D") : "2D layer-by-layer", SquallHBSwitch(hb), SquallHBKernelVariants[hb->kvariant], SquallHBV3Layers(hb),
+                                     hb->vectype));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -511,9 +518,9 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_lambda <l>                    - screening coefficient (default 1)
 . -hb_dirichlet                     - homogeneous Dirichlet conditions on the boundary (lambda may then be 0)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
-. -hb_kernel_switch <K>             - CUDA: 3D thread blocks for N < K, layer-by-layer 2D blocks for N >= K (default 9)
-. -hb_kernel_variant <v1,v2,v3,v4,v5> - CUDA: generation of the element kernels (default by order, SquallHBDefaultVariant(): v5 at N = 9 and 13-15, v4 otherwise, the faster of the two on the H200; v5: v3's 2D sweep with two nodes per thread, each column-shaped shared load serving both; v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts; v3: 2D two layers per step; all run v2's 3D kernel below the switch; v1, v2 for comparison)
-. -hb_v3_layers <0,2,3,4>           - CUDA, v3/v4/v5 2D kernel: layers per step and thread (default 0: the fastest measured for the order and variant; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
+. -hb_kernel_switch <K>             - CUDA: 3D thread blocks (v6: its multi-element sweep) for N < K, layer-by-layer 2D blocks for N >= K (default 0: 3, or 10 for v6)
+. -hb_kernel_variant <v1,v2,v3,v4,v5,v6> - CUDA: generation of the element kernels (default by order, SquallHBDefaultVariant(): v5 at N = 9 and 13-15, v4 otherwise, the faster of the two on the H200; v6: below the switch a layer sweep with several elements per block (a thread per element column, the t-direction in registers) instead of the 3D kernel, v4's 2D kernel from the switch on; v5: v3's 2D sweep with two nodes per thread, each column-shaped shared load serving both; v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts; v3: 2D two layers per step; v3-v5 run v2's 3D kernel below the switch; v1, v2 for comparison)
+. -hb_v3_layers <0,2,3,4>           - CUDA, v3-v6 2D kernel: layers per step and thread (default 0: the fastest measured for the order and variant; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
@@ -540,7 +547,7 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
     hb->bounds[2 * d + 1] = 1;
   }
   hb->lambda   = 1;
-  hb->kswitch  = 9;
+  hb->kswitch  = 0;                             /* by variant (SquallHBSwitch) */
   hb->kvariant = SquallHBDefaultVariant(hb->N); /* by order, also where -hb_kernel_variant is not given to MatSetFromOptions() */
   hb->v3layers = 0;                             /* by order (SquallHBV3Layers) */
   hb->overlap  = PETSC_TRUE;
