@@ -149,13 +149,16 @@ static inline PetscInt SquallHBSwitch(const Mat_HB *hb)
   return hb->kswitch > 0 ? hb->kswitch : (hb->kvariant == SQUALL_HB_KERNEL_V6 ? 10 : 3);
 }
 
-/* The default -hb_kernel_variant of order N: the faster 2D kernel of v4 and v5 at their best layers
-   (bench/results/gpu-h200-2026-12-01-session6.json, % of the streaming roofline, v4 / v5; double, runN1:
+/* The default -hb_kernel_variant of order N: below the 2D switch the faster of v6's multi-element sweep and
+   v2's 3D kernel, which v4 runs there (runO3, bench/results/raw/2026-12-01, double, % of the streaming roofline:
+   N = 1: 99 against 93, 2: 89 / 78; from N = 3 on v4's 2D kernel beats both: 94, 95, 85, 91, 96, 78 at N = 3..8
+   against v6's 91, 78, 84, 74, 80, 66); from N = 9 the faster 2D kernel of v4 and v5 at their best layers
+   (bench/results/gpu-h200-2026-12-01-session6.json, % of the roofline, v4 / v5; double, runN1:
    N = 9: 78 / 82, 10: 74 / 69, 11: 78 / 77, 12: 67 / 65, 13: 64 / 66, 14: 57 / 68, 15: 64 / 66; single, runN2:
-   9: 77 / 79, 10: 75 / 62, 11: 82 / 71, 12: 73 / 55, 13: 67 / 63, 14: 65 / 69, 15: 69 / 72);
-   v4 below the 2D switch, where both run v2's 3D kernel */
+   9: 77 / 79, 10: 75 / 62, 11: 82 / 71, 12: 73 / 55, 13: 67 / 63, 14: 65 / 69, 15: 69 / 72) */
 static inline SquallHBKernelVariant SquallHBDefaultVariant(PetscInt N)
 {
+  if (N <= 2) return SQUALL_HB_KERNEL_V6;
 #if defined(PETSC_USE_REAL_SINGLE)
   return N == 9 || N >= 14 ? SQUALL_HB_KERNEL_V5 : SQUALL_HB_KERNEL_V4;
 #else
