@@ -125,9 +125,10 @@ PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal b
 static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
 {
 #if defined(PETSC_USE_REAL_SINGLE)
-  /* runN2 (single): v4 is fastest with 4 layers at every 2D order, v5 with 2 at N = 9 and 4 at 14, 15 */
+  /* runN2 (single): v4 is fastest with 4 layers at every 2D order, v5 with 2 at N = 9 and 4 at 14, 15; below
+     N = 9 v4 with 4 too (runO2: N = 3..8 80, 93, 73, 90, 98, 84% against 78, 92, 73, 85, 98, 80 with 2) */
   static const PetscInt best3[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
-  static const PetscInt best4[16] = {2, 2, 2, 2, 4, 4, 4, 4, 3, 4, 4, 4, 4, 4, 4, 4};
+  static const PetscInt best4[16] = {2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
   static const PetscInt best5[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4};
 #else
   static const PetscInt best3[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
@@ -152,16 +153,18 @@ static inline PetscInt SquallHBSwitch(const Mat_HB *hb)
 /* The default -hb_kernel_variant of order N: below the 2D switch the faster of v6's multi-element sweep and
    v2's 3D kernel, which v4 runs there (runO3, bench/results/raw/2026-12-01, double, % of the streaming roofline:
    N = 1: 99 against 93, 2: 89 / 78; from N = 3 on v4's 2D kernel beats both: 94, 95, 85, 91, 96, 78 at N = 3..8
-   against v6's 91, 78, 84, 74, 80, 66); from N = 9 the faster 2D kernel of v4 and v5 at their best layers
+   against v6's 91, 78, 84, 74, 80, 66; single, runO2: v6 100, 89, 88, 87, 85, 81, 84, 70 at N = 1..8, v4's 2D
+   kernel -, 37, 80, 93, 73, 90, 98, 84, v2's 3D 70, 56, 63, 56, 52, 52, 54, 41: v6 at N = 1-3 and 5); from N = 9 the faster 2D kernel of v4 and v5 at their best layers
    (bench/results/gpu-h200-2026-12-01-session6.json, % of the roofline, v4 / v5; double, runN1:
    N = 9: 78 / 82, 10: 74 / 69, 11: 78 / 77, 12: 67 / 65, 13: 64 / 66, 14: 57 / 68, 15: 64 / 66; single, runN2:
    9: 77 / 79, 10: 75 / 62, 11: 82 / 71, 12: 73 / 55, 13: 67 / 63, 14: 65 / 69, 15: 69 / 72) */
 static inline SquallHBKernelVariant SquallHBDefaultVariant(PetscInt N)
 {
-  if (N <= 2) return SQUALL_HB_KERNEL_V6;
 #if defined(PETSC_USE_REAL_SINGLE)
+  if (N <= 3 || N == 5) return SQUALL_HB_KERNEL_V6;
   return N == 9 || N >= 14 ? SQUALL_HB_KERNEL_V5 : SQUALL_HB_KERNEL_V4;
 #else
+  if (N <= 2) return SQUALL_HB_KERNEL_V6;
   return N == 9 || N >= 13 ? SQUALL_HB_KERNEL_V5 : SQUALL_HB_KERNEL_V4;
 #endif
 }

@@ -34,6 +34,20 @@ if [ $MODE = 1 ]; then
    echo "== double bubble 300 pert t=$(( $(date +%s)-T0 ))s"
    timeout 130 ./tutorials/rising_bubble -options_file $OPTS $BUB -ts_max_steps 300 -esdg_perturbation > $O/bubble-double-pert-300.txt 2>&1
    echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
+elif [ $MODE = 2 ]; then
+  (sgl; timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest-single.log 2>&1)
+  echo "== tests done t=$(( $(date +%s)-T0 ))s"
+  (sgl; echo "== hipBone single default N=1..15 t=$(( $(date +%s)-T0 ))s"
+   timeout 100 ./bench/hb_bench -hb_vec_type cuda -orders 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15 -dofs 2e7 -reps 50 -cg_iterations 0 -tag default_single > $O/hb-default.jsonl 2> $O/hb-default.err
+   echo "== hipBone single v6 t=$(( $(date +%s)-T0 ))s"
+   timeout 60 ./bench/hb_bench -hb_vec_type cuda -orders 1,2,3,4,5,6,7,8 -dofs 2e7 -reps 50 -cg_iterations 0 -kernel_variants v6 -hb_kernel_switch 10 -tag v6_single > $O/hb-v6.jsonl 2> $O/hb-v6.err
+   echo "== hipBone single 3D t=$(( $(date +%s)-T0 ))s"
+   timeout 60 ./bench/hb_bench -hb_vec_type cuda -orders 1,2,3,4,5,6,7,8 -dofs 2e7 -reps 50 -cg_iterations 0 -kernel_variants v4 -hb_kernel_switch 10 -tag 3d_single > $O/hb-3d.jsonl 2> $O/hb-3d.err
+   echo "== hipBone single 2D layers t=$(( $(date +%s)-T0 ))s"
+   timeout 100 ./bench/hb_bench -hb_vec_type cuda -orders 2,3,4,5,6,7,8 -dofs 2e7 -reps 50 -cg_iterations 0 -kernel_variants v4 -v3_layers 2,3,4 -hb_kernel_switch 1 -tag 2d_single > $O/hb-2d.jsonl 2> $O/hb-2d.err
+   echo "== hipBone single CG FOM t=$(( $(date +%s)-T0 ))s"
+   timeout 90 ./bench/hb_bench -hb_vec_type cuda -orders 3,7,15 -dofs 4e7 -reps 20 -cg_iterations 100 -solvers hbcg -tag fom_single > $O/hb-fom.jsonl 2> $O/hb-fom.err
+   echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
 elif [ $MODE = 3 ]; then
   (dbl; timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest-double.log 2>&1)
   echo "== tests done t=$(( $(date +%s)-T0 ))s"
@@ -56,7 +70,7 @@ cat $O/pipe*.log; grep -hE "tests passed|\(Failed\)|\*\*\*Failed|Timeout" $O/cte
 for f in $O/hb-lowN-*.jsonl; do grep -h '"N"' $f 2>/dev/null | python3 -c 'import sys,json; [print(r["N"],r["kernel"],r.get("v3_layers"),r["roofline_fraction"],r["kernel_gflops"]) for r in map(json.loads,sys.stdin) if r.get("bench")=="hb_operator"]'; done
 grep -h "SquallP1Assemble\|KSPSolve \|Time (sec)\|^TSStep\|MatSetValuesCOO" $O/advdiff-*.txt | head -20
 tail -n 4 $O/bubble-*.txt 2>/dev/null
-for f in $O/hb-v6.jsonl $O/hb-default.jsonl $O/hb-n1-2d.jsonl; do grep -h '"N"' $f 2>/dev/null | python3 -c 'import sys,json; [print(r["N"],r["kernel"],r.get("v3_layers"),r["roofline_fraction"],r["kernel_gflops"]) for r in map(json.loads,sys.stdin) if r.get("bench")=="hb_operator"]'; done
+for f in $O/hb-v6.jsonl $O/hb-default.jsonl $O/hb-n1-2d.jsonl $O/hb-3d.jsonl $O/hb-2d.jsonl; do grep -h '"N"' $f 2>/dev/null | python3 -c 'import sys,json; [print(r["N"],r["kernel"],r.get("v3_layers"),r["roofline_fraction"],r["kernel_gflops"]) for r in map(json.loads,sys.stdin) if r.get("bench")=="hb_operator"]'; done
 grep -h hb_cg $O/hb-fom.jsonl 2>/dev/null | python3 -c 'import sys,json; [print(r["N"],r["NG"],r["fom_gflops"],r["dofs_iter_per_s"]) for r in map(json.loads,sys.stdin)]'
 grep -E "Duration|Throughput|Achieved Occupancy|Registers Per|Theoretical Occ|Warp Cycles Per Issued|Stall|Block Limit" $O/ncu-*.txt 2>/dev/null | head -60
 tar -C /tmp -czf $OUT/resO$MODE${TAG:-}.tgz resO$MODE && echo packed
