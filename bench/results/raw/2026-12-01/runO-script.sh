@@ -19,6 +19,11 @@ nvidia-smi --query-gpu=index,name,clocks.sm,clocks.max.sm,clocks.mem,driver_vers
 BUB="-dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_time 1e9 -esdg_wall_time -ts_max_steps 1000 -dm_vec_type cuda"
 dbl() { OPTS=/tmp/snap/options/rising_bubble.opts; export PATH=/opt/squall-deps/cuda/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda; cd /tmp/snap/b; }
 sgl() { OPTS=/tmp/snaps/options/rising_bubble.opts; export PATH=/opt/squall-deps/cuda-single/bin:$P0 PETSC_DIR=/opt/squall-deps/cuda-single; cd /tmp/snaps/b; }
+san() { # tool test: ctest's command of the test under compute-sanitizer (one rank)
+  local cmd; cmd=$(ctest -R "^$2\$" -N -V | sed -n 's/.*Test command: //p' | tr -d '"' | sed 's|^[^ ]*mpiexec -n [0-9]* ||')
+  echo "== $1 $2: $cmd" >> $O/sanitizer.log
+  timeout 120 compute-sanitizer --tool $1 --error-exitcode 9 $cmd >> $O/sanitizer.log 2>&1; echo "$1 $2 rc $?" | tee -a $O/sanitizer-summary.txt
+}
 (sleep ${WATCH:-560} && tar -C /tmp -czf $OUT/resO$MODE${TAG:-}.tgz resO$MODE) > /dev/null 2>&1 & WD=$!
 if [ $MODE = 1 ]; then
   (dbl; timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest-double.log 2>&1)
@@ -48,6 +53,12 @@ elif [ $MODE = 2 ]; then
    echo "== hipBone single CG FOM t=$(( $(date +%s)-T0 ))s"
    timeout 90 ./bench/hb_bench -hb_vec_type cuda -orders 3,7,15 -dofs 4e7 -reps 20 -cg_iterations 100 -solvers hbcg -tag fom_single > $O/hb-fom.jsonl 2> $O/hb-fom.err
    echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
+elif [ $MODE = 4 ]; then
+  (dbl; timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest-double.log 2>&1)
+  echo "== tests done t=$(( $(date +%s)-T0 ))s"
+  (dbl; echo "== sanitizer t=$(( $(date +%s)-T0 ))s"
+   san memcheck gpu_hb_v6_np1; san racecheck gpu_hb_v6_np1
+   echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
 elif [ $MODE = 3 ]; then
   (dbl; timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest-double.log 2>&1)
   echo "== tests done t=$(( $(date +%s)-T0 ))s"
@@ -66,7 +77,7 @@ elif [ $MODE = 3 ]; then
    echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
 fi
 kill $WD 2>/dev/null
-cat $O/pipe*.log; grep -hE "tests passed|\(Failed\)|\*\*\*Failed|Timeout" $O/ctest-*.log
+cat $O/pipe*.log; cat $O/sanitizer-summary.txt 2>/dev/null; grep -hE "tests passed|\(Failed\)|\*\*\*Failed|Timeout" $O/ctest-*.log
 for f in $O/hb-lowN-*.jsonl; do grep -h '"N"' $f 2>/dev/null | python3 -c 'import sys,json; [print(r["N"],r["kernel"],r.get("v3_layers"),r["roofline_fraction"],r["kernel_gflops"]) for r in map(json.loads,sys.stdin) if r.get("bench")=="hb_operator"]'; done
 grep -h "SquallP1Assemble\|KSPSolve \|Time (sec)\|^TSStep\|MatSetValuesCOO" $O/advdiff-*.txt | head -20
 tail -n 4 $O/bubble-*.txt 2>/dev/null
