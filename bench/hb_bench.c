@@ -13,7 +13,8 @@ static char help[] = "hipBone benchmark sweep; one JSON object per line.\n"
                      "                       operator each, the \"kernel\" field names it; CG runs with the first); default: -hb_kernel_variant\n"
                      "  -v3_layers 2,3,4     where an operator runs the v3, v4 or v5 2D kernel, time it for each -hb_v3_layers in turn (the\n"
                      "                       same operator, switched by MatSetFromOptions(); \"kernel\" 2d_v3, 2d_v3_L3, 2d_v3_L4 (2d_v4.., 2d_v5..) and \"v3_layers\"\n"
-                     "                       name it; CG and later operators run with the first); default: -hb_v3_layers\n"
+                     "                       (the layers the kernel runs, 0 for the 3D and v6 kernels) name it; CG and later operators run with the\n"
+                     "                       first); default: -hb_v3_layers\n"
                      "  -hb_log_setup 0      no timestamped setup phases on stderr (default on)\n"
                      "Records: \"hb_operator\" (element kernel GFLOP/s against the measured 8-read:1-write streaming roofline, the\n"
                      "Z^T gather, the whole MatMult), \"hb_cg\" (time per iteration, NekBone FOM, DOF x iterations / s).\n";
@@ -47,7 +48,7 @@ static PetscErrorCode Stamp(MPI_Comm comm, PetscLogDouble t0, const char fmt[], 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode BenchOperator(Mat A, PetscInt reps, PetscMPIInt size, PetscInt v3layers)
+static PetscErrorCode BenchOperator(Mat A, PetscInt reps, PetscMPIInt size)
 {
   MPI_Comm            comm = PetscObjectComm((PetscObject)A);
   SquallHBInfo        info;
@@ -76,7 +77,7 @@ static PetscErrorCode BenchOperator(Mat A, PetscInt reps, PetscMPIInt size, Pets
                           "{\"bench\":\"hb_operator\",\"tag\":\"%s\",\"N\":%" PetscInt_FMT ",\"E\":%" PetscInt_FMT ",\"NG\":%" PetscInt_FMT ",\"NL\":%" PetscInt_FMT ",\"ranks\":%d,\"device\":%s,\"kernel\":\"%s\",\"v3_layers\":%" PetscInt_FMT
                           ",\"reps\":%" PetscInt_FMT ",\"t_kernel\":%.6e,\"kernel_gflops\":%.2f,\"kernel_gbs\":%.1f,\"kernel_bytes\":%.6e,\"kernel_flops\":%.6e,\"stream_gbs\":%.1f,\"roofline_gflops\":%.2f,\"roofline_fraction\":%.3f"
                           ",\"t_gather\":%.6e,\"t_mult\":%.6e,\"mult_gflops_nekbone\":%.2f}\n",
-                          Tag, info.order, info.nelem_global, info.ndof_global, info.nlocal_global, size, r.device ? "true" : "false", info.kernel, v3layers, reps, (double)tmax[0], gflops, gbs, glob[1], glob[0], stream, roof, gflops / roof,
+                          Tag, info.order, info.nelem_global, info.ndof_global, info.nlocal_global, size, r.device ? "true" : "false", info.kernel, info.layers, reps, (double)tmax[0], gflops, gbs, glob[1], glob[0], stream, roof, gflops / roof,
                           (double)tmax[1], (double)tmax[2], nekflops / tmax[2] / 1e9));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -87,7 +88,6 @@ static PetscErrorCode BenchOperator(Mat A, PetscInt reps, PetscMPIInt size, Pets
 static PetscErrorCode BenchOperatorLayers(Mat A, PetscInt reps, PetscMPIInt size, PetscInt nlayers, const PetscInt layers[])
 {
   SquallHBInfo info;
-  PetscInt     cur = 2;
   PetscBool    v3, v4, v5;
 
   PetscFunctionBegin;
@@ -95,9 +95,8 @@ static PetscErrorCode BenchOperatorLayers(Mat A, PetscInt reps, PetscMPIInt size
   PetscCall(PetscStrbeginswith(info.kernel, "2d_v3", &v3));
   PetscCall(PetscStrbeginswith(info.kernel, "2d_v4", &v4)); /* v4 and v5 take -hb_v3_layers too */
   PetscCall(PetscStrbeginswith(info.kernel, "2d_v5", &v5));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-hb_v3_layers", &cur, NULL));
   if (!(v3 || v4 || v5) || !nlayers) {
-    PetscCall(BenchOperator(A, reps, size, cur));
+    PetscCall(BenchOperator(A, reps, size));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (PetscInt l = nlayers - 1; l >= 0; l--) { /* the first last: CG and later operators run with it */
@@ -106,7 +105,7 @@ static PetscErrorCode BenchOperatorLayers(Mat A, PetscInt reps, PetscMPIInt size
     PetscCall(PetscSNPrintf(v, sizeof(v), "%" PetscInt_FMT, layers[l]));
     PetscCall(PetscOptionsSetValue(NULL, "-hb_v3_layers", v));
     PetscCall(MatSetFromOptions(A));
-    PetscCall(BenchOperator(A, reps, size, layers[l]));
+    PetscCall(BenchOperator(A, reps, size));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -29,6 +29,7 @@
    ghost rows of y are summed first and sent while the owned rows are summed. */
 #include "cuda/hbutil.h"
 #include "physics/sem.h"
+#include <type_traits>
 
 struct _n_SquallHBCUDA {
   PetscInt    *gidx, *rowptr, *col;
@@ -665,18 +666,27 @@ template <int Nq, int L, SquallHBKernelVariant V> static PetscErrorCode HBLaunch
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* calls launch(std::integral_constant<int, L>()) for the run-time layers per step L = 2, 3, 4: the one place that
+   turns -hb_v3_layers into a template argument, for the v3/v4 and the v5 kernels */
+template <typename F> static PetscErrorCode HBWithLayers(PetscInt L, F launch)
+{
+  PetscFunctionBegin;
+  switch (L) {
+    case 2: PetscCall(launch(std::integral_constant<int, 2>())); break;
+    case 3: PetscCall(launch(std::integral_constant<int, 3>())); break;
+    case 4: PetscCall(launch(std::integral_constant<int, 4>())); break;
+    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 2, 3, 4", L);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* v3 or v4 (V; v4 at even Nq runs v3's instantiation, the same layout) with L layers per step */
 template <int Nq, SquallHBKernelVariant V> static PetscErrorCode HBLaunch2DLayers(PetscInt L, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   constexpr SquallHBKernelVariant K = HBLayout2DIsV3(V, Nq) ? SQUALL_HB_KERNEL_V3 : V;
 
   PetscFunctionBegin;
-  switch (L) {
-    case 2: PetscCall(HBLaunch2Dv3<Nq, 2, K>(e0, e1, a, stream)); break;
-    case 3: PetscCall(HBLaunch2Dv3<Nq, 3, K>(e0, e1, a, stream)); break;
-    case 4: PetscCall(HBLaunch2Dv3<Nq, 4, K>(e0, e1, a, stream)); break;
-    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 2, 3, 4", L);
-  }
+  PetscCall(HBWithLayers(L, [&](auto l) { return HBLaunch2Dv3<Nq, decltype(l)::value, K>(e0, e1, a, stream); }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -947,12 +957,7 @@ template <int Nq, int L> static PetscErrorCode HBLaunch2Dv5(PetscInt e0, PetscIn
 template <int Nq> static PetscErrorCode HBLaunch2Dv5Layers(PetscInt L, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  switch (L) {
-    case 2: PetscCall(HBLaunch2Dv5<Nq, 2>(e0, e1, a, stream)); break;
-    case 3: PetscCall(HBLaunch2Dv5<Nq, 3>(e0, e1, a, stream)); break;
-    case 4: PetscCall(HBLaunch2Dv5<Nq, 4>(e0, e1, a, stream)); break;
-    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 2, 3, 4", L);
-  }
+  PetscCall(HBWithLayers(L, [&](auto l) { return HBLaunch2Dv5<Nq, decltype(l)::value>(e0, e1, a, stream); }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

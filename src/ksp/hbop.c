@@ -591,6 +591,7 @@ PetscErrorCode SquallHBGetInfo(Mat A, SquallHBInfo *info)
   info->lambda        = hb->lambda;
   info->dirichlet     = hb->dirichlet;
   info->kernel        = SquallHBKernelName(hb);
+  info->layers        = hb->kvariant >= SQUALL_HB_KERNEL_V3 && hb->N >= SquallHBSwitch(hb) ? SquallHBV3Layers(hb) : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
