@@ -39,10 +39,10 @@ struct _n_SquallP1 {
   PetscBool             setup;
   SquallP1Backend       backend;
   SquallP1AssemblyType  assembly;
-  SquallP1AtomicMode    atomicmode; /* how the atomic path finds its entries: search or slot map */
+  SquallP1AtomicMode    atomicmode;    /* how the atomic path finds its entries: search or slot map */
   PetscBool             atomicmodeset; /* set by the user; else it follows the backend (P1DefaultAtomicMode()) */
-  SquallP1ReduceVariant rvariant;   /* the GPU kernel of the reduce mode */
-  PetscReal             degtol;     /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
+  SquallP1ReduceVariant rvariant;      /* the GPU kernel of the reduce mode */
+  PetscReal             degtol;        /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
   PetscBool             view;
   SquallP1ElementOrder  order;
   PetscInt              ncolors; /* with SQUALL_P1_ORDER_COLORED */
