@@ -995,7 +995,10 @@ template <int Nq> static PetscErrorCode HBLaunch2Dv5Layers(PetscInt L, PetscInt 
    static shared memory. Single (cap 80, 3 blocks) 40, 64, then 80; 8 bytes of spill at Nq = 8, 4 at 10;
    6-8 KB. Left alone nvcc takes 168-255 registers from Nq = 4 on (double: one block per SM) for the
    factors of every layer in flight, and still spills at Nq = 6, 9, 10.
-   Not measured yet: -hb_kernel_variant v6 is to be timed against v4 (v2's 3D kernel) below the switch. */
+   Measured (runO3, runO2, bench/results/gpu-h200-2026-12-01-session7.json, % of the streaming roofline at
+   N = 1..8): double 99, 89, 91, 78, 84, 74, 80, 66 (v2's 3D kernel 93, 78, 75, 59, 66, 48, 68, 46; v4's 2D
+   kernel from N = 3: 94, 95, 85, 91, 96, 78); single 100, 89, 88, 87, 85, 81, 84, 70. The default runs v6 at
+   N <= 2 (single: 1-3, 5). */
 /* elements per block: 128 to 256 threads (two blocks of 128 registers per thread fit on an SM) with the
    fewest idle lanes in the last warp, of equals the largest (Nq = 2..10: 64, 28, 16, 10, 7, 5, 4, 3, 2
    elements, 256, 252, 256, 250, 252, 245, 256, 243, 200 threads) */
@@ -1022,13 +1025,14 @@ __host__ __device__ constexpr int HBPitchV6(int Nq)
   return Nq == 3 ? 12 : (Nq == 6 ? 38 : (Nq == 7 ? 55 : (Nq == 9 ? 89 : (Nq == 10 ? 108 : Nq * Nq))));
 }
 /* registers per thread to ask for (see HBMinBlocks): two blocks of up to 8 warps per SM in double, three in
-   single (ptxas -v in the comment above) */
+   single (ptxas -v in the comment above); at Nq <= 3, where a column holds 3 nodes, 64 for four blocks (Nq = 3:
+   112 registers uncapped at 128, 80 with no spill, 64 with 8 bytes) */
 __host__ __device__ constexpr int HBRegsV6(int Nq)
 {
 #if defined(PETSC_USE_REAL_SINGLE)
   return 80;
 #else
-  return 128;
+  return Nq <= 3 ? 64 : 128;
 #endif
 }
 
