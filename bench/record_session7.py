@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn the raw output of the seventh GPU session (runO1-runO5 in RAW_DIR, see its README.md; one H200 each,
+"""Turn the raw output of the seventh GPU session (runO1-runO6 in RAW_DIR, see its README.md; one H200 each,
 the script that ran them is RAW_DIR/runO-script.sh) into one versioned record.
 
     python3 bench/record_session7.py RAW_DIR OUT_JSON
@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rawio import jsonl, tests  # noqa: E402
 from record_session4 import run  # noqa: E402
 
-RUNS = ("runO1", "runO2", "runO3", "runO4", "runO5")
+RUNS = ("runO1", "runO2", "runO3", "runO4", "runO5", "runO6")
 
 
 def operator(path):
@@ -68,6 +68,7 @@ def main():
             "defaults_runO3": operator(os.path.join(p["runO3"], "hb-default.jsonl")),
             "2d_v4_N1_runO3": operator(os.path.join(p["runO3"], "hb-n1-2d.jsonl")),
             "final_defaults_N1_15_runO5": operator(os.path.join(p["runO5"], "hb-default.jsonl")) if "runO5" in p else None,
+            "v6_64_registers_at_Nq_le_3_runO6": operator(os.path.join(p["runO6"], "hb-default.jsonl")) if "runO6" in p else None,
         },
         "hipbone_operator_single_runO2": {
             "defaults": operator(os.path.join(p["runO2"], "hb-default.jsonl")),

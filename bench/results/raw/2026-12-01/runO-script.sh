@@ -65,6 +65,11 @@ elif [ $MODE = 5 ]; then
   (dbl; echo "== hipBone double default N=1..15 t=$(( $(date +%s)-T0 ))s"
    timeout 120 ./bench/hb_bench -hb_vec_type cuda -orders 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15 -dofs 2e7 -reps 50 -cg_iterations 0 -tag default_double > $O/hb-default.jsonl 2> $O/hb-default.err
    echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
+elif [ $MODE = 6 ]; then
+  (dbl; timeout 60 ctest -R "gpu_hb_v6|gpu_hb_np|gpu_hb_3d" --timeout 50 -j6 --output-on-failure > $O/ctest-double.log 2>&1)
+  echo "== tests done t=$(( $(date +%s)-T0 ))s"
+  (dbl; timeout 40 ./bench/hb_bench -hb_vec_type cuda -orders 1,2,3 -dofs 2e7 -reps 50 -cg_iterations 0 -tag v6_regs64 > $O/hb-default.jsonl 2> $O/hb-default.err
+   echo "== done t=$(( $(date +%s)-T0 ))s") > $O/pipe.log 2>&1
 elif [ $MODE = 3 ]; then
   (dbl; timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest-double.log 2>&1)
   echo "== tests done t=$(( $(date +%s)-T0 ))s"
