@@ -4,12 +4,12 @@
       applies the six packed geometric factors and lambda W, differentiates back and writes y_L:
       - 3D thread blocks (one thread per node, several small elements per block) below the order
         -hb_kernel_switch (by default 3: the 2D kernels below are faster from N = 3 on), the whole
-        element in shared memory;
+        element in shared memory (or v6's multi-element sweep, below);
       - from it on, 2D blocks of Nq x Nq threads sweeping the element layer by layer;
       in generations (-hb_kernel_variant): v1, whose 2D kernel holds the thread's column of q
       and of the result in registers (shared memory Nq^2), v2, whose 3D kernel issues all its
       global loads before the first barrier and whose 2D kernel keeps q in shared memory (Nq^3) and
-      only the result column in registers, v3 (the default), v2's 3D kernel and a 2D kernel that
+      only the result column in registers, v3, v2's 3D kernel and a 2D kernel that
       computes two (-hb_v3_layers: 3, 4) layers per step to cut the shared-memory traffic per node,
       v4, v3 with the 2D block shape and shared-memory row pitches chosen per order against the
       bank conflicts of odd Nq, v5, v3's 2D sweep with two nodes per thread (register tiling:
@@ -22,7 +22,9 @@
       lanes of a warp idle at Nq^2 = 4..81 threads. v6 packs about 256 threads of several elements
       into a block, each thread sweeping one column of its element with q, the result and the
       D[i][m], D[m][i] of its column in registers: 6 Nq shared loads per node (4 Nq instructions at
-      even Nq), one barrier per layer, and every global load of the column requested before the sweep;
+      even Nq), one barrier per layer, and every global load of the column requested before the sweep.
+      Measured (runO1-runO3): v6 beats the 3D kernel at every order, but v4's 2D kernel, idle lanes and
+      all, is the fastest from N = 3 on in double (v6 at N <= 2 by default; single: N = 1-3, 5);
    2. Z^T: a CSR row sum over the element copies of each node.
    MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
