@@ -108,9 +108,9 @@ typedef struct {
   PetscInt  nlocal_global;           /* N_L = E Np over all ranks */
   PetscReal lambda;
   PetscBool dirichlet;
-  const char        *
-    kernel; /* CUDA operator kernel for this order (the default by order and precision): "3d_v2", "2d_v2", "3d", "2d", "2d_capped" (v1), "2d_v3", "2d_v4", "2d_v5" (v3-v5 from -hb_kernel_switch on; "_L3", "_L4" with 3, 4 layers per step), "3d_v6" (v6 below it) */
-  PetscInt layers; /* layers per step of that kernel: 2-4 for the v3-v5 2D kernels, else 0 */
+  /* CUDA operator kernel for this order (the default by order and precision): "3d_v2", "2d_v2", "3d", "2d", "2d_capped" (v1), "2d_v3", "2d_v4", "2d_v5" (v3-v5 from -hb_kernel_switch on; "_L3", "_L4" with 3, 4 layers per step), "3d_v6" (v6 below it) */
+  const char *kernel;
+  PetscInt    layers; /* layers per step of that kernel: 2-4 for the v3-v5 2D kernels, else 0 */
 } SquallHBInfo;
 typedef struct {
   PetscReal      t_kernel, t_gather, t_mult; /* seconds per application: fused element kernel (all local elements), Z^T gather, whole MatMult */

@@ -1193,7 +1193,7 @@ static PetscErrorCode HBLocalOp(Mat_HB *hb, PetscInt e0, PetscInt e1, const Pets
 {
   SquallHBCUDA    c     = hb->cuda;
   const HBOpArgs  a     = {c->gidx, c->G, c->W, c->D, hb->lambda, hb->nown, x, c->xghost, c->yL};
-  const PetscBool use3d = (PetscBool)(hb->N < SquallHBSwitch(hb));
+  const PetscBool use3d = SquallHBUse3D(hb);
 
   PetscFunctionBegin;
   if (e1 <= e0) PetscFunctionReturn(PETSC_SUCCESS);

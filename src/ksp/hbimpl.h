@@ -150,6 +150,12 @@ static inline PetscInt SquallHBSwitch(const Mat_HB *hb)
   return hb->kswitch > 0 ? hb->kswitch : (hb->kvariant == SQUALL_HB_KERNEL_V6 ? 10 : 3);
 }
 
+/* whether this operator's order is below the switch: the 3D kernel (v6: its multi-element sweep), else the 2D one */
+static inline PetscBool SquallHBUse3D(const Mat_HB *hb)
+{
+  return hb->N < SquallHBSwitch(hb) ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* The default -hb_kernel_variant of order N: below the 2D switch the faster of v6's multi-element sweep and
    v2's 3D kernel, which v4 runs there (runO3, bench/results/raw/2026-12-01, double, % of the streaming roofline:
    N = 1: 99 against 93, 2: 89 / 78; from N = 3 on v4's 2D kernel beats both: 94, 95, 85, 91, 96, 78 at N = 3..8

@@ -16,7 +16,7 @@ const char *const SquallHBKernelVariants[] = {"v1", "v2", "v3", "v4", "v5", "v6"
    "3d_v6" (it replaces the 3D kernel), and from the switch on v6 runs v4's 2D kernel and takes its names */
 const char *SquallHBKernelName(const Mat_HB *hb)
 {
-  const PetscBool use3d = (PetscBool)(hb->N < SquallHBSwitch(hb));
+  const PetscBool use3d = SquallHBUse3D(hb);
 
   if (hb->kvariant == SQUALL_HB_KERNEL_V1) return use3d ? "3d" : (hb->capregs && hb->Nq >= 14 ? "2d_capped" : "2d");
   if (hb->kvariant == SQUALL_HB_KERNEL_V6 && use3d) return "3d_v6";
@@ -476,8 +476,7 @@ static PetscErrorCode MatView_HB(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "hipBone operator Z^T (S_L + lambda W) Z: order %" PetscInt_FMT ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements, %" PetscInt_FMT " unknowns, lambda %g%s\n", hb->N, hb->E[0], hb->E[1],
                                      hb->E[2], hb->nglobal, (double)hb->lambda, hb->dirichlet ? ", Dirichlet boundary" : ""));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s (%s thread blocks, -hb_kernel_switch %" PetscInt_FMT ", -hb_kernel_variant %s, -hb_v3_layers %" PetscInt_FMT "), vectors %s\n", SquallHBKernelName(hb),
-                                     hb->N < SquallHBSwitch(hb) ? (hb->kvariant == SQUALL_HB_KERNEL_V6 ? "multi-element layer-sweep" : "3D") : "2D layer-by-layer", SquallHBSwitch(hb), SquallHBKernelVariants[hb->kvariant], SquallHBV3Layers(hb),
-                                     hb->vectype));
+                                     SquallHBUse3D(hb) ? (hb->kvariant == SQUALL_HB_KERNEL_V6 ? "multi-element layer-sweep" : "3D") : "2D layer-by-layer", SquallHBSwitch(hb), SquallHBKernelVariants[hb->kvariant], SquallHBV3Layers(hb), hb->vectype));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -591,7 +590,7 @@ PetscErrorCode SquallHBGetInfo(Mat A, SquallHBInfo *info)
   info->lambda        = hb->lambda;
   info->dirichlet     = hb->dirichlet;
   info->kernel        = SquallHBKernelName(hb);
-  info->layers        = hb->kvariant >= SQUALL_HB_KERNEL_V3 && hb->N >= SquallHBSwitch(hb) ? SquallHBV3Layers(hb) : 0;
+  info->layers        = hb->kvariant >= SQUALL_HB_KERNEL_V3 && !SquallHBUse3D(hb) ? SquallHBV3Layers(hb) : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -372,10 +372,7 @@ PetscErrorCode SquallP1ReduceDestroy(SquallP1Reduce *R)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Sorts the n distinct values v[] of [lo, hi] ascending. A reduce block's entries span ~24 times their
-   number of positions (0.56 M-tet mountain mesh; at most ~120), so marking them in a bit set of the span and
-   reading it back is linear, where PetscSortInt() took 55% of SquallP1BuildReduce() (88 of 160 ms there);
-   wide spans fall back to it. bits[] has room for 4 n + 1 words and is left zero. */
+/* the index of the lowest set bit of b (b != 0) */
 static inline int P1LowestBit(uint64_t b)
 {
 #if defined(__GNUC__) || defined(__clang__)
@@ -388,6 +385,10 @@ static inline int P1LowestBit(uint64_t b)
 #endif
 }
 
+/* Sorts the n distinct values v[] of [lo, hi] ascending. A reduce block's entries span ~24 times their
+   number of positions (0.56 M-tet mountain mesh; at most ~120), so marking them in a bit set of the span and
+   reading it back is linear, where PetscSortInt() took 55% of SquallP1BuildReduce() (88 of 160 ms there);
+   wide spans fall back to it. bits[] has room for 4 n + 1 words and is left zero. */
 static PetscErrorCode P1SortDistinct(PetscInt n, PetscInt *v, PetscInt lo, PetscInt hi, uint64_t *bits)
 {
   const PetscInt nw = (hi - lo) / 64 + 1;
