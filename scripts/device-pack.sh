@@ -5,7 +5,7 @@
 #   DEST/single-delta.tar.xz   the libraries the single-precision bundle has different (PETSc, hypre, p4est)
 #   DEST/snap.txz, snaps.txz   this checkout's HEAD built against each (Release, sm_90 machine code only: no PTX,
 #                              which halves the library and keeps the carry under the limit), object files left out
-# and copies scripts/device-run.sh next to them. On the device (carry DEST): bash DEST/device-run.sh DEST [BUDGET_S].
+# and copies scripts/device-run.sh and device-prologue.sh (sourced by a call's own script) next to them. On the device (carry DEST): bash DEST/device-run.sh DEST [BUDGET_S].
 #   scripts/device-pack.sh [DEST=.deps/pack] [single: 1 to pack it, 0 for double only] [double: 1 to pack it, 0 for single only]
 # (both snapshots together no longer fit the carry limit: pack one precision per call)
 # Needs /opt/squall-deps/cuda and cuda-single (scripts/install-deps.sh) and nvcc on this machine.
@@ -34,7 +34,7 @@ build() { # name PETSC_DIR: the snapshot is built at /tmp/<name>, where device-r
 }
 [ "$double" = 1 ] && build snap $deps/cuda
 [ "$single" = 1 ] && build snaps $deps/cuda-single
-cp "$root/scripts/device-run.sh" "$dest/"
+cp "$root/scripts/device-run.sh" "$root/scripts/device-prologue.sh" "$dest/"
 git -C "$root" rev-parse --short HEAD > "$dest/commit.txt"
 size=$(du -sb "$dest" | cut -f1)
 echo "packed $(cat "$dest/commit.txt") into $dest: $((size / 1048576)) MiB (the carry limit is 64 MiB, with the checkout's files)"

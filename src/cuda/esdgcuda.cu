@@ -44,8 +44,8 @@ typedef struct {
   PetscReal         *FG;    /* [4][nOwned*6*Nfp] the element's outward unit normal and s_f at every face node */
   PetscReal         *FGF;   /* [4][nOwned*6] the same per element face, where every face's nodes have the same values (boxes), else NULL */
   PetscInt           nFacesEarly, nFacesGhost;
-  int                volume; /* the volume kernel: ESDG_VOLUME_HALF, _LINE or _FULL */
-  PetscBool          faceMode;
+  PetscBool          half, faceMode;
+  PetscBool          prefetch;       /* -esdg_gpu_prefetch */
   const PetscScalar *Fref;           /* during an RHS in face mode: the reference residual (device), or NULL */
   const PetscScalar *Qref, *QrefLoc; /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
   PetscScalar       *K, *Qw;         /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
@@ -58,15 +58,6 @@ typedef struct {
   PetscObjectState nextState;
   PetscBool        nextBad;
 } ESDGCuda;
-
-enum { ESDG_VOLUME_HALF = 1, ESDG_VOLUME_LINE = 2, ESDG_VOLUME_FULL = 3 }; /* SquallESDGGPUVolumeTypes' numbers */
-
-/* -esdg_gpu_volume auto: the volume kernel measured fastest for the order and precision on the H200 */
-static int ESDGVolumeKind(SquallESDG s)
-{
-  if (s->gpuVolume) return (int)s->gpuVolume;
-  return ESDG_VOLUME_HALF;
-}
 
 typedef struct {
   const PetscInt    *gslot, *vmapP, *elist, *faces, *plus;
@@ -81,39 +72,41 @@ typedef struct {
   PetscInt           nOwned, nList;
   size_t             nSlots;
   PetscReal          wb;
+  int                pfBlocks; /* > 0: the half sweep prefetches into L2 the inputs of the block this many blocks ahead (ESDGPrefetchElement) */
 } ESDGArgs;
 
 static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
 {
   ESDGArgs a;
-  a.gslot   = c->gslot;
-  a.vmapP   = c->vmapP;
-  a.elist   = c->elist;
-  a.faces   = c->faces;
-  a.plus    = c->plus;
-  a.FB      = c->FB;
-  a.FG      = c->FG;
-  a.FGF     = c->FGF;
-  a.Fref    = c->Fref;
-  a.Qref    = c->Qref;
-  a.QrefLoc = c->QrefLoc;
-  a.K       = c->K;
-  a.Qw      = c->Qw;
-  a.la      = c->la;
-  a.ldt     = c->ldt;
-  a.lb      = c->lb;
-  a.refCont = c->refCont;
-  a.nSlots  = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
-  a.PhiP    = c->PhiP;
-  a.Phi     = c->Phi;
-  a.J       = c->J;
-  a.Ja      = c->Ja;
-  a.fcor    = c->fcor;
-  a.D       = c->D;
-  a.bad     = c->bad;
-  a.nOwned  = c->nOwned;
-  a.nList   = c->nOwned;
-  a.wb      = wb;
+  a.gslot    = c->gslot;
+  a.vmapP    = c->vmapP;
+  a.elist    = c->elist;
+  a.faces    = c->faces;
+  a.plus     = c->plus;
+  a.FB       = c->FB;
+  a.FG       = c->FG;
+  a.FGF      = c->FGF;
+  a.Fref     = c->Fref;
+  a.Qref     = c->Qref;
+  a.QrefLoc  = c->QrefLoc;
+  a.K        = c->K;
+  a.Qw       = c->Qw;
+  a.la       = c->la;
+  a.ldt      = c->ldt;
+  a.lb       = c->lb;
+  a.refCont  = c->refCont;
+  a.nSlots   = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
+  a.PhiP     = c->PhiP;
+  a.Phi      = c->Phi;
+  a.J        = c->J;
+  a.Ja       = c->Ja;
+  a.fcor     = c->fcor;
+  a.D        = c->D;
+  a.bad      = c->bad;
+  a.nOwned   = c->nOwned;
+  a.nList    = c->nOwned;
+  a.wb       = wb;
+  a.pfBlocks = c->prefetch ? 1 : 0; /* the launcher sets the distance */
   return a;
 }
 
@@ -468,6 +461,46 @@ template <int NQ, bool CART> static constexpr int ESDGVolumeMinBlocks()
   return (CART && NQ <= 6 && 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) > 1) ? 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) : 1;
 }
 
+/* L2 prefetch of [p, p + bytes): one bulk prefetch (sm_90), else one per 128-byte line */
+__device__ static inline void PrefetchRangeL2(const void *p, size_t bytes)
+{
+  const uintptr_t b = (uintptr_t)p & ~(uintptr_t)15, e = ((uintptr_t)p + bytes + 15) & ~(uintptr_t)15;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" : : "l"(b), "r"((unsigned)(e - b)));
+#else
+  for (uintptr_t q = b & ~(uintptr_t)127; q < e; q += 128) asm volatile("prefetch.global.L2 [%0];" : : "l"(q));
+#endif
+}
+
+/* Everything a volume kernel will load for element e (state offset qe), into L2 ahead of its block: the
+   half sweep's blocks wait for these loads at their start, and with few blocks per multiprocessor that
+   wait is not hidden (ncu, N = 4, face mode: 39% of the stall cycles on L1TEX). Block b prefetches for
+   block b + W, W the blocks resident at once, so the data is in L2 (not DRAM) when that block starts;
+   range k (0..11) is one contiguous array section, issued by the element's thread k (k mod Np). */
+template <int NQ, bool LIFT> __device__ static inline void PrefetchElement(const ESDGArgs &a, PetscInt e, size_t qe, int k, const PetscScalar *Q)
+{
+  constexpr int NP = NQ * NQ * NQ, NFP = NQ * NQ;
+  const size_t  st = 5 * NP * sizeof(PetscScalar), nd = NP * sizeof(PetscReal);
+
+  if (k == 0)
+    PrefetchRangeL2(Q + qe, st);
+  else if (k == 1 && a.Qref)
+    PrefetchRangeL2(a.Qref + qe, st);
+  else if (k == 2)
+    PrefetchRangeL2(a.Phi + (size_t)e * NP, nd);
+  if (!LIFT) return;
+  if (k == 3)
+    PrefetchRangeL2(a.J + (size_t)e * NP, nd);
+  else if (k == 4 && a.fcor)
+    PrefetchRangeL2(a.fcor + (size_t)e * NP, nd);
+  else if (k >= 5 && k < 10)
+    PrefetchRangeL2(a.FB + (k - 5) * a.nSlots + (size_t)e * 6 * NFP, 6 * NFP * sizeof(PetscReal));
+  else if (k == 10 && a.K)
+    PrefetchRangeL2(a.K + qe, st);
+  else if (k == 11 && a.Fref)
+    PrefetchRangeL2(a.Fref + qe, st);
+}
+
 /* RADD: the partner's share is scaled by its sender and added by the partner (the variant before
    session 4, kept as tune_recv_add); else the sender stores its flux F2 unscaled and the partner
    multiplies it in with an FMA, looking its factor 2 w D[m][i] up in the same table: 5 multiplies
@@ -490,6 +523,8 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   const PetscInt              e      = active ? a.elist[l] : 0;
   PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
   SquallGas                   gas = gasp;
+  const PetscInt              lf  = l + (PetscInt)a.pfBlocks * blockDim.y; /* the element of the block a.pfBlocks ahead, prefetched */
+  const PetscInt              ef  = a.pfBlocks && lf < a.nList ? a.elist[lf] : -1;
 
   gas.departures = DEP; /* a compile-time constant: the volume's pairs need the pressure's departures only (no entropy jumps) */
 
@@ -515,10 +550,13 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     if (DEP) saux[ESDG_NAUX2 * NP + n] = make_ESDGReal2(own[SQ_DRHO], own[SQ_DB]);
   }
   __syncthreads();
-  const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
+  const size_t qf     = ef >= 0 && n < 12 ? (size_t)a.gslot[ef] * 5 * NP : 0; /* its latency is hidden by the first direction */
+  const int    idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
 #pragma unroll
   for (int d = 0; d < 3; d++) {
     if (ABL >= ESDG_ABL_DIR0 && d != ABL - ESDG_ABL_DIR0) continue;
+    if (d == 1 && ef >= 0)
+      for (int k = n; k < 12; k += NP) PrefetchElement<NQ, LIFT>(a, ef, qf, k, Q);
     const int  stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
     ESDGReal2 *sbuf  = sbuf0 + (DB && d == 1 ? ESDGHalfShareSize<NQ>() : 0);
     PetscReal *sbuf1 = (PetscReal *)(sbuf + 2 * NH * NP);
@@ -673,163 +711,6 @@ template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGEleme
   PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
 #pragma unroll
   for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
-}
-
-/* ---------------------------------------------------------------------------------------------
-   The line sweep (-esdg_gpu_volume line): Nq^2 threads per element, one per line of the element, take
-   the directions in turn; a thread evaluates every pair of its line once, both nodes' sums in its
-   registers. Against the half sweep, per pair: no share is handed to the partner through shared
-   memory (the partner's sum is the thread's own), the factors -2 D[i][m] are kernel parameters at
-   compile-time offsets (constant-bank operands of the FMAs, no shared loads), the line's indices are
-   compile-time constants (no index arithmetic), and an element needs three barriers instead of seven.
-   The price is fewer threads per element for the same shared memory (the per-node values plus the
-   three directions' sums), so fewer resident threads, each with more independent work. The x lines
-   write their sums to shared memory, the y lines add theirs, the z lines (the nodes each thread loaded)
-   add them to their own and finish the nodes as the half sweep does. */
-template <int NQ> struct ESDGLineCoef {
-  PetscReal c[NQ * NQ]; /* -2 D[i][m]: a power-of-two scaling of D, exact */
-};
-/* x rows padded to an odd length: an x line's node i sits R apart from the next line's, so the
-   16-byte loads of a warp hit distinct banks */
-template <int NQ> __host__ __device__ static constexpr int ESDGLineRow()
-{
-  return NQ % 2 ? NQ : NQ + 1;
-}
-template <int NQ> __host__ __device__ static constexpr int ESDGLineNPP()
-{
-  return ESDGLineRow<NQ>() * NQ * NQ;
-}
-/* per element, in pairs of reals: the per-node values [NA2][NPP], the sums [5][NPP] reals, the box metric (CART) */
-template <int NQ, bool CART, bool DEP> __host__ __device__ static constexpr int ESDGLineShared()
-{
-  return ESDGHalfNAux2<DEP>() * ESDGLineNPP<NQ>() + (5 * ESDGLineNPP<NQ>() + 1) / 2 + (CART ? 5 : 0);
-}
-/* elements per block: about 256 threads, but at most what lets two blocks share a multiprocessor's 227 KB */
-template <int NQ, bool CART, bool DEP> __host__ __device__ static constexpr int ESDGLineFit()
-{
-  return (int)(227 * 1024 / (2 * sizeof(ESDGReal2) * ESDGLineShared<NQ, CART, DEP>()));
-}
-template <int NQ, bool CART, bool DEP> __host__ __device__ static constexpr int ESDGLineEPB()
-{
-  constexpr int want = (256 + NQ * NQ - 1) / (NQ * NQ), fit = ESDGLineFit<NQ, CART, DEP>();
-  return fit < 1 ? 1 : (want < fit ? want : fit);
-}
-
-template <int NQ, bool DEP> __device__ static inline void LineLoad(const ESDGReal2 *saux, int p, PetscReal v[])
-{
-  constexpr int NPP = ESDGLineNPP<NQ>();
-#pragma unroll
-  for (int k = 0; k < ESDG_NAUX2; k++) {
-    const ESDGReal2 w = saux[k * NPP + p];
-    v[2 * k]          = w.x;
-    v[2 * k + 1]      = w.y;
-  }
-  if (DEP) {
-    const ESDGReal2 w = saux[ESDG_NAUX2 * NPP + p];
-    v[SQ_DRHO]        = w.x;
-    v[SQ_DB]          = w.y;
-  }
-}
-
-template <int NQ, bool CART, bool LIFT, bool DEP>
-__global__ static void __launch_bounds__(NQ *NQ *ESDGLineEPB<NQ, CART, DEP>()) ESDGVolumeLine(const SquallGas gasp, const ESDGArgs a, const __grid_constant__ ESDGLineCoef<NQ> cD, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
-{
-  constexpr int               NFP = NQ * NQ, NP = NFP * NQ, R = ESDGLineRow<NQ>(), NPP = ESDGLineNPP<NQ>(), NA2 = ESDGHalfNAux2<DEP>();
-  extern __shared__ ESDGReal2 sm2[];
-  ESDGReal2                  *saux = sm2 + threadIdx.y * ESDGLineShared<NQ, CART, DEP>(); /* [NA2][NPP] */
-  PetscReal                  *sacc = (PetscReal *)(saux + NA2 * NPP);                     /* [5][NPP] */
-  PetscReal                  *sJa  = (PetscReal *)(saux + NA2 * NPP + (5 * NPP + 1) / 2); /* [9] (CART) */
-  const int                   t = threadIdx.x, ti = t % NQ, tj = t / NQ;
-  const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
-  const bool                  active = l < a.nList;
-  const PetscInt              e      = active ? a.elist[l] : 0;
-  PetscReal                   acc[NQ][5];
-  SquallGas                   gas = gasp;
-
-  gas.departures = DEP; /* as in the half sweep: a compile-time constant */
-  if (active) {
-    if (CART)
-      for (int k = t; k < 9; k += NFP) sJa[k] = a.Ja[((size_t)e * 9 + k) * NP];
-        /* thread t loads the nodes of its z line, t + Nfp k: consecutive threads, consecutive nodes */
-#pragma unroll
-    for (int k = 0; k < NQ; k++) {
-      const int n = t + NFP * k, p = ti + R * (tj + NQ * k);
-      PetscReal own[SQUALL_NAUX];
-      NodeAux<NQ>(gas, a, e, n, Q, own);
-#pragma unroll
-      for (int kk = 0; kk < ESDG_NAUX2; kk++) saux[kk * NPP + p] = make_ESDGReal2(own[2 * kk], own[2 * kk + 1]);
-      if (DEP) saux[ESDG_NAUX2 * NPP + p] = make_ESDGReal2(own[SQ_DRHO], own[SQ_DB]);
-    }
-  }
-  __syncthreads();
-#pragma unroll
-  for (int d = 0; d < 3; d++) {
-    /* line t of direction d: node i at padded index pb + i ps of the shared arrays, nb + i ns of the element */
-    const int     pb    = d == 0 ? R * t : (d == 1 ? ti + R * NQ * tj : ti + R * tj);
-    constexpr int PS[3] = {1, R, R * NQ}, NS[3] = {1, NQ, NFP};
-    const int     nb = d == 0 ? NQ * t : (d == 1 ? ti + NFP * tj : t);
-#pragma unroll
-    for (int i = 0; i < NQ; i++)
-#pragma unroll
-      for (int k = 0; k < 5; k++) acc[i][k] = 0;
-    if (active) {
-      PetscReal nbox[3] = {0, 0, 0};
-      if (CART)
-#pragma unroll
-        for (int c = 0; c < 3; c++) nbox[c] = sJa[d * 3 + c];
-#pragma unroll
-      for (int i = 0; i < NQ - 1; i++) {
-        PetscReal own[SQUALL_NAUX], jo[3] = {0, 0, 0};
-        LineLoad<NQ, DEP>(saux, pb + i * PS[d], own);
-        if (!CART)
-#pragma unroll
-          for (int c = 0; c < 3; c++) jo[c] = a.Ja[((size_t)e * 9 + d * 3 + c) * NP + nb + i * NS[d]];
-#pragma unroll
-        for (int m = i + 1; m < NQ; m++) {
-          PetscReal other[SQUALL_NAUX], nv[3], F1[5], F2[5];
-          LineLoad<NQ, DEP>(saux, pb + m * PS[d], other);
-#pragma unroll
-          for (int c = 0; c < 3; c++) nv[c] = CART ? nbox[c] : (PetscReal)0.5 * (jo[c] + a.Ja[((size_t)e * 9 + d * 3 + c) * NP + nb + m * NS[d]]);
-          PairFluxes<CART>(gas, own, other, d, nv, F1, F2);
-#pragma unroll
-          for (int k = 0; k < 5; k++) {
-            acc[i][k] += cD.c[i * NQ + m] * F1[k];
-            acc[m][k] += cD.c[m * NQ + i] * F2[k];
-          }
-        }
-      }
-      /* the directions' sums meet in shared memory: x stores, y adds, z takes them (nodes of its own line) */
-#pragma unroll
-      for (int i = 0; i < NQ; i++)
-#pragma unroll
-        for (int k = 0; k < 5; k++) {
-          PetscReal *s = sacc + k * NPP + pb + i * PS[d];
-          if (d == 0)
-            *s = acc[i][k];
-          else if (d == 1)
-            *s += acc[i][k];
-          else
-            acc[i][k] = *s + acc[i][k];
-        }
-    }
-    if (d < 2) __syncthreads();
-  }
-  if (!active) return;
-#pragma unroll
-  for (int i = 0; i < NQ; i++) {
-    const int n = t + NFP * i;
-    if (LIFT) { /* F is NULL in a fused stage: no pointer into it is formed here */
-      PetscReal fin[ESDG_NFIN];
-      FinishValues<NQ>(a, e, n, Q, fin);
-      FinishApply(a, fin, acc[i]);
-      SubtractReference<NQ>(a, e, n, acc[i]);
-      StoreRHS<NQ>(gas, a, e, n, F, acc[i]);
-    } else {
-      PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
-#pragma unroll
-      for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[i][f];
-    }
-  }
 }
 
 /* Face fluxes: one thread per face node of the faces a.faces[0..nList), each computed once for both
@@ -994,9 +875,20 @@ template <int NQ, bool WAVE> __global__ static void ESDGNodeReduce(const SquallG
 template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false, bool RADD = false, bool DEP = false>
 static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
 {
+  static int W  = 0; /* blocks resident at once on the device (the prefetch distance) */
+  ESDGArgs   ap = a;
+
   PetscFunctionBegin;
   PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP><<<grid, block, shm, stream>>>(gas, a, Q, F);
+  if (a.pfBlocks && !W) {
+    int nb, dev, sms;
+    PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP>, (int)(block.x * block.y), shm));
+    PetscCallCUDA(cudaGetDevice(&dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    W = PetscMax(1, nb * sms);
+  }
+  ap.pfBlocks = a.pfBlocks ? W : 0;
+  ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP><<<grid, block, shm, stream>>>(gas, ap, Q, F);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1027,35 +919,7 @@ template <int NQ, bool CART, bool LIFT> static PetscErrorCode ESDGLaunchFull(con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-template <int NQ, bool CART, bool LIFT, bool DEP> static PetscErrorCode ESDGLaunchLine(const SquallGas &gas, const ESDGArgs &a, const PetscReal *D, PetscInt count, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
-{
-  constexpr int    EPB = ESDGLineEPB<NQ, CART, DEP>();
-  const size_t     shm = sizeof(ESDGReal2) * EPB * ESDGLineShared<NQ, CART, DEP>();
-  ESDGLineCoef<NQ> cD;
-
-  PetscFunctionBegin;
-  for (int k = 0; k < NQ * NQ; k++) cD.c[k] = -2 * D[k];
-  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeLine<NQ, CART, LIFT, DEP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  ESDGVolumeLine<NQ, CART, LIFT, DEP><<<(int)((count + EPB - 1) / EPB), dim3(NQ * NQ, EPB), shm, stream>>>(gas, a, cD, Q, F);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-template <int NQ, bool DEP> static PetscErrorCode ESDGLaunchLineProduction(const SquallGas &gas, const ESDGArgs &a, const PetscReal *D, bool cart, bool lift, PetscInt count, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  if (cart && lift)
-    PetscCall((ESDGLaunchLine<NQ, true, true, DEP>(gas, a, D, count, Q, F, stream)));
-  else if (cart)
-    PetscCall((ESDGLaunchLine<NQ, true, false, DEP>(gas, a, D, count, Q, F, stream)));
-  else if (lift)
-    PetscCall((ESDGLaunchLine<NQ, false, true, DEP>(gas, a, D, count, Q, F, stream)));
-  else
-    PetscCall((ESDGLaunchLine<NQ, false, false, DEP>(gas, a, D, count, Q, F, stream)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* kind: ESDG_VOLUME_HALF, _LINE or _FULL */
-template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESDGCuda *c, PetscInt first, PetscInt count, int kind, PetscBool lift, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESDGCuda *c, PetscInt first, PetscInt count, PetscBool half, PetscBool lift, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
 {
   constexpr int NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>();
   ESDGArgs      a = ESDGGetArgs(c, s->mesh->w[0]);
@@ -1067,18 +931,13 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
   if (!count) PetscFunctionReturn(PETSC_SUCCESS);
   a.elist = c->elist + first;
   a.nList = count;
-  if (kind == ESDG_VOLUME_LINE) {
-    if (s->gas.departures)
-      PetscCall((ESDGLaunchLineProduction<NQ, true>(s->gas, a, s->mesh->D, cart, lift, count, Q, F, stream)));
-    else
-      PetscCall((ESDGLaunchLineProduction<NQ, false>(s->gas, a, s->mesh->D, cart, lift, count, Q, F, stream)));
-  } else if (kind == ESDG_VOLUME_HALF) {
+  if (half) {
     if (s->gas.departures)
       PetscCall((ESDGLaunchHalfProduction<NQ, true>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
     else
       PetscCall((ESDGLaunchHalfProduction<NQ, false>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
   } else {
-    PetscCheck(!s->gas.departures, s->comm, PETSC_ERR_SUP, "The full-sweep GPU volume kernel (-esdg_gpu_volume full, or -esdg_gpu_half_sweep 0) has no departures: use the half or line sweep, or -esdg_perturbation_pressure 0");
+    PetscCheck(!s->gas.departures, s->comm, PETSC_ERR_SUP, "The full-sweep GPU volume kernel (-esdg_gpu_half_sweep 0) has no departures: use the half sweep, or -esdg_perturbation_pressure 0");
     const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * SQUALL_NPAIR * NP);
     if (cart && lift)
       PetscCall((ESDGLaunchFull<NQ, true, true>(s->gas, a, grid, block, shm, Q, F, stream)));
@@ -1284,7 +1143,8 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
   c->nOwned   = E;
   c->Np       = Np;
   c->Nq       = m->Nq;
-  c->volume   = ESDGVolumeKind(s);
+  c->half     = s->gpuHalf;
+  c->prefetch = s->gpuPrefetch;
   c->faceMode = s->gpuSurface == 0 ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscMalloc5((size_t)E * 6 * Nfp, &vmap, (size_t)E * 6 * Nfp, &phip, PetscMax(E, 1), &elist, PetscMax(6 * E, 1), &faces, (size_t)E * 6 * Nfp, &plus));
   for (PetscInt e = 0; e < E; e++) {
@@ -1440,9 +1300,9 @@ static PetscErrorCode ESDGVolume(SquallESDG s, ESDGCuda *c, PetscInt first, Pets
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(SQUALL_ESDGVolume, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, first, count, c->volume, lift, Q, F, stream));
+  ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, first, count, c->half, lift, Q, F, stream));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(SquallESDGVolumeFlops(s, PETSC_TRUE, &vflops));
+  PetscCall(SquallESDGVolumeFlops(s, c->half, &vflops));
   PetscCall(PetscLogGpuFlops(m->nOwned ? vflops * count / m->nOwned : 0));
   PetscCall(PetscLogEventEnd(SQUALL_ESDGVolume, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1648,9 +1508,8 @@ PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, Pe
 /* Times one kernel (or the whole RHS) in isolation with CUDA events, for bench/: the median of reps
    launches after one warm-up, in ms; -1 where the variant does not exist for this order. F and the
    face buffer are overwritten; the ghost values are those of the last RHS evaluation.
-     volume_full, volume_half,     volume kernels over all elements, without faces
-     volume_line
-     volume_lift                   the face-mode volume kernel (as set: -esdg_gpu_volume), faces added
+     volume_full, volume_half      volume kernels over all elements, without faces
+     volume_lift                   the face-mode volume kernel (half or full as set), faces added
      faces                         the face kernel over all computed faces
      surface_element               the first version's per-element surface kernel over all elements
      rhs, rhs_element              the whole RHS in face mode / element mode
@@ -1667,28 +1526,27 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
   PetscReal         *samples;
   const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb5", "tune_minb7", "tune_db5", "tune_db6", "tune_recv_add", "tune_minb10", "tune_minb12"};
   int                variant = -1, kind = -1;
-  const int          volume0 = c ? c->volume : 0;
-  const PetscBool    face0   = c ? c->faceMode : PETSC_FALSE;
+  const PetscBool    half0 = c ? c->half : PETSC_FALSE, face0 = c ? c->faceMode : PETSC_FALSE;
   PetscBool          match;
 
   PetscFunctionBegin;
   PetscCheck(c, s->comm, PETSC_ERR_ARG_WRONGSTATE, "The ESDG object is not on the GPU (-dm_vec_type cuda)");
   {
-    const char *kinds[] = {"volume_full", "volume_half", "volume_lift", "faces", "surface_element", "rhs", "rhs_element", "volume_line"};
-    for (int k = 0; k < 8 && kind < 0; k++) {
+    const char *kinds[] = {"volume_full", "volume_half", "volume_lift", "faces", "surface_element", "rhs", "rhs_element"};
+    for (int k = 0; k < 7 && kind < 0; k++) {
       PetscCall(PetscStrcmp(which, kinds[k], &match));
       if (match) kind = k;
     }
     for (int k = 0; k < (int)(sizeof(abl) / sizeof(abl[0])) && kind < 0; k++) {
       PetscCall(PetscStrcmp(which, abl[k], &match));
       if (match) {
-        kind    = 8;
+        kind    = 7;
         variant = k;
       }
     }
   }
   PetscCheck(kind >= 0, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown ESDG kernel name %s", which);
-  if (kind == 8 && !(m->N == 4 && m->cartesian)) {
+  if (kind == 7 && !(m->N == 4 && m->cartesian)) {
     *ms = -1;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -1709,9 +1567,8 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
       PetscCallCUDA(cudaEventRecord(t0, stream));
       switch (kind) {
         case 0:
-        case 1:
-        case 7: ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, 0, c->nOwned, kind == 0 ? ESDG_VOLUME_FULL : (kind == 1 ? ESDG_VOLUME_HALF : ESDG_VOLUME_LINE), PETSC_FALSE, qd, fd, stream)); break;
-        case 2: ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, 0, c->nOwned, c->volume, PETSC_TRUE, qd, fd, stream)); break;
+        case 1: ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, 0, c->nOwned, kind == 1 ? PETSC_TRUE : PETSC_FALSE, PETSC_FALSE, qd, fd, stream)); break;
+        case 2: ESDG_DISPATCH(m->N, ESDGLaunchVolume, (s, c, 0, c->nOwned, c->half, PETSC_TRUE, qd, fd, stream)); break;
         case 3: ESDG_DISPATCH(m->N, ESDGLaunchFaces, (s, c, 0, c->nFacesEarly + c->nFacesGhost, qd, qld, stream)); break;
         case 4: ESDG_DISPATCH(m->N, ESDGLaunchSurface, (s, c, 0, c->nInterior + c->nHalo, qd, qld, fd, stream)); break;
         default: PetscCall(ESDGLaunchVariantN4(s, c, variant, qd, qld, fd, stream));
@@ -1730,7 +1587,7 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
   }
   PetscCall(PetscSortReal(reps, samples));
   *ms         = samples[reps / 2];
-  c->volume   = volume0;
+  c->half     = half0;
   c->faceMode = face0;
   PetscCallCUDA(cudaEventDestroy(t0));
   PetscCallCUDA(cudaEventDestroy(t1));

@@ -4,7 +4,6 @@
 const char *const SquallSurfaceFluxTypes[]    = {"ec", "es", "rusanov", "SquallSurfaceFluxType", "SQUALL_FLUX_", NULL};
 const char *const SquallCoriolisTypes[]       = {"none", "fplane", "betaplane", "SquallCoriolisType", "SQUALL_CORIOLIS_", NULL};
 const char *const SquallESDGGPUSurfaceTypes[] = {"face", "element", "SquallESDGGPUSurface", "", NULL};
-const char *const SquallESDGGPUVolumeTypes[]  = {"auto", "half", "line", "full", "SquallESDGGPUVolume", "", NULL};
 
 PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
 {
@@ -20,6 +19,8 @@ PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
   s->gas.g        = 9.81;
   s->surface      = SQUALL_FLUX_ES;
   s->coriolis     = SQUALL_CORIOLIS_NONE;
+  s->gpuHalf      = PETSC_TRUE;
+  s->gpuPrefetch  = PETSC_TRUE;
   s->pertPressure = PETSC_TRUE;
   PetscCall(SquallDGMeshCreate(comm, &s->mesh));
   *esdg = s;
@@ -63,8 +64,8 @@ PetscErrorCode SquallESDGSetSurfaceFlux(SquallESDG s, const char *name)
 PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
 {
   PetscReal gamma = s->gas.gamma, R = s->gas.R, g = s->gas.g;
-  PetscInt  flux = s->surface, cor = s->coriolis, gsurf = s->gpuSurface, gvol = s->gpuVolume;
-  PetscBool flg, half = PETSC_TRUE, hset;
+  PetscInt  flux = s->surface, cor = s->coriolis, gsurf = s->gpuSurface;
+  PetscBool flg;
 
   PetscFunctionBegin;
   PetscOptionsBegin(s->comm, NULL, "squall ESDG (entropy-stable DG for Euler with gravity)", "SquallESDG");
@@ -78,9 +79,8 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscCall(PetscOptionsReal("-esdg_coriolis_y0", "beta-plane reference latitude position y0 in m", "SquallESDG", s->y0, &s->y0, NULL));
   PetscCall(PetscOptionsReal("-esdg_cfl", "If > 0, set the time step after every step to cfl * (LGL spacing / max wave speed)", "SquallESDGSetUpTS", s->cfl, &s->cfl, &flg));
   PetscCall(PetscOptionsInt("-esdg_monitor", "Print mass, energy, entropy, max|w|, min rho and p every k steps (0: never)", "SquallESDGSetUpTS", s->monitor_every, &s->monitor_every, NULL));
-  PetscCall(PetscOptionsEList("-esdg_gpu_volume", "GPU volume kernel: auto (the fastest measured for the order), half (thread per node, each pair once), line (thread per line, each pair once), full (every pair from both nodes)", "SquallESDG",
-                              SquallESDGGPUVolumeTypes, 4, SquallESDGGPUVolumeTypes[gvol], &gvol, NULL));
-  PetscCall(PetscOptionsBool("-esdg_gpu_half_sweep", "Older form: 0 is -esdg_gpu_volume full, 1 -esdg_gpu_volume half", "SquallESDG", half, &half, &hset));
+  PetscCall(PetscOptionsBool("-esdg_gpu_half_sweep", "GPU volume kernel: evaluate each node pair once (load-balanced half sweep) instead of from both nodes", "SquallESDG", s->gpuHalf, &s->gpuHalf, NULL));
+  PetscCall(PetscOptionsBool("-esdg_gpu_prefetch", "GPU half sweep: prefetch the inputs of the elements one wave of blocks ahead into L2", "SquallESDG", s->gpuPrefetch, &s->gpuPrefetch, NULL));
   PetscCall(PetscOptionsEList("-esdg_gpu_surface", "GPU face fluxes: face (each face once, finished in the volume kernel) or element (per element side, the first version)", "SquallESDG", SquallESDGGPUSurfaceTypes, 2, SquallESDGGPUSurfaceTypes[gsurf],
                               &gsurf, NULL));
   PetscCall(PetscOptionsBool("-esdg_reference_residual", "Subtract the discrete residual of the test case's unperturbed background from every RHS (well balanced to round-off; for single precision)", "SquallESDGSetReferenceState", s->useRef,
@@ -90,7 +90,6 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscOptionsEnd();
   if (s->perturb) s->useRef = PETSC_TRUE;
   s->gpuSurface = gsurf;
-  s->gpuVolume  = hset ? (half ? 1 : 3) : gvol;
   PetscCall(SquallESDGSetGas(s, gamma, R, g));
   PetscCheck(s->cfl >= 0 && s->cfl <= 10, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_cfl %g is out of range: valid values are 0 (off) to 10", (double)s->cfl);
   PetscCheck(s->monitor_every >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_monitor %" PetscInt_FMT " is out of range: it must be >= 0", s->monitor_every);

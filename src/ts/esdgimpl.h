@@ -26,7 +26,8 @@ struct _n_SquallESDG {
   PetscReal            *work;     /* per-element scratch: aux and the RHS accumulator */
   double                diag0[3]; /* mass, energy, entropy at the first monitor call */
   PetscBool             diag0set;
-  PetscInt              gpuVolume;    /* GPU volume kernel (SquallESDGGPUVolumeTypes): 0 auto (by order and precision), 1 half sweep, 2 line sweep, 3 full sweep */
+  PetscBool             gpuHalf;      /* GPU volume kernel: each node pair once (half sweep) or twice */
+  PetscBool             gpuPrefetch;  /* GPU half sweep: prefetch the inputs of the elements one wave of blocks ahead into L2 */
   PetscInt              gpuSurface;   /* GPU face fluxes: 0 once per face (face kernel), 1 per element side */
   PetscBool             useRef;       /* -esdg_reference_residual: the test cases set their background as reference */
   Vec                   Fref;         /* the discrete residual of the reference state, subtracted from every RHS */
@@ -59,4 +60,3 @@ PETSC_EXTERN PetscErrorCode    SquallESDGStageVerdictCUDA(SquallESDG, Vec, Petsc
 PETSC_EXTERN PetscErrorCode    SquallESDGVolumeFlops(SquallESDG, PetscBool half, PetscLogDouble *);
 PETSC_EXTERN PetscErrorCode    SquallESDGTimeKernelCUDA(SquallESDG, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms);
 PETSC_EXTERN const char *const SquallESDGGPUSurfaceTypes[];
-PETSC_EXTERN const char *const SquallESDGGPUVolumeTypes[];
