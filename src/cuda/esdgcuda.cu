@@ -45,7 +45,8 @@ typedef struct {
   PetscReal         *FGF;   /* [4][nOwned*6] the same per element face, where every face's nodes have the same values (boxes), else NULL */
   PetscInt           nFacesEarly, nFacesGhost;
   PetscBool          half, faceMode;
-  PetscBool          prefetch;       /* -esdg_gpu_prefetch */
+  int                prefetch;       /* -esdg_gpu_prefetch */
+  PetscReal          prefetchDist;   /* -esdg_gpu_prefetch_distance */
   const PetscScalar *Fref;           /* during an RHS in face mode: the reference residual (device), or NULL */
   const PetscScalar *Qref, *QrefLoc; /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
   PetscScalar       *K, *Qw;         /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
@@ -73,6 +74,8 @@ typedef struct {
   size_t             nSlots;
   PetscReal          wb;
   int                pfBlocks; /* > 0: the half sweep prefetches into L2 the inputs of the block this many blocks ahead (ESDGPrefetchElement) */
+  PetscReal          pfDist;   /* the distance in waves of resident blocks (the launcher turns it into pfBlocks) */
+  int                pfRanges; /* how many of PrefetchElement's ranges: 10 those loaded at the start, 12 also the fused stage's */
 } ESDGArgs;
 
 static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
@@ -106,7 +109,9 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.nOwned   = c->nOwned;
   a.nList    = c->nOwned;
   a.wb       = wb;
-  a.pfBlocks = c->prefetch ? 1 : 0; /* the launcher sets the distance */
+  a.pfBlocks = c->prefetch && c->prefetchDist > 0 ? 1 : 0; /* the launcher sets the distance */
+  a.pfRanges = c->prefetch == 2 ? 12 : 10;
+  a.pfDist   = c->prefetchDist;
   return a;
 }
 
@@ -556,7 +561,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   for (int d = 0; d < 3; d++) {
     if (ABL >= ESDG_ABL_DIR0 && d != ABL - ESDG_ABL_DIR0) continue;
     if (d == 1 && ef >= 0)
-      for (int k = n; k < 12; k += NP) PrefetchElement<NQ, LIFT>(a, ef, qf, k, Q);
+      for (int k = n; k < a.pfRanges; k += NP) PrefetchElement<NQ, LIFT>(a, ef, qf, k, Q);
     const int  stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
     ESDGReal2 *sbuf  = sbuf0 + (DB && d == 1 ? ESDGHalfShareSize<NQ>() : 0);
     PetscReal *sbuf1 = (PetscReal *)(sbuf + 2 * NH * NP);
@@ -887,7 +892,7 @@ static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, in
     PetscCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     W = PetscMax(1, nb * sms);
   }
-  ap.pfBlocks = a.pfBlocks ? W : 0;
+  ap.pfBlocks = a.pfBlocks ? PetscMax(1, (int)(W * a.pfDist)) : 0;
   ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP><<<grid, block, shm, stream>>>(gas, ap, Q, F);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1140,12 +1145,13 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
   PetscFunctionBegin;
   PetscCheck(m->N >= 1 && m->N <= 8, s->comm, PETSC_ERR_SUP, "-esdg_order %" PetscInt_FMT " has no GPU kernel (1 to 8)", m->N);
   PetscCall(PetscNew(&c));
-  c->nOwned   = E;
-  c->Np       = Np;
-  c->Nq       = m->Nq;
-  c->half     = s->gpuHalf;
-  c->prefetch = s->gpuPrefetch;
-  c->faceMode = s->gpuSurface == 0 ? PETSC_TRUE : PETSC_FALSE;
+  c->nOwned       = E;
+  c->Np           = Np;
+  c->Nq           = m->Nq;
+  c->half         = s->gpuHalf;
+  c->prefetch     = (int)s->gpuPrefetch;
+  c->prefetchDist = s->gpuPrefetchDist;
+  c->faceMode     = s->gpuSurface == 0 ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscMalloc5((size_t)E * 6 * Nfp, &vmap, (size_t)E * 6 * Nfp, &phip, PetscMax(E, 1), &elist, PetscMax(6 * E, 1), &faces, (size_t)E * 6 * Nfp, &plus));
   for (PetscInt e = 0; e < E; e++) {
     PetscBool halo = PETSC_FALSE;

@@ -13,15 +13,16 @@ PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
   PetscAssertPointer(esdg, 2);
   PetscCall(SquallInitializePackage());
   PetscCall(PetscNew(&s));
-  s->comm         = comm;
-  s->gas.gamma    = 1.4;
-  s->gas.R        = 287.0; /* dry air */
-  s->gas.g        = 9.81;
-  s->surface      = SQUALL_FLUX_ES;
-  s->coriolis     = SQUALL_CORIOLIS_NONE;
-  s->gpuHalf      = PETSC_TRUE;
-  s->gpuPrefetch  = PETSC_TRUE;
-  s->pertPressure = PETSC_TRUE;
+  s->comm            = comm;
+  s->gas.gamma       = 1.4;
+  s->gas.R           = 287.0; /* dry air */
+  s->gas.g           = 9.81;
+  s->surface         = SQUALL_FLUX_ES;
+  s->coriolis        = SQUALL_CORIOLIS_NONE;
+  s->gpuHalf         = PETSC_TRUE;
+  s->gpuPrefetch     = 1;
+  s->gpuPrefetchDist = 1;
+  s->pertPressure    = PETSC_TRUE;
   PetscCall(SquallDGMeshCreate(comm, &s->mesh));
   *esdg = s;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -80,7 +81,8 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscCall(PetscOptionsReal("-esdg_cfl", "If > 0, set the time step after every step to cfl * (LGL spacing / max wave speed)", "SquallESDGSetUpTS", s->cfl, &s->cfl, &flg));
   PetscCall(PetscOptionsInt("-esdg_monitor", "Print mass, energy, entropy, max|w|, min rho and p every k steps (0: never)", "SquallESDGSetUpTS", s->monitor_every, &s->monitor_every, NULL));
   PetscCall(PetscOptionsBool("-esdg_gpu_half_sweep", "GPU volume kernel: evaluate each node pair once (load-balanced half sweep) instead of from both nodes", "SquallESDG", s->gpuHalf, &s->gpuHalf, NULL));
-  PetscCall(PetscOptionsBool("-esdg_gpu_prefetch", "GPU half sweep: prefetch the inputs of the elements one wave of blocks ahead into L2", "SquallESDG", s->gpuPrefetch, &s->gpuPrefetch, NULL));
+  PetscCall(PetscOptionsInt("-esdg_gpu_prefetch", "GPU half sweep: prefetch into L2 the inputs of the blocks ahead: 0 none, 1 those loaded at the start, 2 also the fused LSRK stage's", "SquallESDG", s->gpuPrefetch, &s->gpuPrefetch, NULL));
+  PetscCall(PetscOptionsReal("-esdg_gpu_prefetch_distance", "GPU half sweep: how far ahead it prefetches, in waves of resident blocks (0 to 4)", "SquallESDG", s->gpuPrefetchDist, &s->gpuPrefetchDist, NULL));
   PetscCall(PetscOptionsEList("-esdg_gpu_surface", "GPU face fluxes: face (each face once, finished in the volume kernel) or element (per element side, the first version)", "SquallESDG", SquallESDGGPUSurfaceTypes, 2, SquallESDGGPUSurfaceTypes[gsurf],
                               &gsurf, NULL));
   PetscCall(PetscOptionsBool("-esdg_reference_residual", "Subtract the discrete residual of the test case's unperturbed background from every RHS (well balanced to round-off; for single precision)", "SquallESDGSetReferenceState", s->useRef,
@@ -93,6 +95,8 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscCall(SquallESDGSetGas(s, gamma, R, g));
   PetscCheck(s->cfl >= 0 && s->cfl <= 10, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_cfl %g is out of range: valid values are 0 (off) to 10", (double)s->cfl);
   PetscCheck(s->monitor_every >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_monitor %" PetscInt_FMT " is out of range: it must be >= 0", s->monitor_every);
+  PetscCheck(s->gpuPrefetch >= 0 && s->gpuPrefetch <= 2, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gpu_prefetch %" PetscInt_FMT " is out of range: 0, 1 or 2", s->gpuPrefetch);
+  PetscCheck(s->gpuPrefetchDist >= 0 && s->gpuPrefetchDist <= 4, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gpu_prefetch_distance %g is out of range: 0 to 4", (double)s->gpuPrefetchDist);
   s->surface  = (SquallSurfaceFluxType)flux;
   s->coriolis = (SquallCoriolisType)cor;
   if (s->coriolis == SQUALL_CORIOLIS_FPLANE) s->beta0 = 0;
