@@ -20,8 +20,8 @@ PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
   s->surface         = SQUALL_FLUX_ES;
   s->coriolis        = SQUALL_CORIOLIS_NONE;
   s->gpuHalf         = PETSC_TRUE;
-  s->gpuPrefetch     = 1;
-  s->gpuPrefetchDist = 1;
+  s->gpuPrefetch     = 2; /* measured on the H200: bench/results/gpu-h200-2026-12-01-session8.json */
+  s->gpuPrefetchDist = 0.5;
   s->pertPressure    = PETSC_TRUE;
   PetscCall(SquallDGMeshCreate(comm, &s->mesh));
   *esdg = s;
