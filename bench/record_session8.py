@@ -12,6 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rawio import jsonl, tests  # noqa: E402
+from tutorial_log import parse as tutorial  # noqa: E402
 
 RUNS = ("resP1", "resP2", "resP4", "resP5", "resP6", "resP7")
 KEYS = ("volume_half", "volume_line", "volume_lift", "faces")
@@ -34,14 +35,8 @@ def kernels(path, tag):
 
 
 def bubble(path):
-    """s per step (TSSolve's wall time) and the conservation line of a rising_bubble run"""
-    if not os.path.exists(path):
-        return None
-    t = open(path).read()
-    m = re.search(r"wall time of TSSolve (\S+) s, (\S+) s per step", t)
-    c = re.search(r"relative change: mass (\S+) energy (\S+) entropy (\S+)", t)
-    return {"s_per_step": float(m.group(2)) if m else None, "tssolve_s": float(m.group(1)) if m else None,
-            "relative_change": {"mass": float(c.group(1)), "energy": float(c.group(2)), "entropy": float(c.group(3))} if c else None}
+    """what a rising_bubble run printed (tutorial_log.parse), None if it is missing"""
+    return tutorial(path) if os.path.exists(path) else None
 
 
 def ncu(path):
