@@ -466,10 +466,14 @@ template <int NQ, bool CART> static constexpr int ESDGVolumeMinBlocks()
   return (CART && NQ <= 6 && 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) > 1) ? 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) : 1;
 }
 
-/* L2 prefetch of [p, p + bytes): one bulk prefetch (sm_90), else one per 128-byte line */
+/* L2 prefetch of [p, p + bytes): one bulk prefetch (sm_90), else one per 128-byte line. The bulk form
+   wants 16-byte bounds: the start is rounded down (at most 8 bytes, within the array: device arrays start
+   256-byte aligned) and the end too, so that nothing past the array is touched */
 __device__ static inline void PrefetchRangeL2(const void *p, size_t bytes)
 {
-  const uintptr_t b = (uintptr_t)p & ~(uintptr_t)15, e = ((uintptr_t)p + bytes + 15) & ~(uintptr_t)15;
+  const uintptr_t b = (uintptr_t)p & ~(uintptr_t)15, e = ((uintptr_t)p + bytes) & ~(uintptr_t)15;
+
+  if (e <= b) return;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" : : "l"(b), "r"((unsigned)(e - b)));
 #else
