@@ -2,7 +2,10 @@
 """Turn the raw output of the eighth GPU session (runP1-runP6 in RAW_DIR, see its README.md; one H200 each,
 the script that ran them is RAW_DIR/runP-script.sh) into one versioned record.
 
-    python3 bench/record_session8.py RAW_DIR OUT_JSON
+    python3 bench/record_session8.py RAW_DIR OUT_JSON [PLOT_DIR]
+
+With PLOT_DIR (needs matplotlib): esdg-roofline-h200-session8.png, the volume kernel at the new defaults in
+both precisions against the H200's measured limits.
 
 Every number is read from the raw files (the device's clocks from smi.txt, the commit from commit.txt)."""
 import json
@@ -24,7 +27,7 @@ def kernels(path, tag):
     for r in jsonl(path):
         if r.get("tag") != tag:
             continue
-        k = {"elements": r["elements"], "rhs_ms": r["rhs_ms"]}
+        k = {"elements": r["elements"], "nodes": r["nodes"], "volume_flops": r["volume_flops"], "rhs_ms": r["rhs_ms"]}
         for key in KEYS:
             if key + "_ms" in r:
                 k[key + "_ms"] = r[key + "_ms"]
@@ -57,6 +60,36 @@ def ncu(path):
     return out
 
 
+PEAK64, PEAK32, BW = 33.4, 65.3, 4.35  # TFLOP/s, TFLOP/s, TB/s: ../shared/spec/h200-anchors.md
+
+
+def roofline(rec, png):
+    """the half sweep's useful TFLOP/s against its arithmetic intensity (useful flops per minimum DRAM byte:
+    the 5 state values and Phi read, the 5 RHS values written per node), both precisions, with the roofs"""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8.5, 4.5))
+    ai = [10 ** (x / 20) for x in range(0, 50)]
+    ax.loglog(ai, [min(PEAK64, a * BW) for a in ai], "k-", label=f"measured FP64 {PEAK64} TFLOP/s, {BW} TB/s")
+    ax.loglog(ai, [min(PEAK32, a * BW) for a in ai], "k--", label=f"measured FP32 {PEAK32} TFLOP/s")
+    for key, size, peak, mark in (("defaults_double_resP5", 8, PEAK64, "o"), ("defaults_single_resP6", 4, PEAK32, "s")):
+        ks = rec.get(key, {}).get("kernels_prefetch", {})
+        for N in sorted(ks, key=int):
+            k = ks[N]
+            tf = k["volume_flops"] / (k["volume_half_ms"] * 1e9)
+            x = k["volume_flops"] / (size * 11.0 * k["nodes"])
+            ax.loglog([x], [tf], mark, color=f"C{int(N) - 2}", label=f"N={N} {'FP64' if size == 8 else 'FP32'}: {tf:.1f} ({100 * tf / peak:.0f}%)")
+    ax.set_xlabel("arithmetic intensity (useful flop / minimum DRAM byte)")
+    ax.set_ylabel("TFLOP/s (useful)")
+    ax.set_title("ESDG volume kernel (half sweep), one H200, commit " + str(rec["commit"].get("resP5")))
+    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.02, 0.5))
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+
+
 def main():
     raw, out_json = sys.argv[1:3]
     p = {r: os.path.join(raw, r) for r in RUNS if os.path.isdir(os.path.join(raw, r))}
@@ -87,6 +120,8 @@ def main():
     with open(out_json, "w") as f:
         json.dump(rec, f, indent=1)
         f.write("\n")
+    if len(sys.argv) > 3:
+        roofline(rec, os.path.join(sys.argv[3], "esdg-roofline-h200-session8.png"))
 
 
 if __name__ == "__main__":
