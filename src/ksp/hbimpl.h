@@ -71,6 +71,7 @@ typedef struct {
   PetscInt  kswitch;   /* the CUDA kernel is layer-by-layer (2D blocks) from this order on (0: by variant, SquallHBSwitch()) */
   PetscBool capregs;   /* CUDA, v1 2D kernel, Nq >= 14: cap registers for two blocks per SM (some spill) */
   PetscBool logsetup;  /* -hb_log_setup: timestamped setup phases on stderr */
+  PetscBool scramble;  /* -hb_scramble_keys: number the nodes from a scrambled bijection of the lattice keys */
   PetscBool overlap;   /* hide the halo exchanges behind the interior elements and owned rows (default) */
   char      vectype[64];
 

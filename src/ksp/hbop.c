@@ -121,6 +121,8 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCall(HBV3LayersFromOptions(PetscOptionsObject, hb));
   PetscCall(PetscOptionsBool("-hb_kernel_cap_registers", "CUDA, v1 layer-by-layer kernel, orders >= 13: cap registers at 128 for two blocks per SM (spills a little)", "SquallHBCreateOperator", hb->capregs, &hb->capregs, NULL));
   PetscCall(PetscOptionsBool("-hb_overlap", "Overlap the halo exchanges with the interior elements and owned rows (off: complete each exchange first, to measure what the overlap hides)", "SquallHBCreateOperator", hb->overlap, &hb->overlap, NULL));
+  PetscCall(PetscOptionsBool("-hb_scramble_keys", "Number the nodes from scrambled lattice keys (a bijection that spreads each rank's keys over the whole range): checks that nothing relies on the brick's order", "SquallHBCreateOperator",
+                             hb->scramble, &hb->scramble, NULL));
   PetscCall(PetscOptionsBool("-hb_log_setup", "Print the time of each setup phase to stderr", "SquallHBCreateOperator", hb->logsetup, &hb->logsetup, NULL));
   PetscCall(PetscOptionsString("-hb_vec_type", "Vectors of MatCreateVecs(): standard (host) or cuda (device); default -vec_type", "SquallHBCreateOperator", hb->vectype, hb->vectype, sizeof(hb->vectype), NULL));
   PetscOptionsEnd();
@@ -184,6 +186,33 @@ static PetscErrorCode HBElementGeometry(Mat_HB *hb, PetscInt e, PetscReal *xyz, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -hb_scramble_keys: key -> 16 ((a key) mod p), p the smallest prime >= nlat and 0 < a < p, a bijection of
+   the lattice's keys onto every 16th number of [0, 16 p). The numbering may rely on nothing but the keys'
+   identity: the operator is the same up to the order of its unknowns (the tests compare it by the nodes'
+   coordinates and the CG histories across rank counts), and each rank's keys spread over more than four
+   times their number (on several ranks; on one from order 2), where the numbering finds the distinct ones
+   by sorting instead of a table of the range. */
+static PetscBool HBIsPrime(PetscInt64 p)
+{
+  for (PetscInt64 d = 2; d * d <= p; d++)
+    if (p % d == 0) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+static PetscErrorCode HBScrambleKeys(PetscInt64 nlat, PetscInt n, PetscInt keys[])
+{
+  PetscInt64 p = PetscMax(nlat, 2), a;
+
+  PetscFunctionBegin;
+  while (!HBIsPrime(p)) p++;
+  PetscCheck(16 * p <= PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_scramble_keys: the lattice of %" PetscInt64_FMT " nodes is too large for scrambled keys in PetscInt", nlat);
+  a = (PetscInt64)(0.6180339887 * (double)p) % p; /* the golden ratio's fraction of p: consecutive keys land far apart */
+  if (a == 0) a = 1;
+  for (PetscInt i = 0; i < n; i++)
+    if (keys[i] >= 0) keys[i] = (PetscInt)(16 * ((keys[i] * a) % p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode HBSetUp(Mat_HB *hb)
 {
   const PetscInt N = hb->N, Nq = N + 1, Np = Nq * Nq * Nq;
@@ -232,6 +261,7 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
       }
     }
   }
+  if (hb->scramble) PetscCall(HBScrambleKeys((PetscInt64)L[0] * L[1] * L[2], nloc, keys));
   PetscCall(SquallHBLogPhase(hb->comm, tlog, "lattice keys"));
   PetscCall(SquallSEMNumberingCreate(hb->comm, nloc, keys, tlog, &hb->num));
   PetscCall(PetscFree(keys));
