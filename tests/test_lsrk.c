@@ -1,5 +1,6 @@
 static char help[] = "TS lsrk: 2N tables against the order conditions, convergence order of each scheme, swap with TSRK through options,\n"
-                     "CFL adaptor, stage rejection with and without -ts_lsrk_rollback, a stop requested by the RHS, view, -ts_lsrk_compensated.\n";
+                     "CFL adaptor, stage rejection with and without -ts_lsrk_rollback, TSRollBack(), a stop requested by the RHS, view,\n"
+                     "-ts_lsrk_compensated.\n";
 
 #include <squall.h>
 #include "squalltest.h"
@@ -427,6 +428,51 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&U));
     ctx.reject_dt = 0;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "stage rejection: retried at stage 1, stopped without rollback, retried with rollback\n"));
+  }
+
+  { /* TSRollBack(): with -ts_lsrk_rollback the step is undone bit for bit (the compensation register cleared too), the
+       step taken again gives the same solution; without the copy it is refused */
+    TS             ts;
+    Vec            U, U0, U1;
+    PetscReal      t;
+    PetscBool      eq;
+    PetscErrorCode ierr;
+
+    PetscCall(PetscOptionsSetValue(NULL, "-rb_ts_lsrk_rollback", NULL));
+    PetscCall(PetscOptionsSetValue(NULL, "-rb_ts_lsrk_compensated", NULL));
+    PetscCall(CreateTS(&ctx, "rb_", "14s4", 20, &ts, &U));
+    PetscCall(TSSetSolution(ts, U));
+    PetscCall(TSSetUp(ts));
+    PetscCall(VecDuplicate(U, &U0));
+    PetscCall(VecDuplicate(U, &U1));
+    PetscCall(VecCopy(U, U0));
+    PetscCall(TSStep(ts));
+    PetscCall(VecCopy(U, U1));
+    PetscCall(VecEqual(U, U0, &eq));
+    CHECK(!eq, "rollback: the step did not change the solution, so the test shows nothing");
+    PetscCall(TSRollBack(ts));
+    PetscCall(TSGetTime(ts, &t));
+    PetscCall(VecEqual(U, U0, &eq));
+    CHECK(eq && t == 0, "TSRollBack: the solution is %s restored, t = %g", eq ? "" : "not", (double)t);
+    PetscCall(TSStep(ts));
+    PetscCall(VecEqual(U, U1, &eq));
+    CHECK(eq, "the step taken again after TSRollBack differs from the first");
+    PetscCall(TSDestroy(&ts));
+    PetscCall(VecDestroy(&U));
+
+    PetscCall(CreateTS(&ctx, "norb_", "14s4", 20, &ts, &U));
+    PetscCall(TSSetSolution(ts, U));
+    PetscCall(TSSetUp(ts));
+    PetscCall(TSStep(ts));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = TSRollBack(ts);
+    PetscCall(PetscPopErrorHandler());
+    CHECK(ierr == PETSC_ERR_SUP, "TSRollBack without -ts_lsrk_rollback was not refused (error %d)", (int)ierr);
+    PetscCall(TSDestroy(&ts));
+    PetscCall(VecDestroy(&U));
+    PetscCall(VecDestroy(&U0));
+    PetscCall(VecDestroy(&U1));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "TSRollBack: restored bit for bit and the step repeated with -ts_lsrk_rollback, refused without\n"));
   }
 
   { /* the RHS stops the solve: the step is abandoned with the RHS's reason */
