@@ -4,6 +4,7 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
                      "  -test freestream  constant state without gravity (warped mesh): RHS at round-off\n"
                      "  -test unphysical  a node with negative pressure: the RHS fails with PETSC_ERR_FP, the state check says no,\n"
                      "                    and a TS step is rejected cleanly (TSSetFunctionDomainError) instead of producing NaN\n"
+                     "  -test api         the setters and getters (gas, surface flux by name, perturbation form) and their checks\n"
                      "  -case name        initial condition (default: random)\n";
 
 #include <squall.h>
@@ -79,6 +80,30 @@ int main(int argc, char **argv)
     }
   }
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s));
+  if (!strcmp(test, "api")) {
+    PetscReal      gamma, R, g;
+    PetscErrorCode ierr;
+
+    PetscCall(SquallESDGSetGas(s, 1.3, 300, 9.7));
+    PetscCall(SquallESDGGetGas(s, &gamma, &R, &g));
+    PetscCheck(gamma == (PetscReal)1.3 && R == 300 && g == (PetscReal)9.7, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SquallESDGGetGas: %g %g %g, set 1.3 300 9.7", (double)gamma, (double)R, (double)g);
+    PetscCall(SquallESDGGetGas(s, NULL, NULL, &g)); /* any output may be NULL */
+    PetscCall(SquallESDGSetSurfaceFlux(s, "rusanov"));
+    PetscCheck(s->surface == SQUALL_FLUX_RUSANOV, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SquallESDGSetSurfaceFlux(rusanov) set %s", SquallSurfaceFluxTypes[s->surface]);
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = SquallESDGSetSurfaceFlux(s, "roe");
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr == PETSC_ERR_ARG_UNKNOWN_TYPE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SquallESDGSetSurfaceFlux(roe) was not refused (error %d)", (int)ierr);
+    PetscCheck(s->surface == SQUALL_FLUX_RUSANOV, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a refused flux name changed the flux to %s", SquallSurfaceFluxTypes[s->surface]);
+    PetscCall(SquallESDGSetPerturbation(s, PETSC_TRUE));
+    PetscCheck(s->perturb && s->useRef && s->gas.departures == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SquallESDGSetPerturbation(true): perturb %d, reference residual %d, departures %d", (int)s->perturb, (int)s->useRef, (int)s->gas.departures);
+    PetscCall(SquallESDGSetPerturbation(s, PETSC_FALSE));
+    PetscCheck(!s->perturb && !s->gas.departures, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SquallESDGSetPerturbation(false) left the perturbation form on");
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "api: gas, surface flux by name (unknown refused), perturbation form on and off\n"));
+    PetscCall(SquallESDGDestroy(&s));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
   PetscCall(SquallESDGSetFromOptions(s));
   PetscCall(SquallESDGSetUp(s));
   PetscCall(SquallESDGGetDM(s, &dm));
