@@ -1,0 +1,332 @@
+/* The ESDG GPU path's device data (ESDGCuda, the kernels' argument block ESDGArgs) and the per-node
+   device functions every kernel shares: state loads (perturbation form too), per-node values, pair
+   fluxes, the node's finish (faces, 1/J, Coriolis, reference residual) and its store or fused stage.
+   Part of the translation unit of src/cuda/esdgcuda.cu, which includes it (the host code instantiates
+   the kernels for every order); not a header of its own. */
+#pragma once
+#include <petscdevice_cuda.h>
+#include <climits>
+#include "ts/esdgimpl.h"
+#include "cuda/squallcuda.h"
+#include "cuda/cudautil.h"
+#include "physics/lsrkstage.h"
+
+#define SQ_BOUNDARY INT_MIN
+
+typedef struct {
+  PetscInt           nOwned, Np, Nq;
+  PetscInt           nInterior, nHalo;
+  PetscInt          *gslot; /* [nOwned] */
+  PetscInt          *vmapP; /* [nOwned*6*Nfp]: >= 0 index gslot*Np+n into Q, < 0 -(slot*Np+n)-1 into Qloc, SQ_BOUNDARY */
+  PetscReal         *PhiP;  /* [nOwned*6*Nfp] partner's Phi */
+  PetscReal         *Phi;   /* [nOwned*Np] */
+  PetscReal         *J;     /* [nOwned*Np] */
+  PetscReal         *Ja;    /* [nOwned*9*Np] */
+  PetscReal         *fcor;  /* [nOwned*Np] Coriolis parameter, or NULL */
+  PetscReal         *D;     /* [Nq*Nq] */
+  PetscInt          *elist; /* interior elements, then halo elements */
+  int               *bad;   /* [2]: [0] set when a kernel meets density or pressure <= 0 in its input; [1] when a fused LSRK stage writes such a state */
+  PetscReal         *red;   /* small reduction buffer */
+  PetscInt          *faces; /* [nFacesEarly + nFacesGhost] e*6+f of the faces computed here, ghost-free ones first */
+  PetscInt          *plus;  /* [nOwned*6*Nfp] for a computed face node with an owned partner: the partner's slot, else -1 */
+  PetscReal         *FB;    /* [5][nOwned*6*Nfp] -(s_f/w_b) F* at every element face node */
+  PetscReal         *FG;    /* [4][nOwned*6*Nfp] the element's outward unit normal and s_f at every face node */
+  PetscReal         *FGF;   /* [4][nOwned*6] the same per element face, where every face's nodes have the same values (boxes), else NULL */
+  PetscInt           nFacesEarly, nFacesGhost;
+  PetscBool          half, faceMode;
+  int                prefetch;       /* -esdg_gpu_prefetch */
+  PetscReal          prefetchDist;   /* -esdg_gpu_prefetch_distance */
+  const PetscScalar *Fref;           /* during an RHS in face mode: the reference residual (device), or NULL */
+  const PetscScalar *Qref, *QrefLoc; /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
+  PetscScalar       *K, *Qw;         /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
+  PetscReal          la, ldt, lb;    /* and its coefficients */
+  PetscBool          refCont;        /* the reference is equal bit for bit on both sides of every face (SquallESDGSetReferenceState) */
+  /* the admissibility of the state the last fused stage wrote (bad[1], all ranks), valid while that
+     vector is unchanged (its object state): the next stage's check (SquallESDGCheckState) then needs no
+     pass over the state of its own */
+  Vec              nextVec;
+  PetscObjectState nextState;
+  PetscBool        nextBad;
+} ESDGCuda;
+
+typedef struct {
+  const PetscInt    *gslot, *vmapP, *elist, *faces, *plus;
+  const PetscReal   *PhiP, *Phi, *J, *Ja, *fcor, *D, *FG, *FGF;
+  PetscReal         *FB;
+  const PetscScalar *Fref;           /* subtracted by the finishing (LIFT) volume kernels, or NULL */
+  const PetscScalar *Qref, *QrefLoc; /* perturbation form: added to the state as it is loaded, or NULL */
+  PetscScalar       *K, *Qw;         /* a fused LSRK stage (finishing kernels): K = la K + ldt F, Q += lb K instead of writing F; else NULL */
+  PetscReal          la, ldt, lb;
+  PetscBool          refCont; /* a face node's partner has the node's reference values */
+  int               *bad;
+  PetscInt           nOwned, nList;
+  size_t             nSlots;
+  PetscReal          wb;
+  int                pfBlocks; /* > 0: the half sweep prefetches into L2 the inputs of the block this many blocks ahead (ESDGPrefetchElement) */
+  PetscReal          pfDist;   /* the distance in waves of resident blocks (the launcher turns it into pfBlocks) */
+  int                pfRanges; /* how many of PrefetchElement's ranges: 10 those loaded at the start, 12 also the fused stage's */
+} ESDGArgs;
+
+static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
+{
+  ESDGArgs a;
+  a.gslot    = c->gslot;
+  a.vmapP    = c->vmapP;
+  a.elist    = c->elist;
+  a.faces    = c->faces;
+  a.plus     = c->plus;
+  a.FB       = c->FB;
+  a.FG       = c->FG;
+  a.FGF      = c->FGF;
+  a.Fref     = c->Fref;
+  a.Qref     = c->Qref;
+  a.QrefLoc  = c->QrefLoc;
+  a.K        = c->K;
+  a.Qw       = c->Qw;
+  a.la       = c->la;
+  a.ldt      = c->ldt;
+  a.lb       = c->lb;
+  a.refCont  = c->refCont;
+  a.nSlots   = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
+  a.PhiP     = c->PhiP;
+  a.Phi      = c->Phi;
+  a.J        = c->J;
+  a.Ja       = c->Ja;
+  a.fcor     = c->fcor;
+  a.D        = c->D;
+  a.bad      = c->bad;
+  a.nOwned   = c->nOwned;
+  a.nList    = c->nOwned;
+  a.wb       = wb;
+  a.pfBlocks = c->prefetch && c->prefetchDist > 0 ? 1 : 0; /* the launcher sets the distance */
+  a.pfRanges = c->prefetch == 2 ? 12 : 10;
+  a.pfDist   = c->prefetchDist;
+  return a;
+}
+
+/* elements per block: enough threads to keep a block busy for small N */
+template <int NQ> static constexpr int ESDGElementsPerBlock()
+{
+  return NQ * NQ * NQ >= 96 ? 1 : (96 + NQ * NQ * NQ - 1) / (NQ * NQ * NQ);
+}
+
+/* the surface kernel gives each element max(Np, 6 Nfp) threads: one per face node for the fluxes,
+   one per node for the finalisation */
+template <int NQ> static constexpr int ESDGSurfaceThreads()
+{
+  return NQ * NQ * NQ > 6 * NQ * NQ ? NQ * NQ * NQ : 6 * NQ * NQ;
+}
+
+template <int NQ> static constexpr int ESDGSurfaceElementsPerBlock()
+{
+  return ESDGSurfaceThreads<NQ>() >= 96 ? 1 : (96 + ESDGSurfaceThreads<NQ>() - 1) / ESDGSurfaceThreads<NQ>();
+}
+
+/* entry i of the state: of the TS vector Q itself, or in perturbation form R[i] + Q[i] (R the reference
+   or its ghost values), rounded once as the host's VecWAXPY(Qfull, 1, Qref, X) rounds it */
+__device__ static inline PetscReal StateValue(const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ R, size_t i)
+{
+  return R ? R[i] + Q[i] : Q[i];
+}
+
+/* with gas.departures (perturbation form), the departures of rho and b of entry i, formed from the TS
+   state Q itself and the reference R as the C reference forms them, into aux (SquallEulerAux's values
+   of R + Q) */
+__device__ static inline void StateDepartures(const SquallGas &gas, const PetscScalar *__restrict__ Q, size_t i, const PetscScalar *__restrict__ R, size_t ri, size_t stride, PetscReal Phi, PetscReal aux[])
+{
+  PetscReal x[5], r[5];
+  if (!gas.departures) return;
+#pragma unroll
+  for (int f = 0; f < 5; f++) {
+    x[f] = Q[i + f * stride];
+    r[f] = R[ri + f * stride];
+  }
+  SquallEulerDepartures(&gas, x, r, Phi, aux);
+}
+
+/* the per-node values of node n of element e (the state's flagged if unphysical) */
+template <int NQ> __device__ static inline void NodeAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal own[])
+{
+  constexpr int   NP = NQ * NQ * NQ;
+  PetscReal       q[5];
+  const size_t    qe  = (size_t)a.gslot[e] * 5 * NP;
+  const PetscReal Phi = a.Phi[(size_t)e * NP + n];
+#pragma unroll
+  for (int f = 0; f < 5; f++) q[f] = StateValue(Q, a.Qref, qe + f * NP + n);
+  if (SquallEulerAux(&gas, q, Phi, own)) atomicOr(a.bad, 1);
+  StateDepartures(gas, Q, qe + n, a.Qref, qe + n, NP, Phi, own);
+}
+
+template <int NQ> __device__ static inline void LoadAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal *own, PetscReal *saux)
+{
+  constexpr int NP = NQ * NQ * NQ;
+  NodeAux<NQ>(gas, a, e, n, Q, own);
+#pragma unroll
+  for (int k = 0; k < SQUALL_NPAIR; k++) saux[k * NP + n] = own[k];
+}
+
+/* element node of face node q of face f (faces -x,+x,-y,+y,-z,+z; tangential indices in axis order,
+   as the mesh's fmask, which the set-up checks) */
+template <int NQ> __host__ __device__ static inline int FaceNode(int f, int q)
+{
+  const int d = f / 2, a = q % NQ, b = q / NQ, ext = (f % 2) ? NQ - 1 : 0;
+  return d == 0 ? ext + NQ * (a + NQ * b) : (d == 1 ? a + NQ * (ext + NQ * b) : a + NQ * (b + NQ * ext));
+}
+
+/* metric vector of direction d for the pair (n, p): the average of the two nodes' Ja^d, or Ja^d itself on boxes */
+template <int NQ, bool CART> __device__ static inline void PairNormal(const ESDGArgs &a, PetscInt e, int d, int n, int p, const PetscReal nown[3], PetscReal nv[3])
+{
+  constexpr int NP = NQ * NQ * NQ;
+#pragma unroll
+  for (int c = 0; c < 3; c++) nv[c] = CART ? nown[c] : (PetscReal)0.5 * (nown[c] + a.Ja[((size_t)e * 9 + d * 3 + c) * NP + p]);
+}
+
+/* The two nodes' fluxes of the pair (own, other) in direction d: F1 = Fs + (0, G_12, 0) for the own
+   node and F2 = Fs + (0, G_21, 0) for the partner. AXIS: the box metric Ja^d = nv[d] e_d (the set-up
+   checks that its other components are 0), contracted without the zero products; else the general
+   metric nv. */
+template <bool AXIS> __device__ static inline void PairFluxes(const SquallGas &gas, const PetscReal own[], const PetscReal other[], int d, const PetscReal nv[3], PetscReal F1[5], PetscReal F2[5])
+{
+  if (AXIS) {
+    SquallEulerECMeans M;
+    SquallEulerECMeansPair(&gas, own, other, &M);
+    SquallEulerECContractAxis(&M, d, nv[d], F1);
+#pragma unroll
+    for (int k = 0; k < 5; k++) F2[k] = F1[k];
+    F1[1 + d] += M.g1 * nv[d];
+    F2[1 + d] += M.g2 * nv[d];
+  } else {
+    PetscReal Fs[5], G1[3], G2[3];
+    SquallEulerECFluxPair(&gas, own, other, nv, Fs, G1, G2);
+    F1[0] = F2[0] = Fs[0];
+    F1[4] = F2[4] = Fs[4];
+#pragma unroll
+    for (int c = 0; c < 3; c++) {
+      F1[1 + c] = Fs[1 + c] + G1[c];
+      F2[1 + c] = Fs[1 + c] + G2[c];
+    }
+  }
+}
+
+/* The end of a node's RHS in face mode, the same operations as the reference: (acc + faces)/J, then the
+   Coriolis force -f k x (rho u). FinishValues does the global loads (the faces' lifted fluxes, summed
+   first as the reference does, J, the two Coriolis terms); the half-sweep kernel issues them at the
+   start, with the state's, and parks them in shared memory, so that their latency is not exposed
+   again at the end (it runs few warps per multiprocessor). */
+#define ESDG_NFIN 8
+template <int NQ> __device__ static inline void FinishValues(const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal fin[ESDG_NFIN])
+{
+  constexpr int NP = NQ * NQ * NQ, NFP = NQ * NQ;
+  const int     idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
+
+#pragma unroll
+  for (int c = 0; c < 5; c++) fin[c] = 0;
+#pragma unroll
+  for (int f = 0; f < 6; f++) {
+    const int d = f / 2, ext = (f % 2) ? NQ - 1 : 0;
+    if (idx[d] != ext) continue;
+    const int    t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2, q = idx[t0] + NQ * idx[t1];
+    const size_t k = ((size_t)e * 6 + f) * NFP + q;
+#pragma unroll
+    for (int c = 0; c < 5; c++) fin[c] += a.FB[c * a.nSlots + k];
+  }
+  fin[5] = a.J[(size_t)e * NP + n];
+  fin[6] = fin[7] = 0;
+  if (a.fcor) {
+    const size_t    qe = (size_t)a.gslot[e] * 5 * NP;
+    const PetscReal fc = a.fcor[(size_t)e * NP + n];
+    fin[6]             = fc * StateValue(Q, a.Qref, qe + 2 * NP + n);
+    fin[7]             = -(fc * StateValue(Q, a.Qref, qe + NP + n));
+  }
+}
+
+__device__ static inline void FinishApply(const ESDGArgs &a, const PetscReal fin[ESDG_NFIN], PetscReal acc[5])
+{
+#pragma unroll
+  for (int c = 0; c < 5; c++) acc[c] = (acc[c] + fin[c]) / fin[5];
+  if (a.fcor) {
+    acc[1] += fin[6];
+    acc[2] += fin[7];
+  }
+}
+
+/* -esdg_reference_residual: F - Fref as the host's VecAXPY(F, -1, Fref) would form it, without the extra
+   pass over three vectors (13% of a single-precision bubble step) */
+template <int NQ> __device__ static inline void SubtractReference(const ESDGArgs &a, PetscInt e, int n, PetscReal acc[5])
+{
+  constexpr int NP = NQ * NQ * NQ;
+  if (!a.Fref) return;
+  const PetscScalar *fr = a.Fref + (size_t)a.gslot[e] * 5 * NP;
+#pragma unroll
+  for (int f = 0; f < 5; f++) acc[f] -= fr[f * NP + n];
+}
+
+/* A finished node's RHS acc: into F, or in a fused LSRK stage folded into the stage register and the
+   state in place of F (SquallLSRKStage, the update kernel's arithmetic). In place is safe: in face mode
+   the faces have read their states before, and a volume kernel reads only its own element's state,
+   all of it before it writes. */
+template <int NQ> __device__ static inline void StoreRHS(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, PetscScalar *__restrict__ F, const PetscReal acc[5])
+{
+  constexpr int NP = NQ * NQ * NQ;
+  const size_t  o  = (size_t)a.gslot[e] * 5 * NP + n;
+
+  if (a.K) {
+    PetscReal qn[5];
+#pragma unroll
+    for (int f = 0; f < 5; f++) {
+      PetscScalar k = a.la == 0 ? (PetscScalar)0 : a.K[o + f * NP], q = a.Qw[o + f * NP];
+      SquallLSRKStage(a.la, a.ldt, a.lb, acc[f], &k, &q);
+      a.K[o + f * NP]  = k;
+      a.Qw[o + f * NP] = q;
+      qn[f]            = a.Qref ? a.Qref[o + f * NP] + q : q; /* the full state as StateValue() rounds it */
+    }
+    /* the next stage's admissibility check of this node, while its new state is in registers (the
+       same verdict as ESDGNodeReduce's: SquallEulerCheck of the same values) */
+    if (SquallEulerCheck(&gas, qn, a.Phi[(size_t)e * NP + n])) atomicOr(a.bad + 1, 1);
+  } else {
+#pragma unroll
+    for (int f = 0; f < 5; f++) F[o + f * NP] = acc[f];
+  }
+}
+
+/* both states of face node k (element e, node n, unit normal nhat out of e) and their per-node values:
+   the partner from Q (owned), Qloc (ghost) or the mirror state (wall) */
+template <int NQ>
+__device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, size_t k, const PetscReal nhat[3], const PetscScalar *__restrict__ Q, const PetscScalar *__restrict__ Qloc, PetscReal qm[5], PetscReal am[],
+                                         PetscReal qp[5], PetscReal ap[])
+{
+  constexpr int  NP   = NQ * NQ * NQ;
+  const PetscInt code = a.vmapP[k];
+  const size_t   qe   = (size_t)a.gslot[e] * 5 * NP;
+
+  PetscReal Phip;
+
+#pragma unroll
+  for (int c = 0; c < 5; c++) qm[c] = StateValue(Q, a.Qref, qe + c * NP + n);
+  if (SquallEulerAux(&gas, qm, a.Phi[(size_t)e * NP + n], am)) atomicOr(a.bad, 1);
+  StateDepartures(gas, Q, qe + n, a.Qref, qe + n, NP, am[SQ_PHI], am);
+  /* the partner's reference: where it is continuous across faces (a.refCont) the node's own, read again
+     from the line just loaded instead of the partner element's (the same values bit for bit) */
+  const PetscInt     g   = code >= 0 ? code : (code == SQ_BOUNDARY ? 0 : -code - 1);
+  const PetscScalar *src = code >= 0 ? Q : Qloc, *ref = a.refCont ? a.Qref : (code >= 0 ? a.Qref : a.QrefLoc);
+  const size_t       o = (size_t)(g / NP) * 5 * NP + g % NP, ro = a.refCont ? qe + n : o;
+  if (code == SQ_BOUNDARY) {
+    SquallEulerMirrorState(qm, nhat, qp);
+    Phip = am[SQ_PHI];
+  } else {
+#pragma unroll
+    for (int c = 0; c < 5; c++) qp[c] = ref ? ref[ro + c * NP] + src[o + c * NP] : src[o + c * NP]; /* as StateValue() */
+    Phip = a.PhiP[k];
+  }
+  if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
+  if (gas.departures) {
+    if (code == SQ_BOUNDARY) {
+      /* the mirror state's departures are the node's: mirroring keeps rho and p */
+      ap[SQ_DRHO] = am[SQ_DRHO];
+      ap[SQ_DB]   = am[SQ_DB];
+      ap[SQ_DLR]  = am[SQ_DLR];
+      ap[SQ_DLB]  = am[SQ_DLB];
+    } else
+      StateDepartures(gas, src, o, ref, ro, NP, Phip, ap);
+  }
+}

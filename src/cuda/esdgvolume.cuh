@@ -1,0 +1,468 @@
+/* The ESDG GPU volume kernels and their launchers: the full sweep, the load-balanced half sweep (with its
+   L2 prefetch of the blocks ahead) and its ablation variants.
+   Part of the translation unit of src/cuda/esdgcuda.cu, which includes it (the host code instantiates
+   the kernels for every order); not a header of its own. */
+#pragma once
+#include "cuda/esdgdevice.cuh"
+
+template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeFull(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
+{
+  SquallGas gas                  = gasp;
+  gas.departures                 = 0; /* not in this variant (the launcher refuses them): no partner departures are loaded */
+  constexpr int               NP = NQ * NQ * NQ;
+  extern __shared__ PetscReal sm[];
+  PetscReal                  *sD     = sm;
+  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * SQUALL_NPAIR * NP;
+  const int                   n      = threadIdx.x;
+  const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
+  const bool                  active = l < a.nList;
+  const PetscInt              e      = active ? a.elist[l] : 0;
+  PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
+
+  for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
+  if (active) LoadAux<NQ>(gas, a, e, n, Q, own, saux);
+  __syncthreads();
+  if (!active) return;
+  const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
+#pragma unroll
+  for (int d = 0; d < 3; d++) {
+    const int stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
+    PetscReal nown[3];
+#pragma unroll
+    for (int c = 0; c < 3; c++) nown[c] = a.Ja[((size_t)e * 9 + d * 3 + c) * NP + n];
+#pragma unroll
+    for (int m = 0; m < NQ; m++) {
+      if (m == i) continue;
+      const int p = base + m * stride;
+      PetscReal other[SQUALL_NPAIR], nv[3], F1[5], F2[5];
+#pragma unroll
+      for (int k = 0; k < SQUALL_NPAIR; k++) other[k] = saux[k * NP + p];
+      PairNormal<NQ, CART>(a, e, d, n, p, nown, nv);
+      PairFluxes<CART>(gas, own, other, d, nv, F1, F2);
+      const PetscReal s = 2 * sD[i * NQ + m];
+#pragma unroll
+      for (int k = 0; k < 5; k++) acc[k] -= s * F1[k];
+    }
+  }
+  if (LIFT) {
+    PetscReal fin[ESDG_NFIN];
+    FinishValues<NQ>(a, e, n, Q, fin);
+    FinishApply(a, fin, acc);
+    SubtractReference<NQ>(a, e, n, acc);
+    StoreRHS<NQ>(gas, a, e, n, F, acc);
+  } else {
+    PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
+#pragma unroll
+    for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
+  }
+}
+
+/* Variants of the half sweep for the ablation study (bench/): ESDG_ABL_NOLOG recomputes the logs'
+   differences in every pair (ln(x2/x1): two logarithms and three divisions per pair, as a code
+   without the per-node values would), ESDG_ABL_DIR0 + d computes direction d only and adds it to F
+   (three launches replace the fused kernel, each reloading the element). */
+enum { ESDG_ABL_NONE = 0, ESDG_ABL_NOLOG = 1, ESDG_ABL_DIR0 = 2 };
+
+/* The half-sweep kernel keeps its shared values in pairs of reals (double2/float2), so that one
+   128-bit (64-bit in single) shared load or store moves two of them: the partner's ten per-node values
+   in five loads, the share handed to a partner in three stores, the node's parked finish values in
+   four. Bank use is unchanged (consecutive threads, consecutive pairs); what drops is the number of
+   shared-memory instructions, which limited the kernel (ncu: short-scoreboard stalls on LDS). */
+#if defined(PETSC_USE_REAL_DOUBLE)
+typedef double2 ESDGReal2;
+#else
+typedef float2 ESDGReal2;
+#endif
+__device__ static inline ESDGReal2 make_ESDGReal2(PetscReal x, PetscReal y)
+{
+  ESDGReal2 v;
+  v.x = x;
+  v.y = y;
+  return v;
+}
+#define ESDG_NAUX2 (SQUALL_NPAIR / 2)
+#define ESDG_NFIN2 (ESDG_NFIN / 2)
+
+/* shared memory of the half-sweep kernel, in pairs: a block-wide head (the D factors of each thread's
+   pairs), then per element the per-node values, the shares handed to partners (four components in two
+   pairs, the fifth alone: five reals, as in the unpaired layout, so that N = 8 still fits in the 227 KB
+   a block may use; DB: two buffers, so that one barrier per direction suffices), the parked finish
+   values (LIFT, where they fit: ESDGHalfPark), the box metric (CART). DEP: the departures of rho and b
+   (perturbation form) as one more pair of per-node values. */
+template <int NQ> __host__ __device__ static constexpr int ESDGHalfHead()
+{
+  return NQ * (NQ / 2);
+}
+template <int NQ> __host__ __device__ static constexpr int ESDGHalfShareSize()
+{
+  return 2 * (NQ / 2) * NQ * NQ * NQ + ((NQ / 2) * NQ * NQ * NQ + 1) / 2;
+}
+template <bool DEP> __host__ __device__ static constexpr int ESDGHalfNAux2()
+{
+  return ESDG_NAUX2 + (DEP ? 1 : 0);
+}
+template <int NQ, bool CART, bool PARK, bool DB, bool DEP> __host__ __device__ static constexpr size_t ESDGHalfSharedRaw()
+{
+  return ESDGHalfNAux2<DEP>() * NQ * NQ * NQ + (DB ? 2 : 1) * ESDGHalfShareSize<NQ>() + (PARK ? ESDG_NFIN2 * NQ * NQ * NQ : 0) + (CART ? 5 : 0);
+}
+/* the finish values are parked in shared memory if the block still fits in the 227 KB it may use (all
+   but N = 8 with departures in double, which loads them at the end) */
+template <int NQ, bool CART, bool LIFT, bool DB, bool DEP> __host__ __device__ static constexpr bool ESDGHalfPark()
+{
+  return LIFT && sizeof(ESDGReal2) * (ESDGHalfHead<NQ>() + (size_t)ESDGElementsPerBlock<NQ>() * ESDGHalfSharedRaw<NQ, CART, true, DB, DEP>()) <= 227 * 1024;
+}
+template <int NQ, bool CART, bool LIFT, bool DB, bool DEP = false> __host__ __device__ static constexpr int ESDGHalfShared()
+{
+  return (int)ESDGHalfSharedRaw<NQ, CART, ESDGHalfPark<NQ, CART, LIFT, DB, DEP>(), DB, DEP>();
+}
+template <int NQ, bool CART, bool LIFT, bool DB, bool DEP = false> static constexpr size_t ESDGHalfBytes()
+{
+  return sizeof(ESDGReal2) * (ESDGHalfHead<NQ>() + (size_t)ESDGElementsPerBlock<NQ>() * ESDGHalfShared<NQ, CART, LIFT, DB, DEP>());
+}
+
+/* blocks per multiprocessor the compiler must fit: on boxes up to N = 5, as many as keep 80 registers
+   per thread, which measured best at N = 4 on the H200 (109 registers: 4 blocks, 0.396 ms; 80: 6
+   blocks, 0.323 ms; 64: 8 blocks with spills, 0.491 ms); curved elements (the partner's metric per
+   pair) and higher orders spill at 80 and are left to the compiler */
+template <int NQ, bool CART> static constexpr int ESDGVolumeMinBlocks()
+{
+  return (CART && NQ <= 6 && 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) > 1) ? 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) : 1;
+}
+
+/* L2 prefetch of [p, p + bytes): one bulk prefetch (sm_90), else one per 128-byte line. The bulk form
+   wants 16-byte bounds: the start is rounded down (at most 8 bytes, within the array: device arrays start
+   256-byte aligned) and the end too, so that nothing past the array is touched */
+__device__ static inline void PrefetchRangeL2(const void *p, size_t bytes)
+{
+  const uintptr_t b = (uintptr_t)p & ~(uintptr_t)15, e = ((uintptr_t)p + bytes) & ~(uintptr_t)15;
+
+  if (e <= b) return;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" : : "l"(b), "r"((unsigned)(e - b)));
+#else
+  for (uintptr_t q = b & ~(uintptr_t)127; q < e; q += 128) asm volatile("prefetch.global.L2 [%0];" : : "l"(q));
+#endif
+}
+
+/* Everything a volume kernel will load for element e (state offset qe), into L2 ahead of its block: the
+   half sweep's blocks wait for these loads at their start, and with few blocks per multiprocessor that
+   wait is not hidden (ncu, N = 4, face mode: 39% of the stall cycles on L1TEX). Block b prefetches for
+   block b + W, W the blocks resident at once, so the data is in L2 (not DRAM) when that block starts;
+   range k (0..11) is one contiguous array section, issued by the element's thread k (k mod Np). */
+template <int NQ, bool LIFT> __device__ static inline void PrefetchElement(const ESDGArgs &a, PetscInt e, size_t qe, int k, const PetscScalar *Q)
+{
+  constexpr int NP = NQ * NQ * NQ, NFP = NQ * NQ;
+  const size_t  st = 5 * NP * sizeof(PetscScalar), nd = NP * sizeof(PetscReal);
+
+  if (k == 0)
+    PrefetchRangeL2(Q + qe, st);
+  else if (k == 1 && a.Qref)
+    PrefetchRangeL2(a.Qref + qe, st);
+  else if (k == 2)
+    PrefetchRangeL2(a.Phi + (size_t)e * NP, nd);
+  if (!LIFT) return;
+  if (k == 3)
+    PrefetchRangeL2(a.J + (size_t)e * NP, nd);
+  else if (k == 4 && a.fcor)
+    PrefetchRangeL2(a.fcor + (size_t)e * NP, nd);
+  else if (k >= 5 && k < 10)
+    PrefetchRangeL2(a.FB + (k - 5) * a.nSlots + (size_t)e * 6 * NFP, 6 * NFP * sizeof(PetscReal));
+  else if (k == 10 && a.K)
+    PrefetchRangeL2(a.K + qe, st);
+  else if (k == 11 && a.Fref)
+    PrefetchRangeL2(a.Fref + qe, st);
+}
+
+/* RADD: the partner's share is scaled by its sender and added by the partner (the variant before
+   session 4, kept as tune_recv_add); else the sender stores its flux F2 unscaled and the partner
+   multiplies it in with an FMA, looking its factor 2 w D[m][i] up in the same table: 5 multiplies
+   fewer per pair, one more (8-byte) shared load */
+/* DEP: departures (perturbation form); the kernel's gas has them as a compile-time constant */
+template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false, bool RADD = false, bool DEP = false>
+__global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(), MINB) ESDGVolumeHalf(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
+{
+  constexpr int               NP = NQ * NQ * NQ, NH = NQ / 2, NA2 = ESDGHalfNAux2<DEP>();
+  constexpr bool              PARK = ESDGHalfPark<NQ, CART, LIFT, DB, DEP>();
+  extern __shared__ ESDGReal2 sm2[];
+  ESDGReal2                  *sDD    = sm2;                                                                                /* [NQ][NH]: 2w D[i][m], 2w D[m][i] of the pair (i, m = i + o) */
+  ESDGReal2                  *saux   = sm2 + ESDGHalfHead<NQ>() + threadIdx.y * ESDGHalfShared<NQ, CART, LIFT, DB, DEP>(); /* [NA2][NP] */
+  ESDGReal2                  *sbuf0  = saux + NA2 * NP;                                                                    /* [NH][2][NP] pairs, [NH][NP] reals (x 2 with DB) */
+  ESDGReal2                  *sfin   = sbuf0 + (DB ? 2 : 1) * ESDGHalfShareSize<NQ>();                                     /* [NFIN2][NP] (PARK) */
+  PetscReal                  *sJa    = (PetscReal *)(sfin + (PARK ? ESDG_NFIN2 * NP : 0));                                 /* [9] (CART) */
+  const int                   n      = threadIdx.x;
+  const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
+  const bool                  active = l < a.nList;
+  const PetscInt              e      = active ? a.elist[l] : 0;
+  PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
+  SquallGas                   gas = gasp;
+  const PetscInt              lf  = l + (PetscInt)a.pfBlocks * blockDim.y; /* the element of the block a.pfBlocks ahead, prefetched */
+  const PetscInt              ef  = a.pfBlocks && lf < a.nList ? a.elist[lf] : -1;
+
+  gas.departures = DEP; /* a compile-time constant: the volume's pairs need the pressure's departures only (no entropy jumps) */
+
+  /* 2 w is 1 or 2, so the products are exact: the same values the pair loop formed before */
+  for (int t = threadIdx.x + threadIdx.y * blockDim.x; t < NQ * NH; t += blockDim.x * blockDim.y) {
+    const int       i = t / NH, o = t % NH + 1, m = (i + o) % NQ;
+    const PetscReal w2 = (NQ % 2 == 0 && o == NH) ? (PetscReal)1 : (PetscReal)2;
+    sDD[t]             = make_ESDGReal2(w2 * a.D[i * NQ + m], w2 * a.D[m * NQ + i]);
+  }
+  if (active) {
+    /* a box element's metric is constant: nine values for the whole element */
+    if (CART)
+      for (int k = n; k < 9; k += NP) sJa[k] = a.Ja[((size_t)e * 9 + k) * NP];
+    if (PARK) {
+      PetscReal fin[ESDG_NFIN];
+      FinishValues<NQ>(a, e, n, Q, fin);
+#pragma unroll
+      for (int k = 0; k < ESDG_NFIN2; k++) sfin[k * NP + n] = make_ESDGReal2(fin[2 * k], fin[2 * k + 1]);
+    }
+    NodeAux<NQ>(gas, a, e, n, Q, own);
+#pragma unroll
+    for (int k = 0; k < ESDG_NAUX2; k++) saux[k * NP + n] = make_ESDGReal2(own[2 * k], own[2 * k + 1]);
+    if (DEP) saux[ESDG_NAUX2 * NP + n] = make_ESDGReal2(own[SQ_DRHO], own[SQ_DB]);
+  }
+  __syncthreads();
+  const size_t qf     = ef >= 0 && n < 12 ? (size_t)a.gslot[ef] * 5 * NP : 0; /* its latency is hidden by the first direction */
+  const int    idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
+#pragma unroll
+  for (int d = 0; d < 3; d++) {
+    if (ABL >= ESDG_ABL_DIR0 && d != ABL - ESDG_ABL_DIR0) continue;
+    if (d == 1 && ef >= 0)
+      for (int k = n; k < a.pfRanges; k += NP) PrefetchElement<NQ, LIFT>(a, ef, qf, k, Q);
+    const int  stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
+    ESDGReal2 *sbuf  = sbuf0 + (DB && d == 1 ? ESDGHalfShareSize<NQ>() : 0);
+    PetscReal *sbuf1 = (PetscReal *)(sbuf + 2 * NH * NP);
+    if (active) {
+      PetscReal nown[3];
+#pragma unroll
+      for (int c = 0; c < 3; c++) nown[c] = CART ? sJa[d * 3 + c] : a.Ja[((size_t)e * 9 + d * 3 + c) * NP + n];
+#pragma unroll
+      for (int o = 1; o <= NH; o++) {
+        const int m = (i + o) % NQ, p = base + m * stride;
+        PetscReal other[SQUALL_NAUX], nv[3], F1[5], F2[5];
+#pragma unroll
+        for (int k = 0; k < ESDG_NAUX2; k++) {
+          const ESDGReal2 v = saux[k * NP + p];
+          other[2 * k]      = v.x;
+          other[2 * k + 1]  = v.y;
+        }
+        if (DEP) {
+          const ESDGReal2 v = saux[ESDG_NAUX2 * NP + p];
+          other[SQ_DRHO]    = v.x;
+          other[SQ_DB]      = v.y;
+        }
+        if (ABL == ESDG_ABL_NOLOG) {
+          other[SQ_LOGRHO] = own[SQ_LOGRHO] + PetscLogReal(other[SQ_RHO] / own[SQ_RHO]);
+          other[SQ_LOGB]   = own[SQ_LOGB] + PetscLogReal(other[SQ_B] / own[SQ_B]);
+          other[SQ_INVB]   = 1 / other[SQ_B];
+        }
+        PairNormal<NQ, CART>(a, e, d, n, p, nown, nv);
+        PairFluxes<CART>(gas, own, other, d, nv, F1, F2);
+        const ESDGReal2 s12 = sDD[i * NH + o - 1];
+        const PetscReal s1 = s12.x, s2 = s12.y;
+#pragma unroll
+        for (int k = 0; k < 5; k++) acc[k] -= s1 * F1[k];
+        ESDGReal2 *b = sbuf + (o - 1) * 2 * NP + n;
+        if (RADD) {
+          b[0]                    = make_ESDGReal2(-s2 * F2[0], -s2 * F2[1]);
+          b[NP]                   = make_ESDGReal2(-s2 * F2[2], -s2 * F2[3]);
+          sbuf1[(o - 1) * NP + n] = -s2 * F2[4];
+        } else {
+          b[0]                    = make_ESDGReal2(F2[0], F2[1]);
+          b[NP]                   = make_ESDGReal2(F2[2], F2[3]);
+          sbuf1[(o - 1) * NP + n] = F2[4];
+        }
+      }
+    }
+    __syncthreads();
+    if (active) {
+#pragma unroll
+      for (int o = 1; o <= NH; o++) {
+        const int        isrc = (i - o + NQ) % NQ, src = base + isrc * stride;
+        const ESDGReal2 *b  = sbuf + (o - 1) * 2 * NP + src;
+        const ESDGReal2  b0 = b[0], b1 = b[NP];
+        const PetscReal  b4 = sbuf1[(o - 1) * NP + src];
+        if (RADD) {
+          acc[0] += b0.x;
+          acc[1] += b0.y;
+          acc[2] += b1.x;
+          acc[3] += b1.y;
+          acc[4] += b4;
+        } else {
+          const PetscReal s2 = sDD[isrc * NH + o - 1].y; /* the sender's s2 */
+          acc[0] -= s2 * b0.x;
+          acc[1] -= s2 * b0.y;
+          acc[2] -= s2 * b1.x;
+          acc[3] -= s2 * b1.y;
+          acc[4] -= s2 * b4;
+        }
+      }
+    }
+    /* with two buffers, the next direction writes the other one, and the one after it this one only
+       after every thread has passed the next barrier, i.e. finished reading here */
+    if (!DB) __syncthreads();
+  }
+  if (!active) return;
+  if (LIFT) { /* F is NULL in a fused stage: no pointer into it is formed here */
+    PetscReal fin[ESDG_NFIN];
+    if (PARK) {
+#pragma unroll
+      for (int k = 0; k < ESDG_NFIN2; k++) {
+        const ESDGReal2 v = sfin[k * NP + n];
+        fin[2 * k]        = v.x;
+        fin[2 * k + 1]    = v.y;
+      }
+    } else
+      FinishValues<NQ>(a, e, n, Q, fin);
+    FinishApply(a, fin, acc);
+    SubtractReference<NQ>(a, e, n, acc);
+    StoreRHS<NQ>(gas, a, e, n, F, acc);
+  } else {
+    PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
+    if (ABL > ESDG_ABL_DIR0) {
+#pragma unroll
+      for (int f = 0; f < 5; f++) fe[f * NP + n] += acc[f];
+    } else {
+#pragma unroll
+      for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
+    }
+  }
+}
+
+/* Ablation: the half sweep without load balancing. Thread i of a line takes the partners i+1..Nq-1,
+   so the first thread of a line does Nq-1 pairs and the last none, and the shares handed over need
+   Nq slots per node. Boxes only, no faces. */
+template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeHalfUnbalanced(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
+{
+  SquallGas gas                  = gasp;
+  gas.departures                 = 0; /* ablation variant: no departures (the launcher refuses them) */
+  constexpr int               NP = NQ * NQ * NQ;
+  extern __shared__ PetscReal sm[];
+  PetscReal                  *sD     = sm;
+  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * (SQUALL_NPAIR + 5 * NQ) * NP;
+  PetscReal                  *sbuf   = saux + SQUALL_NPAIR * NP; /* [NQ][5][NP]: the share of node p from line position j */
+  const int                   n      = threadIdx.x;
+  const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
+  const bool                  active = l < a.nList;
+  const PetscInt              e      = active ? a.elist[l] : 0;
+  PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
+
+  for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
+  if (active) LoadAux<NQ>(gas, a, e, n, Q, own, saux);
+  __syncthreads();
+  const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
+#pragma unroll
+  for (int d = 0; d < 3; d++) {
+    const int stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
+    if (active) {
+      const PetscReal nv[3] = {a.Ja[((size_t)e * 9 + d * 3) * NP + n], a.Ja[((size_t)e * 9 + d * 3 + 1) * NP + n], a.Ja[((size_t)e * 9 + d * 3 + 2) * NP + n]};
+      for (int m = i + 1; m < NQ; m++) {
+        const int p = base + m * stride;
+        PetscReal other[SQUALL_NPAIR], F1[5], F2[5];
+#pragma unroll
+        for (int k = 0; k < SQUALL_NPAIR; k++) other[k] = saux[k * NP + p];
+        PairFluxes<true>(gas, own, other, d, nv, F1, F2);
+        const PetscReal s1 = 2 * sD[i * NQ + m], s2 = 2 * sD[m * NQ + i];
+        PetscReal      *b = sbuf + i * 5 * NP + p;
+#pragma unroll
+        for (int k = 0; k < 5; k++) {
+          acc[k] -= s1 * F1[k];
+          b[k * NP] = -s2 * F2[k];
+        }
+      }
+    }
+    __syncthreads();
+    if (active) {
+      for (int j = 0; j < i; j++)
+#pragma unroll
+        for (int f = 0; f < 5; f++) acc[f] += sbuf[(j * 5 + f) * NP + n];
+    }
+    __syncthreads();
+  }
+  if (!active) return;
+  PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
+#pragma unroll
+  for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
+}
+
+/* volume kernel over the elements elist[first .. first+count); with lift, the faces' fluxes (face
+   mode) are added and the node finished; abl/minb select the ablation and tuning variants (N = 4) */
+template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false, bool RADD = false, bool DEP = false>
+static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+{
+  static int W  = 0; /* blocks resident at once on the device (the prefetch distance) */
+  ESDGArgs   ap = a;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+  if (a.pfBlocks && !W) {
+    int nb, dev, sms;
+    PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP>, (int)(block.x * block.y), shm));
+    PetscCallCUDA(cudaGetDevice(&dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    W = PetscMax(1, nb * sms);
+  }
+  ap.pfBlocks = a.pfBlocks ? PetscMax(1, (int)(W * a.pfDist)) : 0;
+  ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP><<<grid, block, shm, stream>>>(gas, ap, Q, F);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the production half sweep: box or curved metric, finishing (face mode) or not, departures or not */
+template <int NQ, bool DEP> static PetscErrorCode ESDGLaunchHalfProduction(const SquallGas &gas, const ESDGArgs &a, bool cart, bool lift, int grid, dim3 block, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+{
+  constexpr int MB = ESDGVolumeMinBlocks<NQ, true>(), MC = ESDGVolumeMinBlocks<NQ, false>();
+
+  PetscFunctionBegin;
+#define ESDG_SHM(C, L) ESDGHalfBytes<NQ, C, L, false, DEP>()
+  if (cart && lift)
+    PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, MB, false, false, DEP>(gas, a, grid, block, ESDG_SHM(true, true), Q, F, stream)));
+  else if (cart)
+    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, MB, false, false, DEP>(gas, a, grid, block, ESDG_SHM(true, false), Q, F, stream)));
+  else if (lift)
+    PetscCall((ESDGLaunchHalf<NQ, false, true, ESDG_ABL_NONE, MC, false, false, DEP>(gas, a, grid, block, ESDG_SHM(false, true), Q, F, stream)));
+  else
+    PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, MC, false, false, DEP>(gas, a, grid, block, ESDG_SHM(false, false), Q, F, stream)));
+#undef ESDG_SHM
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <int NQ, bool CART, bool LIFT> static PetscErrorCode ESDGLaunchFull(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeFull<NQ, CART, LIFT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+  ESDGVolumeFull<NQ, CART, LIFT><<<grid, block, shm, stream>>>(gas, a, Q, F);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESDGCuda *c, PetscInt first, PetscInt count, PetscBool half, PetscBool lift, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+{
+  constexpr int NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>();
+  ESDGArgs      a = ESDGGetArgs(c, s->mesh->w[0]);
+  const dim3    block(NP, EPB);
+  const int     grid = (int)((count + EPB - 1) / EPB);
+  const bool    cart = s->mesh->cartesian;
+
+  PetscFunctionBegin;
+  if (!count) PetscFunctionReturn(PETSC_SUCCESS);
+  a.elist = c->elist + first;
+  a.nList = count;
+  if (half) {
+    if (s->gas.departures)
+      PetscCall((ESDGLaunchHalfProduction<NQ, true>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
+    else
+      PetscCall((ESDGLaunchHalfProduction<NQ, false>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
+  } else {
+    PetscCheck(!s->gas.departures, s->comm, PETSC_ERR_SUP, "The full-sweep GPU volume kernel (-esdg_gpu_half_sweep 0) has no departures: use the half sweep, or -esdg_perturbation_pressure 0");
+    const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * SQUALL_NPAIR * NP);
+    if (cart && lift)
+      PetscCall((ESDGLaunchFull<NQ, true, true>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else if (cart)
+      PetscCall((ESDGLaunchFull<NQ, true, false>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else if (lift)
+      PetscCall((ESDGLaunchFull<NQ, false, true>(s->gas, a, grid, block, shm, Q, F, stream)));
+    else
+      PetscCall((ESDGLaunchFull<NQ, false, false>(s->gas, a, grid, block, shm, Q, F, stream)));
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
