@@ -1,0 +1,206 @@
+/* The P1 reduce mode's kernels (plain, staged, balanced, affine, affine_xyz) and their table by block size and
+   variant.
+   Part of the translation unit of src/cuda/p1assembly.cu, which includes it after its helpers; not a header of
+   its own. */
+#pragma once
+
+/* reduce mode: adds (or, only: stores) the sum of one entry u of scalar slot s; bs 3 finds its 3x3 block
+   from the row, urow[u] */
+template <int BS> __device__ static inline void P1ReduceWrite(int s, bool only, const PetscReal sum[9], const int *urow, int u, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da)
+{
+  if (BS == 1) {
+    if (only)
+      da[s] = sum[0];
+    else
+      atomicAdd(&da[s], (PetscScalar)sum[0]);
+  } else {
+    const PetscInt r = urow[u], lo = dI[r], base = 9 * lo + 3 * (s - lo), stride = 3 * (dI[r + 1] - lo);
+
+    SQUALL_P1_UNROLL
+    for (int i = 0; i < 3; i++) SQUALL_P1_UNROLL
+    for (int j = 0; j < 3; j++) {
+      if (only)
+        da[base + i * stride + j] = sum[3 * i + j];
+      else
+        atomicAdd(&da[base + i * stride + j], (PetscScalar)sum[3 * i + j]);
+    }
+  }
+}
+
+/* reduce mode: thread t of block k computes element k*P1_BLOCK + t and stores what its matrix is made
+   of in shared memory (p1tet.h: 16 words, 29 for bs 3); then each thread sums the contributions of some
+   of the block's unique entries in the map's fixed order and adds each sum with one atomicAdd, or stores
+   it when no other block touches the entry. Entries per block are ascending by position, so consecutive
+   threads add into nearby addresses; a block touches ~3x fewer entries than it has contributions when
+   its elements are compact (-p1_element_order sorted). Only the diagonal block is in the device map. */
+template <int BS, int MINB>
+__global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
+                                                                                const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int)
+{
+  extern __shared__ __align__(16) unsigned char p1_reduce_smem[];
+  PetscReal                                    *w = (PetscReal *)p1_reduce_smem;
+  const PetscInt                                e = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x;
+
+  if (e < E.ne) {
+    PetscInt  v[4];
+    PetscReal g[4][3], vol, S[4][4];
+
+    SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
+    SquallP1ReduceStore(BS, w + threadIdx.x, P1_BLOCK, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
+  }
+  __syncthreads();
+  const int       u0 = ublk[blockIdx.x], u1 = ublk[blockIdx.x + 1];
+  const uint16_t *c = cidx + cblk[blockIdx.x];
+
+  for (int u = u0 + (int)threadIdx.x; u < u1; u += P1_BLOCK) {
+    const int  s = uslot[u], en = uend[u], m0 = u == u0 ? 0 : (uend[u - 1] & SQUALL_P1_REDUCE_MASK), m1 = en & SQUALL_P1_REDUCE_MASK;
+    const bool only = (en & SQUALL_P1_REDUCE_ONLY) != 0;
+    PetscReal  sum[9];
+
+    SquallP1ReduceSum(BS, c, m0, m1, w, P1_BLOCK, sum);
+    P1ReduceWrite<BS>(s, only, sum, urow, u, dI, da);
+  }
+}
+
+/* Shared memory of the staged variants after the element data: the block's slots (int), rows (int, bs 3),
+   ends (uint16) and contributions (uint16). Each array is copied in 16-byte chunks from the aligned chunk
+   at or below its first index (cp.async needs aligned 16-byte copies), so it holds up to 2*8 - 2 words more
+   than the block's count: nu words per entry array, nc per contribution array (both multiples of 8, so
+   every array starts 16-byte aligned). The device arrays are padded so the last chunk stays in bounds. */
+static inline size_t P1ReduceStagedBytes(int bs, int nu, int nc)
+{
+  return (size_t)SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK * sizeof(PetscReal) + (size_t)nu * ((bs == 3 ? 2 : 1) * sizeof(int) + sizeof(uint16_t)) + (size_t)nc * sizeof(uint16_t);
+}
+
+/* copies g[lo..hi) into s (from the aligned chunk at or below lo) with cp.async; lo's place in s is
+   lo & (16/sizeof(T) - 1), returned */
+template <typename T> __device__ static inline int P1StageAsync(T *s, const T *g, int lo, int hi)
+{
+  const int k = 16 / (int)sizeof(T), a = lo & ~(k - 1), n = (hi - a + k - 1) / k;
+
+  for (int i = (int)threadIdx.x; i < n; i += P1_BLOCK) __pipeline_memcpy_async(s + i * k, g + a + i * k, 16);
+  return lo - a;
+}
+
+/* reduce mode, staged variants: as P1AssembleReduceKernel, but the block's part of the map is copied into
+   shared memory with cp.async before the elements are computed, so its global latency overlaps the element
+   phase (whose loads do not depend on it) instead of making the summing phase a chain of dependent global
+   loads (entry -> its contribution range -> contributions -> shared element data) per entry and thread.
+   BAL 0: thread t sums entries t, t+256, ... as the plain kernel (a warp's entries are consecutive, so its
+   atomics are too, but its time per entry is that of its longest sum: diagonal entries have ~10-20
+   contributions, the rest 1-4). BAL 1: the block's nc contributions are cut into 256 runs of C = ceil(nc/256)
+   and thread t sums the entries whose first contribution is in run t (found by binary search in the staged
+   ends): ~C + one entry's length of work per thread instead of ~5 entries' worth of the warp's longest. Both
+   add each entry's contributions in the map's order: bit for bit the plain kernel's values. AFF 1 (variant affine):
+   the element matrices in closed form (SquallP1ElementLoadAffine()) instead of by the 11-point quadrature, ~4x
+   fewer instructions; the same values up to rounding, not bit for bit. AFF 2 (variant affine_xyz): AFF 1 with J^-1 and
+   the volume rebuilt from the 4 vertices' coordinates (SquallP1ElementLoadAffineXYZ()) instead of read from E.geom. */
+template <int BS, int BAL, int MINB, int AFF>
+__global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
+                                                                                      const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int nus)
+{
+  extern __shared__ __align__(16) unsigned char p1_reduce_smem[];
+  PetscReal                                    *w  = (PetscReal *)p1_reduce_smem;
+  int                                          *ss = (int *)(w + SQUALL_P1_REDUCE_WORDS(BS) * P1_BLOCK);
+  int                                          *sr = ss + nus; /* bs 3 only */
+  uint16_t                                     *se = (uint16_t *)(ss + (BS == 3 ? 2 : 1) * nus);
+  uint16_t                                     *sc = se + nus;
+  __shared__ int                                hdr[2]; /* u0, c0: read back after the element phase, not kept in registers through it */
+  const PetscInt                                e = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x;
+
+  {
+    const int u0 = ublk[blockIdx.x], u1 = ublk[blockIdx.x + 1], c0 = cblk[blockIdx.x], c1 = cblk[blockIdx.x + 1];
+
+    (void)P1StageAsync(ss, uslot, u0, u1);
+    (void)P1StageAsync(se, uend, u0, u1);
+    (void)P1StageAsync(sc, cidx, c0, c1);
+    if (BS == 3) (void)P1StageAsync(sr, urow, u0, u1);
+    __pipeline_commit();
+    if (threadIdx.x == 0) {
+      hdr[0] = u0;
+      hdr[1] = c0;
+    }
+  }
+  if (e < E.ne) {
+    PetscInt  v[4];
+    PetscReal g[4][3], vol, S[4][4];
+
+    if (AFF == 2)
+      SquallP1ElementLoadAffineXYZ(&E, e, &coef, v, g, &vol, S);
+    else if (AFF)
+      SquallP1ElementLoadAffine(&E, e, &coef, v, g, &vol, S);
+    else
+      SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
+    SquallP1ReduceStore(BS, w + threadIdx.x, P1_BLOCK, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
+  }
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  /* lo's place in each staged array (P1StageAsync()); the counts again from the (cached) global map */
+  const int u0 = hdr[0], c0 = hdr[1], nu = ublk[blockIdx.x + 1] - u0, nc = cblk[blockIdx.x + 1] - c0, so = u0 & 3, ro = u0 & 3, eo = u0 & 7, co = c0 & 7;
+  int       j = (int)threadIdx.x, jend = nu, jstep = P1_BLOCK, m0 = 0;
+
+  if (BAL) {
+    /* entries j of this thread: first(lo) <= j < first(lo + C), first(x) the first entry starting at or after
+       contribution x (the starts m0(j) = end[j-1] ascend strictly: every entry has a contribution) */
+    const int C = (nc + P1_BLOCK - 1) / P1_BLOCK, lo = (int)threadIdx.x * C;
+    int       a = 0, b = nu, a2 = 0, b2 = nu;
+
+    while (a < b) {
+      const int mid = (a + b) >> 1;
+      if ((mid ? (se[eo + mid - 1] & SQUALL_P1_REDUCE_MASK) : 0) < lo)
+        a = mid + 1;
+      else
+        b = mid;
+    }
+    while (a2 < b2) {
+      const int mid = (a2 + b2) >> 1;
+      if ((mid ? (se[eo + mid - 1] & SQUALL_P1_REDUCE_MASK) : 0) < lo + C)
+        a2 = mid + 1;
+      else
+        b2 = mid;
+    }
+    j     = a;
+    jend  = a2;
+    jstep = 1;
+  }
+  if (j < jend) m0 = j ? (se[eo + j - 1] & SQUALL_P1_REDUCE_MASK) : 0;
+  for (; j < jend; j += jstep) {
+    const int  en = se[eo + j], m1 = en & SQUALL_P1_REDUCE_MASK;
+    const bool only = (en & SQUALL_P1_REDUCE_ONLY) != 0;
+    PetscReal  sum[9];
+
+    for (int k = 0; k < BS * BS; k++) sum[k] = 0;
+    for (int m = m0; m < m1; m++) SquallP1ReduceAdd(BS, sc[co + m], w, P1_BLOCK, sum);
+    P1ReduceWrite<BS>(ss[so + j], only, sum, sr + ro, j, dI, da);
+    /* the next entry's start: this one's end if it is the next (BAL), else read it */
+    m0 = BAL ? m1 : (j + jstep < jend ? (se[eo + j + jstep - 1] & SQUALL_P1_REDUCE_MASK) : 0);
+  }
+}
+
+/* the reduce kernels by block size and variant (SquallP1ReduceVariant order); _b3: 3 blocks of 256 threads per SM
+   (<= 80 registers, the rest spilled to L1) instead of P1_MIN_BLOCKS; affine: staged with the closed-form element
+   phase, P1_AFFINE_MIN_BLOCKS1 / 3 blocks per SM; affine_xyz: the same with the geometry from the vertex coordinates,
+   P1_AFFINE_XYZ_MIN_BLOCKS1 / 3 */
+typedef void (*P1ReduceKernel)(SquallP1Elements, SquallP1Coef, const int *, const int *, const int *, const int *, const uint16_t *, const uint16_t *, const PetscInt *, PetscScalar *, int);
+
+static P1ReduceKernel P1ReduceKernelOf(int bs, SquallP1ReduceVariant v)
+{
+  static const P1ReduceKernel k1[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<1, P1_MIN_BLOCKS>,
+                                                                   P1AssembleReduceKernel<1, 3>,
+                                                                   P1AssembleReduceStagedKernel<1, 0, P1_MIN_BLOCKS, 0>,
+                                                                   P1AssembleReduceStagedKernel<1, 0, 3, 0>,
+                                                                   P1AssembleReduceStagedKernel<1, 1, P1_MIN_BLOCKS, 0>,
+                                                                   P1AssembleReduceStagedKernel<1, 1, 3, 0>,
+                                                                   P1AssembleReduceStagedKernel<1, 0, P1_AFFINE_MIN_BLOCKS1, 1>,
+                                                                   P1AssembleReduceStagedKernel<1, 0, P1_AFFINE_XYZ_MIN_BLOCKS1, 2>};
+  static const P1ReduceKernel k3[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<3, P1_MIN_BLOCKS>,
+                                                                   P1AssembleReduceKernel<3, 3>,
+                                                                   P1AssembleReduceStagedKernel<3, 0, P1_MIN_BLOCKS, 0>,
+                                                                   P1AssembleReduceStagedKernel<3, 0, 3, 0>,
+                                                                   P1AssembleReduceStagedKernel<3, 1, P1_MIN_BLOCKS, 0>,
+                                                                   P1AssembleReduceStagedKernel<3, 1, 3, 0>,
+                                                                   P1AssembleReduceStagedKernel<3, 0, P1_AFFINE_MIN_BLOCKS3, 1>,
+                                                                   P1AssembleReduceStagedKernel<3, 0, P1_AFFINE_XYZ_MIN_BLOCKS3, 2>};
+
+  return bs == 1 ? k1[v] : k3[v];
+}
