@@ -1,0 +1,274 @@
+/* The host-built maps of the P1 assembly modes, built once per sparsity: the slot map (each element
+   entry's place in the AIJ value arrays), the gather map (its transpose: each stored value's
+   contributions) and the reduce map (per block of elements, its distinct entries and the contributions
+   to each, in a fixed order). The kernels that use them: src/cuda/p1*kernels.cuh and the CPU references
+   in p1assemble.c. */
+#include "mat/p1impl.h"
+
+PetscErrorCode SquallP1BuildSlots(SquallP1 p1, PetscInt bs, PetscBool withoff, int **slots)
+{
+  const PetscInt  ne = p1->ne, n = p1->nowned, nk = SquallP1NumSlots((int)bs, (int)withoff);
+  const PetscInt *dI = p1->dI, *dJ = p1->dJ, *oI = p1->oI, *oJ = p1->oJ;
+  int            *sl;
+
+  PetscFunctionBegin;
+  PetscCheck(bs == 1 || bs == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Slot maps exist for block size 1 or 3, not %" PetscInt_FMT, bs);
+  /* int32 slots: 4 bytes less traffic per entry than PetscInt64, enough for 2^31 values per block */
+  PetscCheck((PetscInt64)bs * bs * PetscMax(dI[n], oI[n]) < (PetscInt64)PETSC_INT32_MAX - 2, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "The slot map stores 32-bit positions, but a block of this rank has %" PetscInt64_FMT " values; use -p1_assembly_mode search or more ranks", (PetscInt64)bs * bs * PetscMax(dI[n], oI[n]));
+  PetscCall(PetscLogEventBegin(SQUALL_P1SlotMap, 0, 0, 0, 0));
+  PetscCall(PetscMalloc1((size_t)nk * PetscMax(ne, 1), &sl));
+  for (PetscInt e = 0; e < ne; e++) {
+    const PetscInt *v = &p1->tet[4 * e];
+
+    for (PetscInt a = 0; a < 4; a++) {
+      const PetscInt r = p1->row[v[a]];
+
+      for (PetscInt b = 0; b < 4; b++) {
+        PetscInt slot = SQUALL_P1_SLOT_NONE;
+
+        if (r >= 0) {
+          /* the same searches as SquallP1ScatterElement, so both modes write the same places */
+          const PetscBool diag = p1->cd[v[b]] >= 0 ? PETSC_TRUE : PETSC_FALSE;
+          const PetscInt *ri = diag ? dI : oI, *rj = diag ? dJ : oJ, lo = ri[r], hi = ri[r + 1];
+          const PetscInt  p = SquallP1Find(rj, lo, hi, diag ? p1->cd[v[b]] : p1->co[v[b]]);
+          PetscInt        pos;
+
+          PetscCheck(p >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Element %" PetscInt_FMT ": the column of vertex %" PetscInt_FMT " is not in the %s-diagonal graph of row %" PetscInt_FMT, e, v[b], diag ? "" : "off", r);
+          pos  = bs == 1 ? p : 9 * lo + 3 * (p - lo);
+          slot = diag ? pos : SQUALL_P1_SLOT_OFF(pos);
+        }
+        sl[(4 * a + b) * ne + e] = (int)slot;
+      }
+      if (bs == 3) {
+        sl[(16 + a) * ne + e] = r >= 0 ? (int)(3 * (dI[r + 1] - dI[r])) : 0;
+        if (withoff) sl[(20 + a) * ne + e] = r >= 0 ? (int)(3 * (oI[r + 1] - oI[r])) : 0;
+      }
+    }
+  }
+  PetscCall(PetscLogEventEnd(SQUALL_P1SlotMap, 0, 0, 0, 0));
+  *slots = sl;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1BuildGather(SquallP1 p1, PetscBool withoff, int *off[2], int *idx[2])
+{
+  const PetscInt ne = p1->ne, n = p1->nowned, nval[2] = {p1->dI[n], p1->oI[n]};
+  int           *sl, *cur;
+
+  PetscFunctionBegin;
+  PetscCheck((PetscInt64)16 * ne < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "The gather map stores 32-bit scratch positions (16 per element), but this rank has %" PetscInt_FMT " elements; use -p1_assembly_mode slots or more ranks", ne);
+  /* the bs 1 slot map has the positions in the scalar graph: a 3x3 block has those of its scalar entry */
+  if (p1->slots[1])
+    sl = p1->slots[1];
+  else
+    PetscCall(SquallP1BuildSlots(p1, 1, PETSC_FALSE, &sl));
+  PetscCall(PetscLogEventBegin(SQUALL_P1GatherMap, 0, 0, 0, 0));
+  for (PetscInt blk = 0; blk < 2; blk++) {
+    off[blk] = idx[blk] = NULL;
+    if (blk && !withoff) continue;
+    PetscCall(PetscCalloc1(nval[blk] + 1, &off[blk]));
+    PetscCall(PetscMalloc1(nval[blk] + 1, &cur));
+    /* counting sort by value; both passes visit t = k*ne + e in ascending order, so each value's list is
+       ascending in t: a thread walks the scratch upwards, and neighbouring values of a row (which share
+       elements) read nearby addresses at about the same time */
+    for (PetscInt t = 0; t < 16 * ne; t++) {
+      const int s = sl[t];
+
+      if (blk ? s <= -2 : s >= 0) off[blk][(blk ? -s - 2 : s) + 1]++;
+    }
+    for (PetscInt p = 0; p < nval[blk]; p++) {
+      off[blk][p + 1] += off[blk][p];
+      cur[p] = off[blk][p];
+    }
+    PetscCall(PetscMalloc1(PetscMax(off[blk][nval[blk]], 1), &idx[blk]));
+    for (PetscInt t = 0; t < 16 * ne; t++) {
+      const int s = sl[t];
+
+      if (blk ? s <= -2 : s >= 0) idx[blk][cur[blk ? -s - 2 : s]++] = (int)t;
+    }
+    PetscCall(PetscFree(cur));
+  }
+  PetscCall(PetscLogEventEnd(SQUALL_P1GatherMap, 0, 0, 0, 0));
+  if (sl != p1->slots[1]) PetscCall(PetscFree(sl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1ReduceDestroy(SquallP1Reduce *R)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(R->ublk, R->cblk));
+  PetscCall(PetscFree(R->slot));
+  PetscCall(PetscFree(R->row));
+  PetscCall(PetscFree(R->end));
+  PetscCall(PetscFree(R->cidx));
+  PetscCall(PetscMemzero(R, sizeof(*R)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the index of the lowest set bit of b (b != 0) */
+static inline int P1LowestBit(uint64_t b)
+{
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_ctzll(b);
+#else
+  int z = 0;
+
+  while (!((b >> z) & 1)) z++;
+  return z;
+#endif
+}
+
+/* Sorts the n distinct values v[] of [lo, hi] ascending. A reduce block's entries span ~24 times their
+   number of positions (0.56 M-tet mountain mesh; at most ~120), so marking them in a bit set of the span and
+   reading it back is linear, where PetscSortInt() took 55% of SquallP1BuildReduce() (88 of 160 ms there);
+   wide spans fall back to it. bits[] has room for 4 n + 1 words and is left zero. */
+static PetscErrorCode P1SortDistinct(PetscInt n, PetscInt *v, PetscInt lo, PetscInt hi, uint64_t *bits)
+{
+  const PetscInt nw = (hi - lo) / 64 + 1;
+  PetscInt       m  = 0;
+
+  PetscFunctionBegin;
+  if (n < 2) PetscFunctionReturn(PETSC_SUCCESS);
+  if (nw > 4 * n + 1) {
+    PetscCall(PetscSortInt(n, v));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  for (PetscInt j = 0; j < n; j++) bits[(v[j] - lo) / 64] |= (uint64_t)1 << ((v[j] - lo) % 64);
+  for (PetscInt w = 0; w < nw; w++) {
+    for (uint64_t b = bits[w]; b; b &= b - 1) v[m++] = lo + 64 * w + P1LowestBit(b);
+    bits[w] = 0;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, SquallP1Reduce *R)
+{
+  const PetscInt ne = p1->ne, n = p1->nowned, nd = p1->dI[n], nidx = nd + (withoff ? p1->oI[n] : 0);
+  const PetscInt nblocks = (ne + nb - 1) / nb;
+  int           *sl, *mark, *nblk, *cnt;
+  PetscInt      *loc;
+  uint64_t      *bits;
+  PetscInt64     nu = 0, ncon = 0, cap;
+
+  PetscFunctionBegin;
+  PetscCheck(nb >= 1 && 16 * nb <= (PetscInt)SQUALL_P1_REDUCE_MASK, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The reduce map stores 16-bit positions in a block: blocks of 1 to %d elements, not %" PetscInt_FMT, (int)SQUALL_P1_REDUCE_MASK / 16, nb);
+  PetscCheck((PetscInt64)16 * ne < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "The reduce map numbers contributions (16 per element) with 32-bit integers, but this rank has %" PetscInt_FMT " elements; use -p1_assembly_mode slots or more ranks", ne);
+  if (p1->slots[1])
+    sl = p1->slots[1];
+  else
+    PetscCall(SquallP1BuildSlots(p1, 1, withoff, &sl));
+  PetscCall(PetscLogEventBegin(SQUALL_P1ReduceMap, 0, 0, 0, 0));
+  PetscCall(PetscMemzero(R, sizeof(*R)));
+  R->nb      = nb;
+  R->nblocks = nblocks;
+  /* mark[i]: the block-local id of entry i (diagonal block i = slot, off-diagonal nd + position) while
+     its block is built, else -1; nblk[i]: how many blocks touch entry i (1: the entry may be stored) */
+  PetscCall(PetscMalloc2(PetscMax(nidx, 1), &mark, PetscMax(nidx, 1), &nblk));
+  PetscCall(PetscMalloc2(16 * nb, &loc, 16 * nb + 1, &cnt));
+  PetscCall(PetscCalloc1(4 * 16 * nb + 1, &bits));
+  for (PetscInt i = 0; i < nidx; i++) {
+    mark[i] = -1;
+    nblk[i] = 0;
+  }
+  /* the contributions are counted exactly (a sequential pass); the entries are not known before the
+     blocks are built: their arrays start at 1/3 of the contributions (a mesh's blocks have ~3 per
+     entry) and grow if needed */
+  for (PetscInt t = 0; t < 16 * ne; t++)
+    if (sl[t] >= 0 || (withoff && sl[t] != SQUALL_P1_SLOT_NONE)) ncon++;
+  PetscCall(PetscMalloc2(nblocks + 1, &R->ublk, nblocks + 1, &R->cblk));
+  cap = ncon / 3 + 16 * nb;
+  PetscCall(PetscMalloc1(cap, &R->slot));
+  PetscCall(PetscMalloc1(cap, &R->row));
+  PetscCall(PetscMalloc1(cap, &R->end));
+  PetscCall(PetscMalloc1(PetscMax(ncon, 1), &R->cidx));
+  R->ncon    = (PetscInt)ncon;
+  ncon       = 0;
+  R->ublk[0] = R->cblk[0] = 0;
+  for (PetscInt k = 0; k < nblocks; k++) {
+    const PetscInt e0 = k * nb, e1 = PetscMin(ne, e0 + nb);
+    PetscInt       nloc = 0, nc, lo = PETSC_INT_MAX, hi = -1;
+
+    for (PetscInt e = e0; e < e1; e++)
+      for (PetscInt q = 0; q < 16; q++) {
+        const int      s = sl[q * ne + e];
+        const PetscInt i = s >= 0 ? s : nd + (-s - 2);
+
+        if (s == SQUALL_P1_SLOT_NONE || (s < 0 && !withoff)) continue;
+        if (mark[i] < 0) {
+          mark[i]     = 0;
+          loc[nloc++] = i;
+          lo          = PetscMin(lo, i);
+          hi          = PetscMax(hi, i);
+        }
+      }
+    if (nu + nloc > cap) {
+      cap = PetscMax(2 * cap, nu + nloc);
+      PetscCall(PetscRealloc(cap * sizeof(int), &R->slot));
+      PetscCall(PetscRealloc(cap * sizeof(int), &R->row));
+      PetscCall(PetscRealloc(cap * sizeof(uint16_t), &R->end));
+    }
+    /* ascending positions: the diagonal block's entries first, each block's in its value order */
+    PetscCall(P1SortDistinct(nloc, loc, lo, hi, bits));
+    for (PetscInt j = 0; j < nloc; j++) {
+      mark[loc[j]] = (int)j;
+      cnt[j + 1]   = 0;
+    }
+    /* counting sort of the contributions by entry, visited in ascending c = 16*(e-e0) + q: each entry's
+       list comes out ascending */
+    for (PetscInt e = e0; e < e1; e++)
+      for (PetscInt q = 0; q < 16; q++) {
+        const int s = sl[q * ne + e];
+
+        if (s == SQUALL_P1_SLOT_NONE || (s < 0 && !withoff)) continue;
+        cnt[mark[s >= 0 ? s : nd + (-s - 2)] + 1]++;
+      }
+    cnt[0] = 0;
+    for (PetscInt j = 0; j < nloc; j++) cnt[j + 1] += cnt[j];
+    nc = cnt[nloc];
+    for (PetscInt j = 0; j < nloc; j++) {
+      const PetscInt i = loc[j];
+
+      R->slot[nu + j] = i < nd ? (int)i : SQUALL_P1_SLOT_OFF((int)(i - nd));
+      R->end[nu + j]  = (uint16_t)cnt[j + 1];
+      nblk[i]++;
+    }
+    for (PetscInt e = e0; e < e1; e++)
+      for (PetscInt q = 0; q < 16; q++) {
+        const int s = sl[q * ne + e];
+        int       j;
+
+        if (s == SQUALL_P1_SLOT_NONE || (s < 0 && !withoff)) continue;
+        j                        = mark[s >= 0 ? s : nd + (-s - 2)];
+        R->row[nu + j]           = (int)p1->row[p1->tet[4 * e + q / 4]];
+        R->cidx[ncon + cnt[j]++] = (uint16_t)(16 * (e - e0) + q);
+      }
+    for (PetscInt j = 0; j < nloc; j++) mark[loc[j]] = -1;
+    nu += nloc;
+    ncon += nc;
+    R->ublk[k + 1] = (int)nu;
+    R->cblk[k + 1] = (int)ncon;
+  }
+  PetscCheck(nu < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The reduce map numbers its %" PetscInt64_FMT " block entries with 32-bit integers; use more ranks", nu);
+  R->nu = (PetscInt)nu;
+  for (PetscInt u = 0; u < R->nu; u++) {
+    const int s = R->slot[u];
+
+    if (nblk[s >= 0 ? s : nd + (-s - 2)] == 1) {
+      R->end[u] |= (uint16_t)SQUALL_P1_REDUCE_ONLY;
+      R->nonly++;
+    }
+  }
+  PetscCall(PetscFree2(mark, nblk));
+  PetscCall(PetscFree2(loc, cnt));
+  PetscCall(PetscFree(bits));
+  if (sl != p1->slots[1]) PetscCall(PetscFree(sl));
+  p1->rstats[0] = R->nu;
+  p1->rstats[1] = R->ncon;
+  p1->rstats[2] = R->nonly;
+  p1->rstats[3] = R->nblocks;
+  PetscCall(PetscLogEventEnd(SQUALL_P1ReduceMap, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
