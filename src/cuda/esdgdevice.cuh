@@ -62,8 +62,8 @@ typedef struct {
   PetscInt           nOwned, nList;
   size_t             nSlots;
   PetscReal          wb;
-  int                pfBlocks; /* > 0: the half sweep prefetches into L2 the inputs of the block this many blocks ahead (ESDGPrefetchElement) */
-  PetscReal          pfDist;   /* the distance in waves of resident blocks (the launcher turns it into pfBlocks) */
+  int                pfBlocks; /* > 0: the half sweep prefetches into L2 the inputs of the block this many blocks ahead (PrefetchElement); set by its launcher */
+  PetscReal          pfDist;   /* that distance in waves of resident blocks, 0: no prefetch (the launcher turns it into pfBlocks) */
   int                pfRanges; /* how many of PrefetchElement's ranges: 10 those loaded at the start, 12 also the fused stage's */
 } ESDGArgs;
 
@@ -98,9 +98,9 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.nOwned   = c->nOwned;
   a.nList    = c->nOwned;
   a.wb       = wb;
-  a.pfBlocks = c->prefetch && c->prefetchDist > 0 ? 1 : 0; /* the launcher sets the distance */
+  a.pfBlocks = 0;
+  a.pfDist   = c->prefetch ? c->prefetchDist : 0;
   a.pfRanges = c->prefetch == 2 ? 12 : 10;
-  a.pfDist   = c->prefetchDist;
   return a;
 }
 

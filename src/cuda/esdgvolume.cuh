@@ -395,14 +395,14 @@ static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, in
 
   PetscFunctionBegin;
   PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  if (a.pfBlocks && !W) {
+  if (a.pfDist > 0 && !W) {
     int nb, dev, sms;
     PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP>, (int)(block.x * block.y), shm));
     PetscCallCUDA(cudaGetDevice(&dev));
     PetscCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     W = PetscMax(1, nb * sms);
   }
-  ap.pfBlocks = a.pfBlocks ? PetscMax(1, (int)(W * a.pfDist)) : 0;
+  ap.pfBlocks = a.pfDist > 0 ? PetscMax(1, (int)(W * a.pfDist)) : 0;
   ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP><<<grid, block, shm, stream>>>(gas, ap, Q, F);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
