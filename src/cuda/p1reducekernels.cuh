@@ -183,24 +183,25 @@ __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedK
    P1_AFFINE_XYZ_MIN_BLOCKS1 / 3 */
 typedef void (*P1ReduceKernel)(SquallP1Elements, SquallP1Coef, const int *, const int *, const int *, const int *, const uint16_t *, const uint16_t *, const PetscInt *, PetscScalar *, int);
 
+/* the variants of block size BS, in SquallP1ReduceVariant order */
+template <int BS> static P1ReduceKernel P1ReduceKernelOfBS(SquallP1ReduceVariant v)
+{
+  static const P1ReduceKernel k[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<BS, P1_MIN_BLOCKS>,
+                                                                  P1AssembleReduceKernel<BS, 3>,
+                                                                  P1AssembleReduceStagedKernel<BS, 0, P1_MIN_BLOCKS, 0>,
+                                                                  P1AssembleReduceStagedKernel<BS, 0, 3, 0>,
+                                                                  P1AssembleReduceStagedKernel<BS, 1, P1_MIN_BLOCKS, 0>,
+                                                                  P1AssembleReduceStagedKernel<BS, 1, 3, 0>,
+                                                                  P1AssembleReduceStagedKernel < BS,
+                                                                  0,
+                                                                  BS == 1 ? P1_AFFINE_MIN_BLOCKS1 : P1_AFFINE_MIN_BLOCKS3,
+                                                                  1 >
+                                                                  , P1AssembleReduceStagedKernel < BS, 0, BS == 1 ? P1_AFFINE_XYZ_MIN_BLOCKS1 : P1_AFFINE_XYZ_MIN_BLOCKS3, 2 > };
+
+  return k[v];
+}
+
 static P1ReduceKernel P1ReduceKernelOf(int bs, SquallP1ReduceVariant v)
 {
-  static const P1ReduceKernel k1[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<1, P1_MIN_BLOCKS>,
-                                                                   P1AssembleReduceKernel<1, 3>,
-                                                                   P1AssembleReduceStagedKernel<1, 0, P1_MIN_BLOCKS, 0>,
-                                                                   P1AssembleReduceStagedKernel<1, 0, 3, 0>,
-                                                                   P1AssembleReduceStagedKernel<1, 1, P1_MIN_BLOCKS, 0>,
-                                                                   P1AssembleReduceStagedKernel<1, 1, 3, 0>,
-                                                                   P1AssembleReduceStagedKernel<1, 0, P1_AFFINE_MIN_BLOCKS1, 1>,
-                                                                   P1AssembleReduceStagedKernel<1, 0, P1_AFFINE_XYZ_MIN_BLOCKS1, 2>};
-  static const P1ReduceKernel k3[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<3, P1_MIN_BLOCKS>,
-                                                                   P1AssembleReduceKernel<3, 3>,
-                                                                   P1AssembleReduceStagedKernel<3, 0, P1_MIN_BLOCKS, 0>,
-                                                                   P1AssembleReduceStagedKernel<3, 0, 3, 0>,
-                                                                   P1AssembleReduceStagedKernel<3, 1, P1_MIN_BLOCKS, 0>,
-                                                                   P1AssembleReduceStagedKernel<3, 1, 3, 0>,
-                                                                   P1AssembleReduceStagedKernel<3, 0, P1_AFFINE_MIN_BLOCKS3, 1>,
-                                                                   P1AssembleReduceStagedKernel<3, 0, P1_AFFINE_XYZ_MIN_BLOCKS3, 2>};
-
-  return bs == 1 ? k1[v] : k3[v];
+  return bs == 1 ? P1ReduceKernelOfBS<1>(v) : P1ReduceKernelOfBS<3>(v);
 }
