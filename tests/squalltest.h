@@ -1,11 +1,29 @@
 #pragma once
-/* Test tolerances that follow the precision PETSc was built with.
+/* Test tolerances that follow the precision PETSc was built with, and a helper the CG tests share.
 
    SQUALL_TOL(d, k): the double-precision tolerance d of a test, or k machine epsilons where that is larger.
    k * PETSC_MACHINE_EPSILON is the round-off bound of the checked quantity (k counts the operations, or the
    condition of the problem, that the comment next to each use names); every use keeps k * 2.2e-16 <= d, so in
    double the test is exactly as strict as d says, and in single (eps = 1.2e-7), where d is below round-off,
    the bound is k eps. */
-#include <petscsys.h>
+#include <petscvec.h>
 
 #define SQUALL_TOL(d, k) PetscMax((PetscReal)(d), (PetscReal)(k)*PETSC_MACHINE_EPSILON)
+
+/* y = diag(s(r)) x over the global rows r of x: the body of the diagonal PCShell applies of the CG tests */
+static inline PetscErrorCode SquallTestScaleRows(Vec x, Vec y, PetscReal (*s)(PetscInt))
+{
+  PetscInt           n, rstart;
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetOwnershipRange(x, &rstart, NULL));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArrayWrite(y, &ya));
+  for (PetscInt i = 0; i < n; i++) ya[i] = s(rstart + i) * xa[i];
+  PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

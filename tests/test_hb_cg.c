@@ -24,21 +24,14 @@ static PetscErrorCode Source(const PetscReal x[3], PetscScalar *f, void *ctx)
 }
 
 /* a symmetric positive diagonal scaling unknown to hbcg: exercises its generic PCApply() path */
+static PetscReal ShellScale(PetscInt r)
+{
+  return 1 + 0.25 * PetscSinReal((PetscReal)r);
+}
+
 static PetscErrorCode ShellPCApply(PC pc, Vec x, Vec y)
 {
-  PetscInt           n, rstart;
-  const PetscScalar *xa;
-  PetscScalar       *ya;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetOwnershipRange(x, &rstart, NULL));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArrayWrite(y, &ya));
-  for (PetscInt i = 0; i < n; i++) ya[i] = (1 + 0.25 * PetscSinReal((PetscReal)(rstart + i))) * xa[i];
-  PetscCall(VecRestoreArrayWrite(y, &ya));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  return SquallTestScaleRows(x, y, ShellScale);
 }
 
 static PetscErrorCode Solve(Mat A, Vec b, KSPType type, PCType pctype, KSPNormType norm, PetscBool fused, History *hist)

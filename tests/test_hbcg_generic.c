@@ -39,21 +39,14 @@ static PetscErrorCode Matrix(PetscInt n, PetscReal shift, PetscInt nneg, Mat *A)
 }
 
 /* a diagonal preconditioner with a negative entry in every seventh row: indefinite */
+static PetscReal IndefiniteScale(PetscInt r)
+{
+  return r % 7 == 3 ? -1.0 : 1.0;
+}
+
 static PetscErrorCode IndefinitePCApply(PC pc, Vec x, Vec y)
 {
-  PetscInt           n, rs;
-  const PetscScalar *xa;
-  PetscScalar       *ya;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetOwnershipRange(x, &rs, NULL));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArrayWrite(y, &ya));
-  for (PetscInt i = 0; i < n; i++) ya[i] = ((rs + i) % 7 == 3 ? -1.0 : 1.0) * xa[i];
-  PetscCall(VecRestoreArrayWrite(y, &ya));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscFunctionReturn(PETSC_SUCCESS);
+  return SquallTestScaleRows(x, y, IndefiniteScale);
 }
 
 typedef struct {
