@@ -551,6 +551,8 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_kernel_variant <v1,v2,v3,v4,v5,v6> - CUDA: generation of the element kernels (default by order and precision, SquallHBDefaultVariant(): v6 at N <= 2 (single: 1-3, 5), v5 at N = 9 and 13-15 (single: 9, 14, 15), v4 otherwise, the fastest on the H200; v6: below the switch a layer sweep with several elements per block (a thread per element column, the t-direction in registers) instead of the 3D kernel, v4's 2D kernel from the switch on; v5: v3's 2D sweep with two nodes per thread, each column-shaped shared load serving both; v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts; v3: 2D two layers per step; v3-v5 run v2's 3D kernel below the switch; v1, v2 for comparison)
 . -hb_v3_layers <0,2,3,4>           - CUDA, v3-v6 2D kernel: layers per step and thread (default 0: the fastest measured for the order and variant; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
+. -hb_overlap <bool>               - overlap the halo exchanges with the interior work (default true; false to measure what it hides)
+. -hb_scramble_keys                 - number the nodes from a scrambled bijection of the lattice keys (a check that nothing relies on the brick's order)
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
 
