@@ -545,10 +545,14 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
     PetscCall(PetscLogGpuFlops((PetscLogDouble)bs * bs * cu->ngather));
     PetscCall(PetscLogEventEnd(SQUALL_P1GatherSum, A, 0, 0, 0));
   }
-  /* search: one int back (this also finishes the kernel before PETSc sees the values); slots, gather
-     and reduce: the maps were checked when they were built, only finish the kernels */
-  if (search) PetscCallCUDA(cudaMemcpyAsync(&nmiss, cu->nbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
-  PetscCallCUDA(cudaStreamSynchronize(stream));
+  /* search: one int back, so the host waits for the kernel; slots, gather and reduce: the maps were
+     checked when they were built, so nothing comes back and the host returns at once (PETSc's next
+     kernels on the NULL stream are ordered after these; on another stream P1SyncForPETSc() waits) */
+  if (search) {
+    PetscCallCUDA(cudaMemcpyAsync(&nmiss, cu->nbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+  } else
+    PetscCall(P1SyncForPETSc(stream));
   if (da) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ad, &da));
   /* the diagonal block changed behind the parallel matrix's back: let its users (PC, KSP) know */
   if (ismpi) PetscCall(PetscObjectStateIncrease((PetscObject)A));
