@@ -155,14 +155,13 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
   PetscFunctionBegin;
   PetscCheck(m->N >= 1 && m->N <= 8, s->comm, PETSC_ERR_SUP, "-esdg_order %" PetscInt_FMT " has no GPU kernel (1 to 8)", m->N);
   PetscCall(PetscNew(&c));
-  c->nOwned           = E;
-  c->Np               = Np;
-  c->Nq               = m->Nq;
-  c->half             = s->gpuHalf;
-  c->prefetch         = (int)s->gpuPrefetch;
-  c->prefetchDist     = s->gpuPrefetchDist;
-  c->facePrefetchDist = s->gpuFacePrefetchDist;
-  c->faceMode         = s->gpuSurface == 0 ? PETSC_TRUE : PETSC_FALSE;
+  c->nOwned       = E;
+  c->Np           = Np;
+  c->Nq           = m->Nq;
+  c->half         = s->gpuHalf;
+  c->prefetch     = (int)s->gpuPrefetch;
+  c->prefetchDist = s->gpuPrefetchDist;
+  c->faceMode     = s->gpuSurface == 0 ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscMalloc5((size_t)E * 6 * Nfp, &vmap, (size_t)E * 6 * Nfp, &phip, PetscMax(E, 1), &elist, PetscMax(6 * E, 1), &faces, (size_t)E * 6 * Nfp, &plus));
   for (PetscInt e = 0; e < E; e++) {
     PetscBool halo = PETSC_FALSE;

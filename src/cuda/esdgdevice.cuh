@@ -34,14 +34,13 @@ typedef struct {
   PetscReal         *FGF;   /* [4][nOwned*6] the same per element face, where every face's nodes have the same values (boxes), else NULL */
   PetscInt           nFacesEarly, nFacesGhost;
   PetscBool          half, faceMode;
-  int                prefetch;         /* -esdg_gpu_prefetch */
-  PetscReal          prefetchDist;     /* -esdg_gpu_prefetch_distance */
-  PetscReal          facePrefetchDist; /* -esdg_gpu_face_prefetch_distance */
-  const PetscScalar *Fref;             /* during an RHS in face mode: the reference residual (device), or NULL */
-  const PetscScalar *Qref, *QrefLoc;   /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
-  PetscScalar       *K, *Qw;           /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
-  PetscReal          la, ldt, lb;      /* and its coefficients */
-  PetscBool          refCont;          /* the reference is equal bit for bit on both sides of every face (SquallESDGSetReferenceState) */
+  int                prefetch;       /* -esdg_gpu_prefetch */
+  PetscReal          prefetchDist;   /* -esdg_gpu_prefetch_distance */
+  const PetscScalar *Fref;           /* during an RHS in face mode: the reference residual (device), or NULL */
+  const PetscScalar *Qref, *QrefLoc; /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
+  PetscScalar       *K, *Qw;         /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
+  PetscReal          la, ldt, lb;    /* and its coefficients */
+  PetscBool          refCont;        /* the reference is equal bit for bit on both sides of every face (SquallESDGSetReferenceState) */
   /* the admissibility of the state the last fused stage wrote (bad[1], all ranks), valid while that
      vector is unchanged (its object state): the next stage's check (SquallESDGCheckState) then needs no
      pass over the state of its own */
@@ -63,7 +62,7 @@ typedef struct {
   PetscInt           nOwned, nList;
   size_t             nSlots;
   PetscReal          wb;
-  int                pfBlocks; /* > 0: the half sweep (face kernel) prefetches into L2 the inputs of the block this many blocks ahead (PrefetchElement, PrefetchFace); set by its launcher */
+  int                pfBlocks; /* > 0: the half sweep prefetches into L2 the inputs of the block this many blocks ahead (PrefetchElement); set by its launcher */
   PetscReal          pfDist;   /* that distance in waves of resident blocks, 0: no prefetch (the launcher turns it into pfBlocks) */
   int                pfRanges; /* how many of PrefetchElement's ranges: 10 those loaded at the start, 12 also the fused stage's */
 } ESDGArgs;
@@ -103,21 +102,6 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.pfDist   = c->prefetch ? c->prefetchDist : 0;
   a.pfRanges = c->prefetch == 2 ? 12 : 10;
   return a;
-}
-
-/* L2 prefetch of [p, p + bytes): one bulk prefetch (sm_90), else one per 128-byte line. The bulk form
-   wants 16-byte bounds: the start is rounded down (at most 8 bytes, within the array: device arrays start
-   256-byte aligned) and the end too, so that nothing past the array is touched */
-__device__ static inline void PrefetchRangeL2(const void *p, size_t bytes)
-{
-  const uintptr_t b = (uintptr_t)p & ~(uintptr_t)15, e = ((uintptr_t)p + bytes) & ~(uintptr_t)15;
-
-  if (e <= b) return;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" : : "l"(b), "r"((unsigned)(e - b)));
-#else
-  for (uintptr_t q = b & ~(uintptr_t)127; q < e; q += 128) asm volatile("prefetch.global.L2 [%0];" : : "l"(q));
-#endif
 }
 
 /* elements per block: enough threads to keep a block busy for small N */

@@ -10,34 +10,6 @@
 /* No register cap (MINB 1: 132 registers in double): since the per-face-node work shrank in session 4
    it is 2% faster at N = 4 than the cap at 5 blocks per multiprocessor (96 registers, some spilled),
    which had been 5% faster before; in single the two are equal (runM2: tune_faces_minb5) */
-/* The face kernel's inputs for face ef, into L2 ahead of the block that computes it (-esdg_gpu_face_prefetch_distance):
-   at 132 registers 12 warps per multiprocessor wait on a chain of three dependent loads (face, its maps and the
-   element's slot, then the states), which that occupancy cannot hide. Range r (0..ESDG_FACE_PF_RANGES-1) is one
-   contiguous section: the face's maps, partner potential and metric, then the element's state, potential and
-   reference. The partner element's state is left out: finding it is one more dependent load. */
-#define ESDG_FACE_PF_RANGES 10
-template <int NQ, bool FC> __device__ static inline void PrefetchFace(const ESDGArgs &a, PetscInt ef, int r, const PetscScalar *Q)
-{
-  constexpr int  NP = NQ * NQ * NQ, NFP = NQ * NQ;
-  const size_t   k0 = (size_t)ef * NFP, st = 5 * NP * sizeof(PetscScalar);
-  const PetscInt e = ef / 6;
-
-  if (r == 0)
-    PrefetchRangeL2(a.vmapP + k0, NFP * sizeof(PetscInt));
-  else if (r == 1)
-    PrefetchRangeL2(a.plus + k0, NFP * sizeof(PetscInt));
-  else if (r == 2)
-    PrefetchRangeL2(a.PhiP + k0, NFP * sizeof(PetscReal));
-  else if (r < 7) {
-    if (!FC) PrefetchRangeL2(a.FG + (r - 3) * a.nSlots + k0, NFP * sizeof(PetscReal));
-  } else if (r == 7)
-    PrefetchRangeL2(Q + (size_t)a.gslot[e] * 5 * NP, st);
-  else if (r == 8)
-    PrefetchRangeL2(a.Phi + (size_t)e * NP, NP * sizeof(PetscReal));
-  else if (a.Qref)
-    PrefetchRangeL2(a.Qref + (size_t)a.gslot[e] * 5 * NP, st);
-}
-
 /* FC: the normal and s_f per element face (a.FGF, boxes): the 25-odd nodes of a face read one value
    each instead of their own from an array as large as the state's face values */
 template <int NQ, int MINB = 1, bool DEP = false, bool FC = false>
@@ -47,10 +19,6 @@ __global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas
   SquallGas     gas = gasp;
   gas.departures    = DEP ? gasp.departures : 0; /* without, a compile-time 0; with, 1 or 2 (the entropy jumps from departures too) */
   const PetscInt t  = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
-  /* prefetch: thread r + R j of this block takes range r of the j-th face of the block a.pfBlocks ahead (its
-     face index loaded now, used at the end) */
-  const PetscInt t0 = ((PetscInt)blockIdx.x + a.pfBlocks) * blockDim.x, jf = t0 / NFP + threadIdx.x / ESDG_FACE_PF_RANGES;
-  const PetscInt pf = a.pfBlocks && jf < a.nList && jf * NFP < t0 + (PetscInt)blockDim.x ? a.faces[jf] : -1;
   if (t >= a.nList * NFP) return;
   const PetscInt ef = a.faces[t / NFP];
   const PetscInt e  = ef / 6;
@@ -84,7 +52,6 @@ __global__ static void __launch_bounds__(128, MINB) ESDGFaceFlux(const SquallGas
 #pragma unroll
     for (int c = 0; c < 5; c++) a.FB[c * a.nSlots + kp] = -scalep * Fp[c];
   }
-  if (pf >= 0) PrefetchFace<NQ, FC>(a, pf, (int)(threadIdx.x % ESDG_FACE_PF_RANGES), Q);
 }
 
 template <int NQ>
@@ -170,17 +137,6 @@ template <int NQ> static PetscErrorCode ESDGLaunchFaces(SquallESDG s, const ESDG
   a.faces        = c->faces + first;
   a.nList        = count;
   const int grid = (int)((nt + 127) / 128);
-  if (c->facePrefetchDist > 0) {
-    static int W = 0; /* blocks of this kernel resident at once on the device */
-    if (!W) {
-      int nb, dev, sms;
-      PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, ESDGFaceFlux<NQ>, 128, 0));
-      PetscCallCUDA(cudaGetDevice(&dev));
-      PetscCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      W = PetscMax(1, nb * sms);
-    }
-    a.pfBlocks = PetscMax(1, (int)(W * c->facePrefetchDist));
-  }
   if (s->gas.departures && c->FGF)
     ESDGFaceFlux<NQ, 1, true, true><<<grid, 128, 0, stream>>>(s->gas, s->surface, a, Q, Qloc);
   else if (s->gas.departures)

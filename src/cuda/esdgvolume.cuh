@@ -129,6 +129,21 @@ template <int NQ, bool CART> static constexpr int ESDGVolumeMinBlocks()
   return (CART && NQ <= 6 && 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) > 1) ? 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) : 1;
 }
 
+/* L2 prefetch of [p, p + bytes): one bulk prefetch (sm_90), else one per 128-byte line. The bulk form
+   wants 16-byte bounds: the start is rounded down (at most 8 bytes, within the array: device arrays start
+   256-byte aligned) and the end too, so that nothing past the array is touched */
+__device__ static inline void PrefetchRangeL2(const void *p, size_t bytes)
+{
+  const uintptr_t b = (uintptr_t)p & ~(uintptr_t)15, e = ((uintptr_t)p + bytes) & ~(uintptr_t)15;
+
+  if (e <= b) return;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" : : "l"(b), "r"((unsigned)(e - b)));
+#else
+  for (uintptr_t q = b & ~(uintptr_t)127; q < e; q += 128) asm volatile("prefetch.global.L2 [%0];" : : "l"(q));
+#endif
+}
+
 /* Everything a volume kernel will load for element e (state offset qe), into L2 ahead of its block: the
    half sweep's blocks wait for these loads at their start, and with few blocks per multiprocessor that
    wait is not hidden (ncu, N = 4, face mode: 39% of the stall cycles on L1TEX). Block b prefetches for

@@ -83,8 +83,6 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscCall(PetscOptionsBool("-esdg_gpu_half_sweep", "GPU volume kernel: evaluate each node pair once (load-balanced half sweep) instead of from both nodes", "SquallESDG", s->gpuHalf, &s->gpuHalf, NULL));
   PetscCall(PetscOptionsInt("-esdg_gpu_prefetch", "GPU half sweep: prefetch into L2 the inputs of the blocks ahead: 0 none, 1 those loaded at the start, 2 also the fused LSRK stage's", "SquallESDG", s->gpuPrefetch, &s->gpuPrefetch, NULL));
   PetscCall(PetscOptionsReal("-esdg_gpu_prefetch_distance", "GPU half sweep: how far ahead it prefetches, in waves of resident blocks (0 to 4)", "SquallESDG", s->gpuPrefetchDist, &s->gpuPrefetchDist, NULL));
-  PetscCall(
-    PetscOptionsReal("-esdg_gpu_face_prefetch_distance", "GPU face kernel: prefetch into L2 the inputs of the blocks this many waves of resident blocks ahead (0: none, to 4)", "SquallESDG", s->gpuFacePrefetchDist, &s->gpuFacePrefetchDist, NULL));
   PetscCall(PetscOptionsEList("-esdg_gpu_surface", "GPU face fluxes: face (each face once, finished in the volume kernel) or element (per element side, the first version)", "SquallESDG", SquallESDGGPUSurfaceTypes, 2, SquallESDGGPUSurfaceTypes[gsurf],
                               &gsurf, NULL));
   PetscCall(PetscOptionsBool("-esdg_reference_residual", "Subtract the discrete residual of the test case's unperturbed background from every RHS (well balanced to round-off; for single precision)", "SquallESDGSetReferenceState", s->useRef,
@@ -99,7 +97,6 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscCheck(s->monitor_every >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_monitor %" PetscInt_FMT " is out of range: it must be >= 0", s->monitor_every);
   PetscCheck(s->gpuPrefetch >= 0 && s->gpuPrefetch <= 2, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gpu_prefetch %" PetscInt_FMT " is out of range: 0, 1 or 2", s->gpuPrefetch);
   PetscCheck(s->gpuPrefetchDist >= 0 && s->gpuPrefetchDist <= 4, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gpu_prefetch_distance %g is out of range: 0 to 4", (double)s->gpuPrefetchDist);
-  PetscCheck(s->gpuFacePrefetchDist >= 0 && s->gpuFacePrefetchDist <= 4, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gpu_face_prefetch_distance %g is out of range: 0 to 4", (double)s->gpuFacePrefetchDist);
   s->surface  = (SquallSurfaceFluxType)flux;
   s->coriolis = (SquallCoriolisType)cor;
   if (s->coriolis == SQUALL_CORIOLIS_FPLANE) s->beta0 = 0;

@@ -26,21 +26,20 @@ struct _n_SquallESDG {
   PetscReal            *work;     /* per-element scratch: aux and the RHS accumulator */
   double                diag0[3]; /* mass, energy, entropy at the first monitor call */
   PetscBool             diag0set;
-  PetscBool             gpuHalf;             /* GPU volume kernel: each node pair once (half sweep) or twice */
-  PetscInt              gpuPrefetch;         /* GPU half sweep: L2 prefetch of the inputs of the blocks ahead: 0 none, 1 those loaded first, 2 also the fused stage's */
-  PetscReal             gpuPrefetchDist;     /* how far ahead, in waves of resident blocks */
-  PetscReal             gpuFacePrefetchDist; /* GPU face kernel: the same, 0: none */
-  PetscInt              gpuSurface;          /* GPU face fluxes: 0 once per face (face kernel), 1 per element side */
-  PetscBool             useRef;              /* -esdg_reference_residual: the test cases set their background as reference */
-  Vec                   Fref;                /* the discrete residual of the reference state, subtracted from every RHS */
-  Vec                   Qref;                /* the reference state itself */
-  Vec                   QrefLoc;             /* its ghost face-node values */
-  PetscBool             perturb;             /* -esdg_perturbation: the TS state is Q - Qref */
-  PetscBool             refCont;             /* Qref is equal bit for bit on both sides of every interior face */
-  PetscBool             pertPressure;        /* -esdg_perturbation_pressure: the momentum flux's pressure from the departures (C reference) */
-  Vec                   Xloc;                /* ghost face-node values of the TS state (C reference with departures) */
-  Vec                   Qfull;               /* work: Qref + the TS state (SquallESDGGetFullState) */
-  void                 *cuda;                /* device data, owned by src/cuda */
+  PetscBool             gpuHalf;         /* GPU volume kernel: each node pair once (half sweep) or twice */
+  PetscInt              gpuPrefetch;     /* GPU half sweep: L2 prefetch of the inputs of the blocks ahead: 0 none, 1 those loaded first, 2 also the fused stage's */
+  PetscReal             gpuPrefetchDist; /* how far ahead, in waves of resident blocks */
+  PetscInt              gpuSurface;      /* GPU face fluxes: 0 once per face (face kernel), 1 per element side */
+  PetscBool             useRef;          /* -esdg_reference_residual: the test cases set their background as reference */
+  Vec                   Fref;            /* the discrete residual of the reference state, subtracted from every RHS */
+  Vec                   Qref;            /* the reference state itself */
+  Vec                   QrefLoc;         /* its ghost face-node values */
+  PetscBool             perturb;         /* -esdg_perturbation: the TS state is Q - Qref */
+  PetscBool             refCont;         /* Qref is equal bit for bit on both sides of every interior face */
+  PetscBool             pertPressure;    /* -esdg_perturbation_pressure: the momentum flux's pressure from the departures (C reference) */
+  Vec                   Xloc;            /* ghost face-node values of the TS state (C reference with departures) */
+  Vec                   Qfull;           /* work: Qref + the TS state (SquallESDGGetFullState) */
+  void                 *cuda;            /* device data, owned by src/cuda */
 };
 
 typedef struct {
