@@ -9,6 +9,7 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
 
 #include <squall.h>
 #include "ts/esdgimpl.h"
+#include "squalltest.h"
 #include "esdgtest.h"
 
 /* sum over nodes of w J |a_f| and w J a_f for one field of a global vector */
@@ -67,17 +68,10 @@ int main(int argc, char **argv)
   {
     /* the same checks through the GPU path (-dm_vec_type cuda) are skipped where there is no device */
     char      vt[64] = "";
-    PetscBool wantgpu, gpu;
+    PetscBool wantgpu;
     PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
     PetscCall(PetscStrbeginswith(vt, "cuda", &wantgpu));
-    if (wantgpu) {
-      PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &gpu));
-      if (!gpu) {
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped\n"));
-        PetscCall(PetscFinalize());
-        return 200;
-      }
-    }
+    if (wantgpu) SQUALL_TEST_SKIP_WITHOUT_GPU();
   }
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s));
   if (!strcmp(test, "api")) {

@@ -5,6 +5,7 @@ static char help[] = "First GPU test: the DG node coordinates go to the device i
 #include <squall.h>
 #include "dm/dgmeshimpl.h"
 #include "cuda/squallcuda.h"
+#include "squalltest.h"
 
 #define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_SELF, PETSC_ERR_PLIB, __VA_ARGS__)
 
@@ -12,7 +13,6 @@ int main(int argc, char **argv)
 {
   SquallDGMesh       m;
   PetscInt           n;
-  PetscBool          gpu;
   PetscReal          maxerr;
   Vec                x, y;
   PetscScalar       *xa;
@@ -20,12 +20,7 @@ int main(int argc, char **argv)
   PetscMPIInt        rank;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &gpu));
-  if (!gpu) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped (%s)\n", SquallHaveCUDA() ? "no CUDA device visible" : "squall built without CUDA"));
-    PetscCall(PetscFinalize());
-    return 200;
-  }
+  SQUALL_TEST_SKIP_WITHOUT_GPU();
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
 
   PetscCall(SquallDGMeshCreate(PETSC_COMM_WORLD, &m));

@@ -99,7 +99,6 @@ int main(int argc, char **argv)
   SquallESDG sc, sg;
   Vec        Qc, Qg, Fc, Fg;
   PetscInt   steps = 3;
-  PetscBool  gpu;
   /* 450 eps: an RHS entry sums O(100) flux terms, in another order on the device; 4000 eps: 3 steps of
      14 stages carry that difference */
   PetscReal rel[5], rhsscale[5], stepscale[5], tol = SQUALL_TOL(1e-13, 450), steptol = SQUALL_TOL(1e-11, 4000), relmax = 0, dt, tg;
@@ -107,12 +106,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscLogDefaultBegin()); /* to count the admissibility passes */
-  PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &gpu));
-  if (!gpu) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped\n"));
-    PetscCall(PetscFinalize());
-    return 200;
-  }
+  SQUALL_TEST_SKIP_WITHOUT_GPU();
   PetscCall(PetscOptionsGetString(NULL, NULL, "-case", casename, sizeof(casename), NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-steps", &steps, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));

@@ -199,19 +199,13 @@ static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol, PetscReal cgtol, Pet
 
 int main(int argc, char **argv)
 {
-  PetscInt  orders[16], norders = 16;
-  PetscBool gpu;
+  PetscInt orders[16], norders = 16;
   /* 450 eps: A x sums O(100) terms per row in another order on the device; the CG history as in the note below */
   PetscReal tol = SQUALL_TOL(1e-13, 450), cgtol = SQUALL_TOL(1e-11, 45000);
   PetscBool flg, cg                             = PETSC_TRUE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &gpu));
-  if (!gpu) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped (%s)\n", SquallHaveCUDA() ? "no CUDA device visible" : "squall built without CUDA"));
-    PetscCall(PetscFinalize());
-    return 200;
-  }
+  SQUALL_TEST_SKIP_WITHOUT_GPU();
   for (PetscInt o = 0; o < 15; o++) orders[o] = o + 1;
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-orders", orders, &norders, &flg));
   if (!flg) norders = 15;

@@ -210,8 +210,7 @@ static PetscErrorCode CompareMult(SquallP1 pg, SquallP1 ph, PetscInt bs, Mat Ag,
 
 int main(int argc, char **argv)
 {
-  PetscInt  ne;
-  PetscBool gpu;
+  PetscInt ne;
   /* 45 eps: an entry sums up to ~30 element contributions in another order; 16 eps: the element geometry
      (Jacobian, inverse, determinant) is a few operations per value */
   PetscReal   tol = SQUALL_TOL(1e-14, 45), dg = 0, gmax = 0;
@@ -221,12 +220,7 @@ int main(int argc, char **argv)
   PetscMPIInt rank;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &gpu));
-  if (!gpu) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped (%s)\n", SquallHaveCUDA() ? "no CUDA device visible" : "squall built without CUDA"));
-    PetscCall(PetscFinalize());
-    return 200;
-  }
+  SQUALL_TEST_SKIP_WITHOUT_GPU();
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
   PetscCall(SquallP1CreateMeshFromOptions(PETSC_COMM_WORLD, &dm));

@@ -149,6 +149,25 @@ static PetscErrorCode SolutionError(Ctx *ctx, TS ts, Vec U, PetscReal *err)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a solve at the step 0.1 with the stage check DomainCheck: the steps taken, the rejections and the error */
+static PetscErrorCode SolveRejecting(Ctx *ctx, const char prefix[], PetscInt *steps, PetscInt *rejects, PetscReal *err)
+{
+  TS  ts;
+  Vec U;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateTS(ctx, prefix, "14s4", 20, &ts, &U));
+  PetscCall(TSSetTimeStep(ts, 0.1));
+  PetscCall(TSSetFunctionDomainError(ts, DomainCheck));
+  PetscCall(TSSolve(ts, U));
+  PetscCall(TSGetStepNumber(ts, steps));
+  PetscCall(TSGetStepRejections(ts, rejects));
+  PetscCall(SolutionError(ctx, ts, U, err));
+  PetscCall(TSDestroy(&ts));
+  PetscCall(VecDestroy(&U));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* solves with n steps and checks that the TS took exactly n steps to the final time */
 static PetscErrorCode Solve(Ctx *ctx, const char prefix[], const char scheme[], PetscInt n, PetscReal *err)
 {
@@ -387,17 +406,9 @@ int main(int argc, char **argv)
 
     /* rejected at stage 1 the solution is untouched: the step is retried at half the step, no copy needed */
     ctx.reject_first_stage_too = PETSC_TRUE;
-    PetscCall(CreateTS(&ctx, "rej1_", "14s4", 20, &ts, &U));
-    PetscCall(TSSetTimeStep(ts, 0.1));
-    PetscCall(TSSetFunctionDomainError(ts, DomainCheck));
-    PetscCall(TSSolve(ts, U));
-    PetscCall(TSGetStepNumber(ts, &steps));
-    PetscCall(TSGetStepRejections(ts, &rejects));
-    PetscCall(SolutionError(&ctx, ts, U, &e));
+    PetscCall(SolveRejecting(&ctx, "rej1_", &steps, &rejects, &e));
     CHECK(steps == 40 && rejects == 1, "stage-1 rejection: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejections; expected 40 and 1", steps, rejects);
     CHECK(PetscAbsReal(e - err40) <= SQUALL_TOL(1e-14, 40), "stage-1 rejection: error %.17g differs from a plain run at dt = 0.05, %.17g", (double)e, (double)err40);
-    PetscCall(TSDestroy(&ts));
-    PetscCall(VecDestroy(&U));
 
     /* rejected at a later stage, without a copy the step cannot be undone: the solve stops cleanly */
     ctx.reject_first_stage_too = PETSC_FALSE;
@@ -415,17 +426,9 @@ int main(int argc, char **argv)
 
     /* the same with -ts_lsrk_rollback: restored and retried, identical to the plain run at dt = 0.05 */
     PetscCall(PetscOptionsSetValue(NULL, "-rej3_ts_lsrk_rollback", NULL));
-    PetscCall(CreateTS(&ctx, "rej3_", "14s4", 20, &ts, &U));
-    PetscCall(TSSetTimeStep(ts, 0.1));
-    PetscCall(TSSetFunctionDomainError(ts, DomainCheck));
-    PetscCall(TSSolve(ts, U));
-    PetscCall(TSGetStepNumber(ts, &steps));
-    PetscCall(TSGetStepRejections(ts, &rejects));
-    PetscCall(SolutionError(&ctx, ts, U, &e));
+    PetscCall(SolveRejecting(&ctx, "rej3_", &steps, &rejects, &e));
     CHECK(steps == 40 && rejects == 1, "rollback: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejections; expected 40 and 1", steps, rejects);
     CHECK(PetscAbsReal(e - err40) <= SQUALL_TOL(1e-14, 40), "rollback: error %.17g differs from a plain run at dt = 0.05, %.17g", (double)e, (double)err40);
-    PetscCall(TSDestroy(&ts));
-    PetscCall(VecDestroy(&U));
     ctx.reject_dt = 0;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "stage rejection: retried at stage 1, stopped without rollback, retried with rollback\n"));
   }

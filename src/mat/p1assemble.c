@@ -640,30 +640,35 @@ PetscErrorCode SquallP1AssembleOperator(SquallP1 p1, const PetscReal coef[], Mat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallP1AssembleMass(SquallP1 p1, Mat A)
+/* one term of the operator with coefficient 1 */
+static PetscErrorCode P1AssembleTerm(SquallP1 p1, SquallP1Term term, Mat A)
 {
-  const PetscReal coef[SQUALL_P1_NUM_TERMS] = {1, 0, 0, 0};
+  PetscReal coef[SQUALL_P1_NUM_TERMS] = {0};
 
   PetscFunctionBegin;
+  coef[term] = 1;
   PetscCall(SquallP1AssembleOperator(p1, coef, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1AssembleMass(SquallP1 p1, Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(P1AssembleTerm(p1, SQUALL_P1_MASS, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SquallP1AssembleAdvection(SquallP1 p1, Mat A)
 {
-  const PetscReal coef[SQUALL_P1_NUM_TERMS] = {0, 1, 0, 0};
-
   PetscFunctionBegin;
-  PetscCall(SquallP1AssembleOperator(p1, coef, A));
+  PetscCall(P1AssembleTerm(p1, SQUALL_P1_ADVECTION, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SquallP1AssembleDiffusion(SquallP1 p1, Mat A)
 {
-  const PetscReal coef[SQUALL_P1_NUM_TERMS] = {0, 0, 1, 0};
-
   PetscFunctionBegin;
-  PetscCall(SquallP1AssembleOperator(p1, coef, A));
+  PetscCall(P1AssembleTerm(p1, SQUALL_P1_DIFFUSION, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -51,6 +51,26 @@ PetscErrorCode SquallP1BuildSlots(SquallP1 p1, PetscInt bs, PetscBool withoff, i
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the scalar (bs 1) slot map the gather and reduce maps are made from: the SquallP1's own when the slots
+   mode built it, else a temporary one, freed by P1RestoreScalarSlots() */
+static PetscErrorCode P1GetScalarSlots(SquallP1 p1, PetscBool withoff, int **sl)
+{
+  PetscFunctionBegin;
+  if (p1->slots[1])
+    *sl = p1->slots[1];
+  else
+    PetscCall(SquallP1BuildSlots(p1, 1, withoff, sl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode P1RestoreScalarSlots(SquallP1 p1, int **sl)
+{
+  PetscFunctionBegin;
+  if (*sl != p1->slots[1]) PetscCall(PetscFree(*sl));
+  *sl = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallP1BuildGather(SquallP1 p1, PetscBool withoff, int *off[2], int *idx[2])
 {
   const PetscInt ne = p1->ne, n = p1->nowned, nval[2] = {p1->dI[n], p1->oI[n]};
@@ -60,10 +80,7 @@ PetscErrorCode SquallP1BuildGather(SquallP1 p1, PetscBool withoff, int *off[2], 
   PetscCheck((PetscInt64)16 * ne < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "The gather map stores 32-bit scratch positions (16 per element), but this rank has %" PetscInt_FMT " elements; use -p1_assembly_mode slots or more ranks", ne);
   /* the bs 1 slot map has the positions in the scalar graph: a 3x3 block has those of its scalar entry */
-  if (p1->slots[1])
-    sl = p1->slots[1];
-  else
-    PetscCall(SquallP1BuildSlots(p1, 1, PETSC_FALSE, &sl));
+  PetscCall(P1GetScalarSlots(p1, PETSC_FALSE, &sl));
   PetscCall(PetscLogEventBegin(SQUALL_P1GatherMap, 0, 0, 0, 0));
   for (PetscInt blk = 0; blk < 2; blk++) {
     off[blk] = idx[blk] = NULL;
@@ -91,7 +108,7 @@ PetscErrorCode SquallP1BuildGather(SquallP1 p1, PetscBool withoff, int *off[2], 
     PetscCall(PetscFree(cur));
   }
   PetscCall(PetscLogEventEnd(SQUALL_P1GatherMap, 0, 0, 0, 0));
-  if (sl != p1->slots[1]) PetscCall(PetscFree(sl));
+  PetscCall(P1RestoreScalarSlots(p1, &sl));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -156,10 +173,7 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
   PetscCheck(nb >= 1 && 16 * nb <= (PetscInt)SQUALL_P1_REDUCE_MASK, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The reduce map stores 16-bit positions in a block: blocks of 1 to %d elements, not %" PetscInt_FMT, (int)SQUALL_P1_REDUCE_MASK / 16, nb);
   PetscCheck((PetscInt64)16 * ne < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "The reduce map numbers contributions (16 per element) with 32-bit integers, but this rank has %" PetscInt_FMT " elements; use -p1_assembly_mode slots or more ranks", ne);
-  if (p1->slots[1])
-    sl = p1->slots[1];
-  else
-    PetscCall(SquallP1BuildSlots(p1, 1, withoff, &sl));
+  PetscCall(P1GetScalarSlots(p1, withoff, &sl));
   PetscCall(PetscLogEventBegin(SQUALL_P1ReduceMap, 0, 0, 0, 0));
   PetscCall(PetscMemzero(R, sizeof(*R)));
   R->nb      = nb;
@@ -264,7 +278,7 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
   PetscCall(PetscFree2(mark, nblk));
   PetscCall(PetscFree2(loc, cnt));
   PetscCall(PetscFree(bits));
-  if (sl != p1->slots[1]) PetscCall(PetscFree(sl));
+  PetscCall(P1RestoreScalarSlots(p1, &sl));
   p1->rstats[0] = R->nu;
   p1->rstats[1] = R->ncon;
   p1->rstats[2] = R->nonly;

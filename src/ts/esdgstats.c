@@ -117,29 +117,26 @@ PetscErrorCode SquallESDGComputeTimeStep(SquallESDG s, Vec X, PetscReal cfl, Pet
     PetscInt nbad;
     /* a reduction on the device: the state stays there (its kernel adds the reference itself) */
     PetscCall(SquallESDGNodeReduceCUDA(s, X, &lmax, &nbad));
-    PetscCallMPI(MPIU_Allreduce(&lmax, &glmax, 1, MPIU_REAL, MPIU_MAX, s->comm));
-    PetscCheck(glmax > 0, s->comm, PETSC_ERR_ARG_WRONG, "Maximum wave speed is zero: cannot form a CFL time step");
-    *dt = cfl * (m->r[1] - m->r[0]) / glmax;
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(SquallESDGGetFullState(s, X, &Q));
-  PetscCall(VecGetArrayRead(Q, &qa));
-  for (PetscInt e = 0; e < m->nOwned; e++) {
-    const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
-    const PetscReal   *J = SQUALL_DG_J(m, e), *Ja = SQUALL_DG_JA(m, e);
-    for (PetscInt n = 0; n < Np; n++) {
-      PetscReal q[5], a[SQUALL_NAUX], lam = 0;
-      for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qe[f * Np + n]);
-      (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
-      for (PetscInt d = 0; d < 3; d++) {
-        const PetscReal nv[3] = {Ja[(d * 3) * Np + n], Ja[(d * 3 + 1) * Np + n], Ja[(d * 3 + 2) * Np + n]};
-        lam += SquallEulerMaxWaveSpeed(&s->gas, a, nv);
+  } else {
+    PetscCall(SquallESDGGetFullState(s, X, &Q));
+    PetscCall(VecGetArrayRead(Q, &qa));
+    for (PetscInt e = 0; e < m->nOwned; e++) {
+      const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
+      const PetscReal   *J = SQUALL_DG_J(m, e), *Ja = SQUALL_DG_JA(m, e);
+      for (PetscInt n = 0; n < Np; n++) {
+        PetscReal q[5], a[SQUALL_NAUX], lam = 0;
+        for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qe[f * Np + n]);
+        (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
+        for (PetscInt d = 0; d < 3; d++) {
+          const PetscReal nv[3] = {Ja[(d * 3) * Np + n], Ja[(d * 3 + 1) * Np + n], Ja[(d * 3 + 2) * Np + n]};
+          lam += SquallEulerMaxWaveSpeed(&s->gas, a, nv);
+        }
+        lmax = PetscMax(lmax, lam / J[n]);
       }
-      lmax = PetscMax(lmax, lam / J[n]);
     }
+    PetscCall(VecRestoreArrayRead(Q, &qa));
+    PetscCall(SquallESDGRestoreFullState(s, X, &Q));
   }
-  PetscCall(VecRestoreArrayRead(Q, &qa));
-  PetscCall(SquallESDGRestoreFullState(s, X, &Q));
   PetscCallMPI(MPIU_Allreduce(&lmax, &glmax, 1, MPIU_REAL, MPIU_MAX, s->comm));
   PetscCheck(glmax > 0, s->comm, PETSC_ERR_ARG_WRONG, "Maximum wave speed is zero: cannot form a CFL time step");
   *dt = cfl * (m->r[1] - m->r[0]) / glmax;
