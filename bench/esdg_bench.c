@@ -43,8 +43,8 @@ int main(int argc, char **argv)
     PetscCall(SquallESDGComputeRHS(s, 0, Q, F)); /* warm-up, and the ghost values for the face kernels */
     {
       const PetscReal nodes   = (PetscReal)nglob * s->mesh->Np;
-      const char     *names[] = {"rhs",        "rhs_element", "volume_full", "volume_half",      "volume_lift", "faces",    "surface_element", "abl_unbalanced", "abl_nolog",   "abl_unfused",
-                                 "tune_minb1", "tune_minb6",  "tune_minb8",  "tune_faces_minb5", "tune_minb7",  "tune_db5", "tune_db6",        "tune_recv_add",  "tune_minb10", "tune_minb12"};
+      const char     *names[] = {"rhs",        "rhs_element", "volume_full",      "volume_half", "volume_lift", "faces",    "surface_element", "abl_unbalanced", "abl_nolog",   "abl_unfused",      "tune_minb1",
+                                 "tune_minb6", "tune_minb8",  "tune_faces_minb5", "tune_minb7",  "tune_db5",    "tune_db6", "tune_recv_add",   "tune_minb10",    "tune_minb12", "tune_faces_minb4", "tune_faces_minb6"};
       const PetscInt  nn      = s->useGPU ? (PetscInt)(sizeof(names) / sizeof(names[0])) : 0;
       PetscReal       ms[sizeof(names) / sizeof(names[0])];
       char            rec[4096];

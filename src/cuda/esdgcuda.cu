@@ -28,7 +28,8 @@
    with at least 1/6/8 blocks per multiprocessor (1: no register cap; the production kernel uses 6),
    6 the face kernel capped at 5 blocks per multiprocessor (the default before session 5), 7 the half sweep at 7 blocks (72 registers), 8/9 two share
    buffers and one barrier per direction at 5/6 blocks, 10 the sender-scaled shares of before (RADD),
-   11/12 the half sweep at 10/12 blocks (48/40 registers: for single precision, which needs 55 uncapped) */
+   11/12 the half sweep at 10/12 blocks (48/40 registers: for single precision, which needs 55 uncapped),
+   13/14 the production face kernel capped at 4/6 blocks (128/85 registers; uncapped it takes 132: 3 blocks) */
 static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int variant, const PetscScalar *Q, const PetscScalar *Qloc, PetscScalar *F, cudaStream_t stream)
 {
   constexpr int  NQ = 5, NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>();
@@ -65,6 +66,22 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
       ESDGArgs af = a;
       af.nList    = c->nFacesEarly + c->nFacesGhost;
       ESDGFaceFlux<NQ, 5><<<(int)(((size_t)af.nList * NQ * NQ + 127) / 128), 128, 0, stream>>>(s->gas, s->surface, af, Q, Qloc);
+    } break;
+    case 13:
+    case 14: {
+      /* the production face kernel (per-face geometry on boxes) capped at 4 (128 registers) or 6 blocks per SM */
+      ESDGArgs   af = a;
+      const int  g  = (int)(((size_t)(c->nFacesEarly + c->nFacesGhost) * NQ * NQ + 127) / 128);
+      const bool fc = c->FGF != NULL;
+      af.nList      = c->nFacesEarly + c->nFacesGhost;
+      if (variant == 13 && fc)
+        ESDGFaceFlux<NQ, 4, false, true><<<g, 128, 0, stream>>>(s->gas, s->surface, af, Q, Qloc);
+      else if (variant == 13)
+        ESDGFaceFlux<NQ, 4><<<g, 128, 0, stream>>>(s->gas, s->surface, af, Q, Qloc);
+      else if (fc)
+        ESDGFaceFlux<NQ, 6, false, true><<<g, 128, 0, stream>>>(s->gas, s->surface, af, Q, Qloc);
+      else
+        ESDGFaceFlux<NQ, 6><<<g, 128, 0, stream>>>(s->gas, s->surface, af, Q, Qloc);
     } break;
     default: SETERRQ(s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown ESDG kernel variant %d", variant);
   }
@@ -530,7 +547,8 @@ PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, Pe
      surface_element               the first version's per-element surface kernel over all elements
      rhs, rhs_element              the whole RHS in face mode / element mode
      abl_unbalanced, abl_nolog, abl_unfused, tune_minb1, tune_minb6, tune_minb8, tune_faces_minb5,
-     tune_minb7, tune_db5, tune_db6, tune_recv_add   (N = 4, boxes) */
+     tune_minb7, tune_db5, tune_db6, tune_recv_add, tune_minb10, tune_minb12, tune_faces_minb4,
+     tune_faces_minb6   (N = 4, boxes) */
 PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms)
 {
   SquallDGMesh       m = s->mesh;
@@ -540,7 +558,8 @@ PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *
   cudaStream_t       stream = NULL;
   cudaEvent_t        t0, t1;
   PetscReal         *samples;
-  const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused", "tune_minb1", "tune_minb6", "tune_minb8", "tune_faces_minb5", "tune_minb7", "tune_db5", "tune_db6", "tune_recv_add", "tune_minb10", "tune_minb12"};
+  const char        *abl[]   = {"abl_unbalanced", "abl_nolog", "abl_unfused",   "tune_minb1",  "tune_minb6",  "tune_minb8",       "tune_faces_minb5", "tune_minb7",
+                                "tune_db5",       "tune_db6",  "tune_recv_add", "tune_minb10", "tune_minb12", "tune_faces_minb4", "tune_faces_minb6"};
   int                variant = -1, kind = -1;
   const PetscBool    half0 = c ? c->half : PETSC_FALSE, face0 = c ? c->faceMode : PETSC_FALSE;
   PetscBool          match;
