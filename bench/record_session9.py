@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn the raw output of the ninth GPU session (resQ1-resQ3 in RAW_DIR, see its README.md; one H200 each,
+"""Turn the raw output of the ninth GPU session (resQ1-resQ4 in RAW_DIR, see its README.md; one H200 each,
 the script that ran them is RAW_DIR/runQ-script.sh) into one versioned record.
 
     python3 bench/record_session9.py RAW_DIR OUT_JSON
@@ -16,7 +16,7 @@ from rawio import jsonl, tests  # noqa: E402
 from record_session8 import kernels  # noqa: E402
 from tutorial_log import parse as tutorial  # noqa: E402
 
-RUNS = ("resQ1", "resQ2", "resQ3")
+RUNS = ("resQ1", "resQ2", "resQ3", "resQ4")
 
 
 def bubble(path):
@@ -48,7 +48,7 @@ def main():
     raw, out_json = sys.argv[1:3]
     p = {r: os.path.join(raw, r) for r in RUNS if os.path.isdir(os.path.join(raw, r))}
     rd = lambda r, f: open(os.path.join(p[r], f)).read().strip() if r in p and os.path.exists(os.path.join(p[r], f)) else None  # noqa: E731
-    q1, q2, q3 = (p.get(r) for r in RUNS)
+    q1, q2, q3, q4 = (p.get(r) for r in RUNS)
     rec = {
         "benchmark": "squall GPU session 9: every GPU test at the final code in both precisions; a face-kernel L2 prefetch (measured slower, removed); P1 assembly without the host wait; the bubble in both precisions at the current defaults",
         "date": "2026-12-01",
@@ -71,6 +71,11 @@ def main():
     if q3:
         rec["double_resQ3"] = {"kernels": kernels(os.path.join(q3, "bench.jsonl"), "double"), "bubble_plain_1000_steps": bubble(os.path.join(q3, "bubble1000-plain.txt")),
                                "bubble_perturbation_300_steps": bubble(os.path.join(q3, "bubble300-pert.txt"))}
+    if q4:
+        rec["face_kernel_register_cap_N4_resQ4"] = {"note": "faces: the production face kernel, uncapped (132 registers, 3 blocks of 128 per SM); tune_faces_minb4/6: capped at 4/6 blocks; tune_faces_minb5: the per-node geometry at 5 blocks (before session 5)",
+                                                    "runs": [{k: v for k, v in kernels(os.path.join(q4, "bench.jsonl"), tag)["4"].items()} for tag in ("n4r1", "n4r2")]}
+        # (esdg_bench of 520fe83 also printed a volume-flop rate for the two new face variants: meaningless, left out)
+        rec["face_kernel_register_cap_N4_resQ4"]["runs_tune_ms"] = [{k: r[k] for k in r if (k.startswith("tune_faces") or k == "faces_ms") and k.endswith("_ms")} for r in jsonl(os.path.join(q4, "bench.jsonl"))]
     if q2 and q3:
         s, d = rec["single_resQ2"], rec["double_resQ3"]
         dp, dq = d["bubble_plain_1000_steps"]["s_per_step"], d["bubble_perturbation_300_steps"]["s_per_step"]

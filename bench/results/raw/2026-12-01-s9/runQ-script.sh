@@ -23,6 +23,12 @@ if [ $MODE = 2 ]; then # single at d9ec744: all GPU tests; esdg_bench; the bubbl
    echo "== bubble plain 300 $(el)"
    timeout 60 ./tutorials/rising_bubble -options_file $OPTS/rising_bubble.opts $BUBP -ts_max_steps 300 > $O/bubble300-plain.txt 2>&1
    echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 4 ]; then # double at the session's last code: all GPU tests; esdg_bench N=4 (the face kernel capped at 4 and 6 blocks per SM), N=2..8
+  (dbl; timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   for r in 1 2; do echo "== bench N4 run $r $(el)"
+     timeout 60 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 4 -bench_reps 20 -bench_tag n4r$r >> $O/bench.jsonl 2>> $O/bench.err; done
+   echo "== done $(el)") > $O/pipe.log 2>&1
 elif [ $MODE = 3 ]; then # double at d9ec744 on one H200 (two were not lent): plain bubble 1000 steps, perturbation form 300; kernels
   (dbl; echo "== bubble plain 1000 $(el)"
    timeout 120 ./tutorials/rising_bubble -options_file $OPTS/rising_bubble.opts $BUBP -ts_max_steps 1000 > $O/bubble1000-plain.txt 2>&1
@@ -55,7 +61,7 @@ import sys, json, os
 for l in sum([open(f).readlines() for f in sys.argv[1:] if os.path.exists(f)], []):
     if not l.startswith("{"): continue
     r = json.loads(l)
-    print(r["tag"], r["N"], r["precision"], "rhs", r["rhs_ms"], "faces", r.get("faces_ms"), "half", r.get("volume_half_ms"), "lift", r.get("volume_lift_ms"))
+    print(r["tag"], r["N"], r["precision"], "rhs", r["rhs_ms"], "faces", r.get("faces_ms"), "half", r.get("volume_half_ms"), "lift", r.get("volume_lift_ms"), "faces_minb4", r.get("tune_faces_minb4_ms"), "faces_minb6", r.get("tune_faces_minb6_ms"), "faces_minb5_pernode", r.get("tune_faces_minb5_ms"))
 PY
 cat $O/esdg-scaling.jsonl $O/hb-scaling.jsonl 2>/dev/null | cut -c1-400
 grep -E '"(gpu_reduce_affine_xyz|gpu_coo|speedup_reduce_variant)"' $O/p1.jsonl | grep '"bs": 1' | head; grep -E "Duration|P1Assemble" $O/ncu-p1.txt | head
