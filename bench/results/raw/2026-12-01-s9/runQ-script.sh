@@ -29,6 +29,9 @@ elif [ $MODE = 4 ]; then # double at the session's last code: all GPU tests; esd
    for r in 1 2; do echo "== bench N4 run $r $(el)"
      timeout 60 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 4 -bench_reps 20 -bench_tag n4r$r >> $O/bench.jsonl 2>> $O/bench.err; done
    echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 5 ]; then # single at the session's last library code: all GPU tests
+  (sgl; timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)") > $O/pipe.log 2>&1
 elif [ $MODE = 3 ]; then # double at d9ec744 on one H200 (two were not lent): plain bubble 1000 steps, perturbation form 300; kernels
   (dbl; echo "== bubble plain 1000 $(el)"
    timeout 120 ./tutorials/rising_bubble -options_file $OPTS/rising_bubble.opts $BUBP -ts_max_steps 1000 > $O/bubble1000-plain.txt 2>&1
