@@ -72,6 +72,7 @@ typedef struct {
   PetscBool capregs;   /* CUDA, v1 2D kernel, Nq >= 14: cap registers for two blocks per SM (some spill) */
   PetscBool logsetup;  /* -hb_log_setup: timestamped setup phases on stderr */
   PetscBool scramble;  /* -hb_scramble_keys: number the nodes from a scrambled bijection of the lattice keys */
+  PetscBool forest;    /* -hb_partition forest: the elements of each rank are those p8est gives it on the same brick */
   PetscBool overlap;   /* hide the halo exchanges behind the interior elements and owned rows (default) */
   char      vectype[64];
 

@@ -4,6 +4,8 @@
    live. The pointwise arithmetic is src/physics/sem.h for both. */
 #include "ksp/hbimpl.h"
 #include "physics/sem.h"
+#include <petscdmforest.h>
+#include <petscdmplex.h>
 
 static const char HBComposedName[] = "SquallHBMultDot_C";
 
@@ -123,6 +125,14 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCall(PetscOptionsBool("-hb_overlap", "Overlap the halo exchanges with the interior elements and owned rows (off: complete each exchange first, to measure what the overlap hides)", "SquallHBCreateOperator", hb->overlap, &hb->overlap, NULL));
   PetscCall(PetscOptionsBool("-hb_scramble_keys", "Number the nodes from scrambled lattice keys (a bijection that spreads each rank's keys over the whole range): checks that nothing relies on the brick's order", "SquallHBCreateOperator",
                              hb->scramble, &hb->scramble, NULL));
+  {
+    const char *parts[] = {"slabs", "forest"};
+    PetscInt    part    = hb->forest ? 1 : 0;
+
+    PetscCall(PetscOptionsEList("-hb_partition", "Elements of each rank: slabs (contiguous in the brick's lexicographic order) or forest (as a p8est DMForest of the same brick partitions them, squall's ESDG mesh)", "SquallHBCreateOperator", parts, 2,
+                                parts[part], &part, NULL));
+    hb->forest = part == 1 ? PETSC_TRUE : PETSC_FALSE;
+  }
   PetscCall(PetscOptionsBool("-hb_log_setup", "Print the time of each setup phase to stderr", "SquallHBCreateOperator", hb->logsetup, &hb->logsetup, NULL));
   PetscCall(PetscOptionsString("-hb_vec_type", "Vectors of MatCreateVecs(): standard (host) or cuda (device); default -vec_type", "SquallHBCreateOperator", hb->vectype, hb->vectype, sizeof(hb->vectype), NULL));
   PetscOptionsEnd();
@@ -213,13 +223,60 @@ static PetscErrorCode HBScrambleKeys(PetscInt64 nlat, PetscInt n, PetscInt keys[
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -hb_partition forest: the lexicographic indices of the elements p8est gives this rank on a brick of
+   hb->E base cells (no refinement, no overlap), sorted. The brick is made with options of its own (a
+   private database: the user's -dm_ options are for other DMs) and bounds [0, E], so that a cell's
+   centroid is its lattice index + 1/2. */
+static PetscErrorCode HBForestElements(Mat_HB *hb, PetscInt *nelem, PetscInt **glist)
+{
+  PetscOptions opts;
+  DM           forest, plex;
+  PetscInt     cStart, cEnd;
+  char         size[128], bounds[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(size, sizeof(size), "%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT, hb->E[0], hb->E[1], hb->E[2]));
+  PetscCall(PetscSNPrintf(bounds, sizeof(bounds), "0,%" PetscInt_FMT ",0,%" PetscInt_FMT ",0,%" PetscInt_FMT, hb->E[0], hb->E[1], hb->E[2]));
+  PetscCall(PetscOptionsCreate(&opts));
+  PetscCall(PetscOptionsSetValue(opts, "-dm_p4est_brick_size", size));
+  PetscCall(PetscOptionsSetValue(opts, "-dm_p4est_brick_bounds", bounds));
+  PetscCall(PetscOptionsSetValue(opts, "-dm_forest_initial_refinement", "0"));
+  PetscCall(DMCreate(hb->comm, &forest));
+  PetscCall(PetscObjectSetOptions((PetscObject)forest, opts));
+  PetscCall(DMSetType(forest, DMP8EST));
+  PetscCall(DMForestSetTopology(forest, "brick"));
+  PetscCall(DMSetFromOptions(forest));
+  PetscCall(DMSetUp(forest));
+  PetscCall(DMConvert(forest, DMPLEX, &plex));
+  PetscCall(DMPlexGetHeightStratum(plex, 0, &cStart, &cEnd));
+  *nelem = cEnd - cStart;
+  PetscCall(PetscMalloc1(PetscMax(*nelem, 1), glist));
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    PetscReal vol, x[3];
+    PetscInt  l[3];
+
+    PetscCall(DMPlexComputeCellGeometryFVM(plex, c, &vol, x, NULL));
+    for (PetscInt d = 0; d < 3; d++) {
+      l[d] = (PetscInt)PetscFloorReal(x[d]);
+      PetscCheck(l[d] >= 0 && l[d] < hb->E[d] && PetscAbsReal(x[d] - l[d] - (PetscReal)0.5) < (PetscReal)1e-3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-hb_partition forest: cell %" PetscInt_FMT " is not a unit cell of the brick (centroid %g in %c)", c,
+                 (double)x[d], "xyz"[d]);
+    }
+    (*glist)[c - cStart] = l[0] + hb->E[0] * (l[1] + hb->E[1] * l[2]);
+  }
+  PetscCall(PetscSortInt(*nelem, *glist));
+  PetscCall(DMDestroy(&plex));
+  PetscCall(DMDestroy(&forest));
+  PetscCall(PetscOptionsDestroy(&opts));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode HBSetUp(Mat_HB *hb)
 {
   const PetscInt N = hb->N, Nq = N + 1, Np = Nq * Nq * Nq;
   const PetscInt L[3] = {hb->E[0] * N + 1, hb->E[1] * N + 1, hb->E[2] * N + 1};
   PetscMPIInt    rank, size;
   PetscInt64     Eg, e0, e1, nkeys64;
-  PetscInt      *keys, *order, nint = 0, nloc;
+  PetscInt      *keys, *order, *glist = NULL, nint = 0, nloc;
   PetscReal     *xyz;
   PetscLogDouble t0, *tlog = hb->logsetup ? &t0 : NULL;
 
@@ -235,20 +292,29 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
   PetscCheck((PetscInt64)L[0] * L[1] * L[2] <= PETSC_INT_MAX, hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-hb_elements %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " at -hb_order %" PetscInt_FMT " has more nodes than PetscInt indexes (configure PETSc with 64-bit indices)", hb->E[0], hb->E[1], hb->E[2], N);
 
-  /* contiguous blocks of the lexicographic element order: slabs of the brick */
-  Eg      = (PetscInt64)hb->E[0] * hb->E[1] * hb->E[2];
-  e0      = Eg * rank / size;
-  e1      = Eg * (rank + 1) / size;
+  /* contiguous blocks of the lexicographic element order (slabs of the brick), or p8est's partition */
+  Eg = (PetscInt64)hb->E[0] * hb->E[1] * hb->E[2];
+  e0 = Eg * rank / size;
+  e1 = Eg * (rank + 1) / size;
+  if (hb->forest) {
+    PetscInt n = 0;
+
+    PetscCall(HBForestElements(hb, &n, &glist));
+    e0 = 0;
+    e1 = n;
+  }
   nkeys64 = (e1 - e0) * Np;
   PetscCheck(nkeys64 <= PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "rank %d would hold %" PetscInt64_FMT " element nodes, more than PetscInt indexes: use more ranks or 64-bit indices", rank, nkeys64);
-  hb->nelem        = (PetscInt)(e1 - e0);
+  hb->nelem = (PetscInt)(e1 - e0);
+  PetscCall(PetscInfo(NULL, "-hb_partition %s: %" PetscInt_FMT " elements on this rank, lexicographic indices %" PetscInt64_FMT " to %" PetscInt64_FMT "\n", hb->forest ? "forest" : "slabs", hb->nelem,
+                      glist ? (PetscInt64)(hb->nelem ? glist[0] : -1) : e0, glist ? (PetscInt64)(hb->nelem ? glist[hb->nelem - 1] : -1) : e1 - 1));
   hb->nelem_global = (PetscInt)Eg;
   nloc             = hb->nelem * Np;
 
   /* a key per element node: its index in the lattice of all nodes; -1 on a Dirichlet boundary */
   PetscCall(PetscMalloc1(nloc, &keys));
   for (PetscInt e = 0; e < hb->nelem; e++) {
-    const PetscInt g = (PetscInt)(e0 + e), ex = g % hb->E[0], ey = (g / hb->E[0]) % hb->E[1], ez = g / (hb->E[0] * hb->E[1]);
+    const PetscInt g = glist ? glist[e] : (PetscInt)(e0 + e), ex = g % hb->E[0], ey = (g / hb->E[0]) % hb->E[1], ez = g / (hb->E[0] * hb->E[1]);
 
     for (PetscInt k = 0; k < Nq; k++) {
       for (PetscInt j = 0; j < Nq; j++) {
@@ -291,7 +357,7 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
   for (PetscInt e = 0; e < hb->nelem; e++) {
     const PetscInt o = order[e];
 
-    hb->elem[e] = (PetscInt)(e0 + o);
+    hb->elem[e] = glist ? glist[o] : (PetscInt)(e0 + o);
     for (PetscInt n = 0; n < Np; n++) {
       const PetscInt l = hb->num.lidx[o * Np + n];
 
@@ -302,6 +368,7 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
   }
   PetscCall(PetscFree(xyz));
   PetscCall(PetscFree(order));
+  PetscCall(PetscFree(glist));
   PetscCall(SquallHBLogPhase(hb->comm, tlog, "element indices, weights, geometric factors"));
 
   /* Z^T as CSR over local nodes; positions ascend within a row */
@@ -507,6 +574,7 @@ static PetscErrorCode MatView_HB(Mat A, PetscViewer viewer)
                                      hb->E[2], hb->nglobal, (double)hb->lambda, hb->dirichlet ? ", Dirichlet boundary" : ""));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s (%s thread blocks, -hb_kernel_switch %" PetscInt_FMT ", -hb_kernel_variant %s, -hb_v3_layers %" PetscInt_FMT "), vectors %s\n", SquallHBKernelName(hb),
                                      SquallHBUse3D(hb) ? (hb->kvariant == SQUALL_HB_KERNEL_V6 ? "multi-element layer-sweep" : "3D") : "2D layer-by-layer", SquallHBSwitch(hb), SquallHBKernelVariants[hb->kvariant], SquallHBV3Layers(hb), hb->vectype));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  elements partitioned %s\n", hb->forest ? "as a p8est DMForest of the brick (-hb_partition forest)" : "in slabs of the lexicographic order (-hb_partition slabs)"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -553,6 +621,7 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
 . -hb_overlap <bool>               - overlap the halo exchanges with the interior work (default true; false to measure what it hides)
 . -hb_scramble_keys                 - number the nodes from a scrambled bijection of the lattice keys (a check that nothing relies on the brick's order)
+. -hb_partition slabs|forest        - the elements of each rank: contiguous slabs of the brick, or as a p8est DMForest of the same brick partitions them
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
 
