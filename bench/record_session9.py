@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turn the raw output of the ninth GPU session (resQ1-resQ5 in RAW_DIR, see its README.md; one H200 each,
+"""Turn the raw output of the ninth GPU session (resQ1-resQ6 in RAW_DIR, see its README.md; one H200 each,
 the script that ran them is RAW_DIR/runQ-script.sh) into one versioned record.
 
     python3 bench/record_session9.py RAW_DIR OUT_JSON
@@ -16,7 +16,7 @@ from rawio import jsonl, tests  # noqa: E402
 from record_session8 import kernels  # noqa: E402
 from tutorial_log import parse as tutorial  # noqa: E402
 
-RUNS = ("resQ1", "resQ2", "resQ3", "resQ4", "resQ5")
+RUNS = ("resQ1", "resQ2", "resQ3", "resQ4", "resQ5", "resQ6")
 
 
 def bubble(path):
@@ -48,7 +48,7 @@ def main():
     raw, out_json = sys.argv[1:3]
     p = {r: os.path.join(raw, r) for r in RUNS if os.path.isdir(os.path.join(raw, r))}
     rd = lambda r, f: open(os.path.join(p[r], f)).read().strip() if r in p and os.path.exists(os.path.join(p[r], f)) else None  # noqa: E731
-    q1, q2, q3, q4, _ = (p.get(r) for r in RUNS)
+    q1, q2, q3, q4, _, _ = (p.get(r) for r in RUNS)
     rec = {
         "benchmark": "squall GPU session 9: every GPU test at the final code in both precisions; a face-kernel L2 prefetch (measured slower, removed); P1 assembly without the host wait; the bubble in both precisions at the current defaults",
         "date": "2026-12-01",

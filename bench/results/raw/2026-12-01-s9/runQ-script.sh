@@ -32,6 +32,9 @@ elif [ $MODE = 4 ]; then # double at the session's last code: all GPU tests; esd
 elif [ $MODE = 5 ]; then # single at the session's last library code: all GPU tests
   (sgl; timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest.log 2>&1
    echo "== tests done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 6 ]; then # double at 063cf16: the hipBone GPU tests (the forest partition among them) and the forest-partition CPU tests
+  (dbl; timeout 200 ctest -R "gpu_hb|forest|hipbone" --timeout 150 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)") > $O/pipe.log 2>&1
 elif [ $MODE = 3 ]; then # double at d9ec744 on one H200 (two were not lent): plain bubble 1000 steps, perturbation form 300; kernels
   (dbl; echo "== bubble plain 1000 $(el)"
    timeout 120 ./tutorials/rising_bubble -options_file $OPTS/rising_bubble.opts $BUBP -ts_max_steps 1000 > $O/bubble1000-plain.txt 2>&1
