@@ -56,6 +56,7 @@ def main():
         "smi_fields": "index, name, clocks.sm (idle at query), clocks.max.sm, clocks.mem, driver",
         "commit": {r: rd(r, "commit.txt") for r in p},
         "tests": {r + "/" + f: tests(os.path.join(p[r], f)) for r in p for f in ("ctest.log", "ctest-facepf.log") if os.path.exists(os.path.join(p[r], f))},
+        "tests_note": "resQ6 ran the hipBone GPU tests and every test named forest or hipbone: its one failure is valgrind_hb_operator_forest, reported Not Run (no valgrind on the device machine; it passes in CI)",
         "sanitizer_resQ1": rd("resQ1", "sanitizer-summary.txt").split("\n") if rd("resQ1", "sanitizer-summary.txt") else None,
         "note": "esdg_bench: boxes, 32,768 elements for N=2..6 and 4,096 for N=7, 8, median of 10 launches. Bubble: N=4, 262,144 elements, 14-stage LSRK fused into the volume kernel, L2 prefetch of the volume kernel at its default (2, half a wave). P1: the 558,624-tet mountain mesh, median of 20 timed calls (CUDA events around the whole call, host work included)",
     }
