@@ -5,23 +5,32 @@
 #pragma once
 #include "cuda/esdgdevice.cuh"
 
+/* The start of the full sweep and of the unbalanced ablation: D into shared memory, this thread's element
+   (false: the block's slot threadIdx.y has none), its node's values and logarithms in own and saux */
+template <int NQ> __device__ static inline bool LoadElement(const SquallGas &gas, const ESDGArgs &a, const PetscScalar *__restrict__ Q, PetscReal *sD, PetscReal *saux, PetscReal own[], PetscInt *e)
+{
+  const PetscInt l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
+  const bool     active = l < a.nList;
+
+  *e = active ? a.elist[l] : 0;
+  for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
+  if (active) LoadAux<NQ>(gas, a, *e, threadIdx.x, Q, own, saux);
+  __syncthreads();
+  return active;
+}
+
 template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeFull(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
   SquallGas gas                  = gasp;
   gas.departures                 = 0; /* not in this variant (the launcher refuses them): no partner departures are loaded */
   constexpr int               NP = NQ * NQ * NQ;
   extern __shared__ PetscReal sm[];
-  PetscReal                  *sD     = sm;
-  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * SQUALL_NPAIR * NP;
-  const int                   n      = threadIdx.x;
-  const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
-  const bool                  active = l < a.nList;
-  const PetscInt              e      = active ? a.elist[l] : 0;
+  PetscReal                  *sD   = sm;
+  PetscReal                  *saux = sm + NQ * NQ + threadIdx.y * SQUALL_NPAIR * NP;
+  const int                   n    = threadIdx.x;
+  PetscInt                    e;
   PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
-
-  for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
-  if (active) LoadAux<NQ>(gas, a, e, n, Q, own, saux);
-  __syncthreads();
+  const bool                  active = LoadElement<NQ>(gas, a, Q, sD, saux, own, &e);
   if (!active) return;
   const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
 #pragma unroll
@@ -338,19 +347,14 @@ template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGEleme
   gas.departures                 = 0; /* ablation variant: no departures (the launcher refuses them) */
   constexpr int               NP = NQ * NQ * NQ;
   extern __shared__ PetscReal sm[];
-  PetscReal                  *sD     = sm;
-  PetscReal                  *saux   = sm + NQ * NQ + threadIdx.y * (SQUALL_NPAIR + 5 * NQ) * NP;
-  PetscReal                  *sbuf   = saux + SQUALL_NPAIR * NP; /* [NQ][5][NP]: the share of node p from line position j */
-  const int                   n      = threadIdx.x;
-  const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
-  const bool                  active = l < a.nList;
-  const PetscInt              e      = active ? a.elist[l] : 0;
+  PetscReal                  *sD   = sm;
+  PetscReal                  *saux = sm + NQ * NQ + threadIdx.y * (SQUALL_NPAIR + 5 * NQ) * NP;
+  PetscReal                  *sbuf = saux + SQUALL_NPAIR * NP; /* [NQ][5][NP]: the share of node p from line position j */
+  const int                   n    = threadIdx.x;
+  PetscInt                    e;
   PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
-
-  for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
-  if (active) LoadAux<NQ>(gas, a, e, n, Q, own, saux);
-  __syncthreads();
-  const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
+  const bool                  active = LoadElement<NQ>(gas, a, Q, sD, saux, own, &e);
+  const int                   idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
 #pragma unroll
   for (int d = 0; d < 3; d++) {
     const int stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
