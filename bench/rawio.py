@@ -27,3 +27,15 @@ def tests(path):
         return {"total": int(m.group(3)), "failed": int(m.group(2)), "failed_tests": failed}
     m = re.search(r"100% tests passed out of (\d+)", t)
     return {"total": int(m.group(1)) if m else None, "failed": 0, "failed_tests": []}
+
+
+def run_dirs(raw, runs):
+    """the folders of the named runs that RAW holds, by run name"""
+    return {r: os.path.join(raw, r) for r in runs if os.path.isdir(os.path.join(raw, r))}
+
+
+def read_text(dirs, run, name):
+    """a run's small text file (smi.txt, commit.txt, ...) stripped, None if the run or the file is missing"""
+    if run not in dirs or not os.path.exists(os.path.join(dirs[run], name)):
+        return None
+    return open(os.path.join(dirs[run], name)).read().strip()

@@ -14,7 +14,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rawio import jsonl, tests  # noqa: E402
+from rawio import jsonl, read_text, run_dirs, tests  # noqa: E402
 from tutorial_log import parse as tutorial  # noqa: E402
 
 RUNS = ("resP1", "resP2", "resP4", "resP5", "resP6", "resP7")
@@ -92,8 +92,8 @@ def roofline(rec, png):
 
 def main():
     raw, out_json = sys.argv[1:3]
-    p = {r: os.path.join(raw, r) for r in RUNS if os.path.isdir(os.path.join(raw, r))}
-    rd = lambda r, f: open(os.path.join(p[r], f)).read().strip() if r in p and os.path.exists(os.path.join(p[r], f)) else None  # noqa: E731
+    p = run_dirs(raw, RUNS)
+    rd = lambda r, f: read_text(p, r, f)  # noqa: E731
     rec = {
         "benchmark": "squall GPU session 8: the ESDG line-sweep volume kernel (measured, slower, removed) and the half sweep's L2 prefetch of the blocks ahead",
         "date": "2026-12-01",

@@ -12,15 +12,10 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rawio import jsonl, tests  # noqa: E402
-from record_session8 import kernels  # noqa: E402
-from tutorial_log import parse as tutorial  # noqa: E402
+from rawio import jsonl, read_text, run_dirs, tests  # noqa: E402
+from record_session8 import bubble, kernels  # noqa: E402
 
 RUNS = ("resQ1", "resQ2", "resQ3", "resQ4", "resQ5", "resQ6")
-
-
-def bubble(path):
-    return tutorial(path) if os.path.exists(path) else None
 
 
 def p1(path):
@@ -46,8 +41,8 @@ def ncu_durations(path):
 
 def main():
     raw, out_json = sys.argv[1:3]
-    p = {r: os.path.join(raw, r) for r in RUNS if os.path.isdir(os.path.join(raw, r))}
-    rd = lambda r, f: open(os.path.join(p[r], f)).read().strip() if r in p and os.path.exists(os.path.join(p[r], f)) else None  # noqa: E731
+    p = run_dirs(raw, RUNS)
+    rd = lambda r, f: read_text(p, r, f)  # noqa: E731
     q1, q2, q3, q4, _, _ = (p.get(r) for r in RUNS)
     rec = {
         "benchmark": "squall GPU session 9: every GPU test at the final code in both precisions; a face-kernel L2 prefetch (measured slower, removed); P1 assembly without the host wait; the bubble in both precisions at the current defaults",

@@ -70,10 +70,10 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
     case 13:
     case 14: {
       /* the production face kernel (per-face geometry on boxes) capped at 4 (128 registers) or 6 blocks per SM */
-      ESDGArgs   af = a;
-      const int  g  = (int)(((size_t)(c->nFacesEarly + c->nFacesGhost) * NQ * NQ + 127) / 128);
-      const bool fc = c->FGF != NULL;
+      ESDGArgs af   = a;
       af.nList      = c->nFacesEarly + c->nFacesGhost;
+      const int  g  = (int)(((size_t)af.nList * NQ * NQ + 127) / 128);
+      const bool fc = c->FGF != NULL;
       if (variant == 13 && fc)
         ESDGFaceFlux<NQ, 4, false, true><<<g, 128, 0, stream>>>(s->gas, s->surface, af, Q, Qloc);
       else if (variant == 13)

@@ -294,20 +294,25 @@ static PetscErrorCode HBSetUp(Mat_HB *hb)
 
   /* contiguous blocks of the lexicographic element order (slabs of the brick), or p8est's partition */
   Eg = (PetscInt64)hb->E[0] * hb->E[1] * hb->E[2];
-  e0 = Eg * rank / size;
-  e1 = Eg * (rank + 1) / size;
   if (hb->forest) {
     PetscInt n = 0;
 
+    /* the list's positions 0..n-1 stand for the slab's e0..e1-1 below */
     PetscCall(HBForestElements(hb, &n, &glist));
     e0 = 0;
     e1 = n;
+  } else {
+    e0 = Eg * rank / size;
+    e1 = Eg * (rank + 1) / size;
   }
   nkeys64 = (e1 - e0) * Np;
   PetscCheck(nkeys64 <= PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "rank %d would hold %" PetscInt64_FMT " element nodes, more than PetscInt indexes: use more ranks or 64-bit indices", rank, nkeys64);
   hb->nelem = (PetscInt)(e1 - e0);
-  PetscCall(PetscInfo(NULL, "-hb_partition %s: %" PetscInt_FMT " elements on this rank, lexicographic indices %" PetscInt64_FMT " to %" PetscInt64_FMT "\n", hb->forest ? "forest" : "slabs", hb->nelem,
-                      glist ? (PetscInt64)(hb->nelem ? glist[0] : -1) : e0, glist ? (PetscInt64)(hb->nelem ? glist[hb->nelem - 1] : -1) : e1 - 1));
+  if (hb->nelem) {
+    const PetscInt64 first = glist ? glist[0] : e0, last = glist ? glist[hb->nelem - 1] : e1 - 1;
+
+    PetscCall(PetscInfo(NULL, "-hb_partition %s: %" PetscInt_FMT " elements on this rank, lexicographic indices %" PetscInt64_FMT " to %" PetscInt64_FMT "\n", hb->forest ? "forest" : "slabs", hb->nelem, first, last));
+  }
   hb->nelem_global = (PetscInt)Eg;
   nloc             = hb->nelem * Np;
 
