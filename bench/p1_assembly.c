@@ -29,13 +29,16 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "                        2026-11-30: gather = slots = 1.79 ms)\n"
                      "  -bench_reduce_max_mtets <m>  largest mesh for the reduce mode (default 25: all; its map is built on the host)\n"
                      "  -bench_reduce_variants v,...  reduce-mode GPU kernels timed one after another on the same matrix (default all:\n"
-                     "                        affine_xyz,affine,plain,plain_b3,staged,staged_b3,balanced,balanced_b3; -p1_reduce_variant):\n"
+                     "                        affine_xyz,affine_shared,affine,plain,plain_b3,staged,staged_b3,balanced,balanced_b3;\n"
+                     "                        -p1_reduce_variant):\n"
                      "                        records gpu_reduce (plain) and gpu_reduce_<variant>, each with maxreldiff vs search, and\n"
                      "                        speedup_reduce_variant lines (over slots, COO, plain); the first is the summary table's reduce\n"
                      "                        column. affine computes the element matrices in closed form (equal up to rounding: maxreldiff\n"
                      "                        ~1e-15, not 0), charged the other variants' bytes (it reads the same data); affine_xyz also\n"
                      "                        rebuilds the geometry from the vertex coordinates: charged 3 coordinates per node instead of\n"
-                     "                        10 geometry values per element\n"
+                     "                        10 geometry values per element; affine_shared, which reads its elements' vertex fields from\n"
+                     "                        shared memory, 4 uint16 block-local vertices per element and the blocks' vertex lists\n"
+                     "                        instead of the connectivity\n"
                      "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n";
 
 #include <squall.h>
@@ -205,7 +208,8 @@ static PetscErrorCode SetFields(SquallP1 p1)
   "columns once (PetscInt) + bs*bs*nnz values written once; matrix, slots mode: 16 (bs 1) or 20 (bs 3) int32 slots per element instead of the CSR structure + the same values; gather mode: no slots, + 16*bs*bs scalars per element written and read " \
   "back (scratch) + nnz+1 int32 offsets + 16 int32 contributions per element (bs 3: + nnz int32 rows + scalar row pointers) + the same values; COO and host paths are charged the search-mode bytes; rhs: + bs scalars "                                \
   "per owned row written once; reduce mode: no slots, + per thread block 2 int32 + per unique (block, entry) pair an int32 slot and a uint16 end (bs 3: + an int32 row + scalar row pointers) + a uint16 per contribution (element entry of an owned "  \
-  "row) + the same values; reduce variant affine_xyz: 3 PetscReal coordinates per node instead of the per-element geometry (it rebuilds J^-1 and the volume from them); element kernel: connectivity + 3 PetscReal coordinates per node + "             \
+  "row) + the same values; reduce variant affine_xyz: 3 PetscReal coordinates per node instead of the per-element geometry (it rebuilds J^-1 and the volume from them); affine_shared: as affine_xyz with 4 uint16 block-local vertices per element "   \
+  "+ per block its vertex list (int32 per vertex) and offset instead of the connectivity; element kernel: connectivity + 3 PetscReal coordinates per node + "                                                                                           \
   "geometry written once. Not counted: atomic read-modify-write traffic, the zeroing memset, cache misses; GBps = bytes / median time"
 static PetscLogDouble BytesGeometry(const Bench *b)
 {
@@ -231,14 +235,18 @@ static PetscLogDouble BytesMatrixGather(const Bench *b, PetscInt bs, PetscInt no
 
 /* p1: the SquallP1 whose reduce map was built last (its sizes, p1->rstats); v: the GPU kernel, whose element data are
    the connectivity and the geometry (J^-1, volume) per element, or for affine_xyz, which rebuilds the geometry from
-   the vertex coordinates, the connectivity and 3 coordinates per node (the CPU reference reads the geometry) */
+   the vertex coordinates, the connectivity and 3 coordinates per node (the CPU reference reads the geometry); for
+   affine_shared, the block-local connectivity and the blocks' vertex lists instead of the connectivity */
 static PetscLogDouble BytesMatrixReduce(const Bench *b, SquallP1 p1, PetscInt bs, PetscInt nodal, SquallP1ReduceVariant v)
 {
   const PetscLogDouble nu = (PetscLogDouble)p1->rstats[0], ncon = (PetscLogDouble)p1->rstats[1], nblocks = (PetscLogDouble)p1->rstats[3];
-  const PetscLogDouble geom = b->gpu && v == SQUALL_P1_REDUCE_AFFINE_XYZ ? 3.0 * b->nv * sizeof(PetscReal) : (PetscLogDouble)b->nt * SQUALL_P1_NGEOM * sizeof(PetscReal);
+  const PetscBool      xyz = b->gpu && (v == SQUALL_P1_REDUCE_AFFINE_XYZ || v == SQUALL_P1_REDUCE_AFFINE_SHARED) ? PETSC_TRUE : PETSC_FALSE, shared = b->gpu && v == SQUALL_P1_REDUCE_AFFINE_SHARED ? PETSC_TRUE : PETSC_FALSE;
+  const PetscLogDouble geom = xyz ? 3.0 * b->nv * sizeof(PetscReal) : (PetscLogDouble)b->nt * SQUALL_P1_NGEOM * sizeof(PetscReal);
+  /* affine_shared: 4 uint16 block-local vertices per element, and per block its vertex list (int32) and offset */
+  const PetscLogDouble conn = shared ? (PetscLogDouble)b->nt * 4 * sizeof(uint16_t) + ((PetscLogDouble)p1->rstats[4] + nblocks + 1) * sizeof(int) : (PetscLogDouble)b->nt * 4 * sizeof(PetscInt);
 
-  return (PetscLogDouble)b->nt * 4 * sizeof(PetscInt) + geom + (PetscLogDouble)nodal * b->nv * sizeof(PetscScalar) + 2 * (nblocks + 1) * sizeof(int) + nu * (sizeof(int) + sizeof(uint16_t)) + ncon * sizeof(uint16_t) +
-         (bs == 3 ? nu * sizeof(int) + (b->nown + 1.0) * sizeof(PetscInt) : 0) + (PetscLogDouble)bs * bs * b->nnz * sizeof(PetscScalar);
+  return conn + geom + (PetscLogDouble)nodal * b->nv * sizeof(PetscScalar) + 2 * (nblocks + 1) * sizeof(int) + nu * (sizeof(int) + sizeof(uint16_t)) + ncon * sizeof(uint16_t) + (bs == 3 ? nu * sizeof(int) + (b->nown + 1.0) * sizeof(PetscInt) : 0) +
+         (PetscLogDouble)bs * bs * b->nnz * sizeof(PetscScalar);
 }
 
 static PetscLogDouble BytesRHS(const Bench *b, PetscInt bs, PetscInt nodal)
@@ -597,8 +605,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_reduce_max_mtets", "Largest mesh (million tets) for the reduce mode", NULL, L.reduce, &L.reduce, NULL));
   /* the default order: the library's default kernel (affine_xyz) first, as the summary's reduce column, then affine, then the rest */
   L.rv[0] = SQUALL_P1_REDUCE_AFFINE_XYZ;
-  L.rv[1] = SQUALL_P1_REDUCE_AFFINE;
-  for (PetscInt k = 0; k < SQUALL_P1_REDUCE_AFFINE; k++) L.rv[k + 2] = (SquallP1ReduceVariant)k;
+  L.rv[1] = SQUALL_P1_REDUCE_AFFINE_SHARED;
+  L.rv[2] = SQUALL_P1_REDUCE_AFFINE;
+  for (PetscInt k = 0; k < SQUALL_P1_REDUCE_AFFINE; k++) L.rv[k + 3] = (SquallP1ReduceVariant)k;
   {
     PetscBool set;
     /* an absent option sets the count to 0: then time them all */

@@ -13,6 +13,7 @@ static char help[] = "P1 assembly paths against each other on the CPU: squall's 
 #include "mat/p1impl.h"
 #include "squalltest.h"
 #include "p1testfields.h"
+#include <string.h>
 
 #define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_WORLD, PETSC_ERR_PLIB, __VA_ARGS__)
 
@@ -241,6 +242,81 @@ static PetscErrorCode CheckReduce(SquallP1 p1, PetscInt nb)
   PetscCall(SquallP1ReduceDestroy(&R));
   PetscCall(PetscFree2(nblk, last));
   PetscCall(PetscFree(sl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The block vertex lists of the GPU's affine_shared variant (SquallP1BuildBlockVertices(), blocks of nb elements):
+   each block's list strictly ascending, every element vertex found at its block-local position and every listed
+   vertex used; then the element operators from copies of each block's vertex fields, laid out and addressed as the
+   kernel's shared memory (P1StageVertices(): vertex-major per field, only the fields the operator reads, the
+   block-local connectivity), equal bit for bit to those from the global arrays (SquallP1ElementLoadAffineXYZ()) */
+static PetscErrorCode CheckBlockVertices(SquallP1 p1, const PetscReal coef[], PetscInt nb, const char *what)
+{
+  const PetscInt   ne = p1->ne, nblocks = (ne + nb - 1) / nb;
+  int             *voff, *vtx;
+  uint16_t        *ltet;
+  PetscInt         maxnv, bad = 0, badop = 0, total = 0;
+  PetscInt        *used;
+  PetscReal       *xs, *rs, *us, *Ks;
+  SquallP1Elements E, El;
+  SquallP1Coef     c;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < SQUALL_P1_NUM_TERMS; k++) c.c[k] = coef[k];
+  PetscCall(SquallP1BuildBlockVertices(p1, nb, &voff, &vtx, &ltet, &maxnv));
+  PetscCall(SquallP1GetElementsHost(p1, &E));
+  PetscCall(PetscMalloc5(PetscMax(maxnv, 1), &used, 3 * PetscMax(maxnv, 1), &xs, PetscMax(maxnv, 1), &rs, 3 * PetscMax(maxnv, 1), &us, 9 * PetscMax(maxnv, 1), &Ks));
+  CHECK(voff[0] == 0 && maxnv <= 4 * nb, "%s: block vertex lists start at %d, the largest has %" PetscInt_FMT " vertices (blocks of %" PetscInt_FMT ")", what, voff[0], maxnv, nb);
+  El     = E;
+  El.x   = xs;
+  El.rho = E.rho ? rs : NULL;
+  El.u   = E.u && coef[SQUALL_P1_TERM_ADVECTION] != 0 ? us : NULL;
+  El.K   = E.K && coef[SQUALL_P1_TERM_DIFFUSION] != 0 ? Ks : NULL;
+  for (PetscInt k = 0; k < nblocks; k++) {
+    const PetscInt e0 = k * nb, e1 = PetscMin(ne, e0 + nb), v0 = voff[k], n = voff[k + 1] - v0;
+
+    total += n;
+    for (PetscInt i = 0; i < n; i++) {
+      used[i] = 0;
+      if (i && vtx[v0 + i] <= vtx[v0 + i - 1]) bad++;
+      for (int d = 0; d < 3; d++) xs[3 * i + d] = E.x[3 * vtx[v0 + i] + d];
+      if (El.rho) rs[i] = E.rho[vtx[v0 + i]];
+      if (El.u)
+        for (int d = 0; d < 3; d++) us[3 * i + d] = E.u[3 * vtx[v0 + i] + d];
+      if (El.K)
+        for (int q = 0; q < 9; q++) Ks[9 * i + q] = E.K[9 * vtx[v0 + i] + q];
+    }
+    for (PetscInt e = e0; e < e1; e++) {
+      PetscInt  v[4], lv[4];
+      PetscReal g[2][4][3], vol[2], S[2][4][4];
+
+      for (int a = 0; a < 4; a++) {
+        lv[a] = ltet[a * ne + e];
+        if (lv[a] >= n || vtx[v0 + lv[a]] != p1->tet[4 * e + a])
+          bad++;
+        else
+          used[lv[a]]++;
+      }
+      if (bad) break;
+      SquallP1ElementLoadAffineXYZ(&E, e, &c, v, g[0], &vol[0], S[0]);
+      SquallP1ElementOperatorXYZ(&El, e, &c, lv, g[1], &vol[1], S[1]);
+      if (vol[0] != vol[1] || memcmp(g[0], g[1], sizeof(g[0])) || memcmp(S[0], S[1], sizeof(S[0]))) badop++;
+    }
+    for (PetscInt i = 0; i < n; i++)
+      if (!used[i]) bad++;
+  }
+  PetscCall(SquallP1RestoreElementsHost(p1, &E));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &badop, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "%s: block vertex lists (blocks of %" PetscInt_FMT "): %.2f vertices per element on rank 0, at most %" PetscInt_FMT " per block; %" PetscInt_FMT " list errors, %" PetscInt_FMT
+                        " elements whose operator from the block copies differs\n",
+                        what, nb, ne ? (double)total / (double)ne : 0.0, maxnv, bad, badop));
+  CHECK(!bad && !badop, "%s: the block vertex lists (blocks of %" PetscInt_FMT ") are wrong: %" PetscInt_FMT " list errors, %" PetscInt_FMT " operators differ", what, nb, bad, badop);
+  PetscCall(PetscFree5(used, xs, rs, us, Ks));
+  PetscCall(PetscFree(voff));
+  PetscCall(PetscFree(vtx));
+  PetscCall(PetscFree(ltet));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -484,6 +560,8 @@ int main(int argc, char **argv)
     PetscCall(ComparePaths(p1, 1, c1, tol, "mass+advection+nodal-tensor diffusion", NULL));
     PetscCall(ComparePaths(p1, 3, c3, tol, "... + grad-div", NULL));
     PetscCall(CheckAffine(p1, c1, tol, "mass+advection+nodal-tensor diffusion"));
+    PetscCall(CheckBlockVertices(p1, c1, SQUALL_P1_REDUCE_BLOCK, "mass+advection+nodal-tensor diffusion"));
+    PetscCall(CheckBlockVertices(p1, c1, 7, "mass+advection+nodal-tensor diffusion"));
   }
   /* per-element diffusivity from the element metric (length-scale tensor) */
   PetscCall(SquallP1CreateElementVector(p1, 9, &Ke));
@@ -494,6 +572,7 @@ int main(int argc, char **argv)
 
     PetscCall(ComparePaths(p1, 1, c, tol, "metric-tensor diffusion", &A));
     PetscCall(CheckAffine(p1, c, tol, "metric-tensor diffusion"));
+    PetscCall(CheckBlockVertices(p1, c, SQUALL_P1_REDUCE_BLOCK, "metric-tensor diffusion"));
     Mat       At;
     PetscReal na, nd;
 

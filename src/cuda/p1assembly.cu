@@ -130,6 +130,13 @@
 #if !defined(P1_AFFINE_XYZ_MIN_BLOCKS3)
 #  define P1_AFFINE_XYZ_MIN_BLOCKS3 2
 #endif
+/* the same for the affine_shared variant (the vertex fields read from shared memory) */
+#if !defined(P1_AFFINE_SHARED_MIN_BLOCKS1)
+#  define P1_AFFINE_SHARED_MIN_BLOCKS1 3
+#endif
+#if !defined(P1_AFFINE_SHARED_MIN_BLOCKS3)
+#  define P1_AFFINE_SHARED_MIN_BLOCKS3 2
+#endif
 
 struct P1CUDA {
   PetscInt    *ebnd; /* [nebnd] SquallP1OffDiagonalElements(), uploaded on first use */
@@ -149,10 +156,21 @@ struct P1CUDA {
   int         *rublk, *rcblk;     /* reduce mode: the map of SquallP1BuildReduce() (blocks of P1_BLOCK elements, diagonal block only), on first use */
   int         *rslot, *rrow;
   uint16_t    *rend, *rcidx;
+  int         *rvoff, *rvtx;                            /* affine_shared: the blocks' vertices (SquallP1BuildBlockVertices()), on first use */
+  uint16_t    *rltet;                                   /* [4][ne] the elements' vertices as positions in their block's list */
+  PetscInt     rmaxv;                                   /* the most vertices of one block */
   int          rmaxu, rmaxc;                            /* the most entries and contributions of one block (staged variants' shared memory) */
   size_t       rsmem[4][SQUALL_P1_REDUCE_NUM_VARIANTS]; /* dynamic shared memory limit set per block size and variant */
   int         *nbad;                                    /* one counter */
 };
+
+/* affine_shared: the blocks' vertex lists and the shared-memory layout of their fields (P1StageVertices()) */
+typedef struct {
+  const int      *voff, *vtx; /* block k's vertices vtx[voff[k]] .. vtx[voff[k+1]-1] */
+  const uint16_t *ltet;       /* [4][ne] */
+  int             stride;     /* of each field component's array in shared memory: the most vertices of a block, rounded up */
+  int             words;      /* PetscReals of shared memory before the staged map: the vertex fields, or the element data if more */
+} P1BlockVertices;
 
 static inline unsigned int P1Blocks(PetscInt n)
 {
@@ -270,6 +288,9 @@ PetscErrorCode SquallP1CUDADestroy(SquallP1 p1)
   PetscCallCUDA(cudaFree(cu->rrow));
   PetscCallCUDA(cudaFree(cu->rend));
   PetscCallCUDA(cudaFree(cu->rcidx));
+  PetscCallCUDA(cudaFree(cu->rvoff));
+  PetscCallCUDA(cudaFree(cu->rvtx));
+  PetscCallCUDA(cudaFree(cu->rltet));
   for (PetscInt bs = 0; bs < 4; bs++) {
     PetscCallCUDA(cudaFree(cu->offv[bs]));
     PetscCallCUDA(cudaFree(cu->slots[bs]));
@@ -390,8 +411,10 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   const PetscBool  search = !slots && !gather && !reduce ? PETSC_TRUE : PETSC_FALSE;
   PetscLogEvent    ev     = gather ? SQUALL_P1AssembleGather : (slots ? SQUALL_P1AssembleSlots : (reduce ? SQUALL_P1AssembleReduce : SQUALL_P1Assemble));
   const PetscBool  staged = reduce && p1->rvariant >= SQUALL_P1_REDUCE_STAGED ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool  shared = reduce && p1->rvariant == SQUALL_P1_REDUCE_AFFINE_SHARED ? PETSC_TRUE : PETSC_FALSE;
   size_t           rsmem  = (size_t)SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK * sizeof(PetscReal);
   int              nus = 0, ncs = 0;
+  P1BlockVertices  V;
 
   PetscFunctionBegin;
   PetscCheck(cu, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The SquallP1 has no device data (backend %s)", SquallP1Backends[p1->backend]);
@@ -442,11 +465,47 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
     }
     PetscCall(SquallP1ReduceDestroy(&R));
   }
+  PetscCall(PetscMemzero(&V, sizeof(V)));
+  if (shared) {
+    /* the vertex fields the operator reads (P1StageVertices(), SquallP1ElementNodalFields()) */
+    const PetscInt wpv = 3 + (p1->rho ? 1 : 0) + (p1->u && coef[SQUALL_P1_TERM_ADVECTION] != 0 ? 3 : 0) + (p1->hasK && p1->Kloc == SQUALL_P1_NODE && coef[SQUALL_P1_TERM_DIFFUSION] != 0 ? 9 : 0);
+
+    if (!cu->rvoff) {
+      int      *voff, *vtx;
+      uint16_t *ltet;
+      PetscInt  nblocks = (p1->ne + P1_BLOCK - 1) / P1_BLOCK;
+
+      /* once per element order, on the host; not kept there */
+      PetscCall(SquallP1BuildBlockVertices(p1, P1_BLOCK, &voff, &vtx, &ltet, &cu->rmaxv));
+      PetscCall(P1Upload(&cu->rvoff, voff, nblocks + 1));
+      PetscCall(P1Upload(&cu->rvtx, vtx, (PetscInt)voff[nblocks]));
+      PetscCall(P1Upload(&cu->rltet, ltet, 4 * p1->ne));
+      PetscCall(PetscFree(voff));
+      PetscCall(PetscFree(vtx));
+      PetscCall(PetscFree(ltet));
+    }
+    V.voff   = cu->rvoff;
+    V.vtx    = cu->rvtx;
+    V.ltet   = cu->rltet;
+    V.stride = (int)((cu->rmaxv + 3) / 4 * 4); /* every array 16-byte aligned in either precision */
+    V.words  = (int)PetscMax(wpv * V.stride, SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK);
+  }
   if (reduce) {
     /* words of shared memory per entry and contribution array of the staged variants (P1ReduceStagedBytes()) */
     nus = ((cu->rmaxu + 16) + 7) / 8 * 8;
     ncs = ((cu->rmaxc + 16) + 7) / 8 * 8;
     if (staged) rsmem = P1ReduceStagedBytes((int)bs, nus, ncs);
+    if (shared) {
+      int dev, optin;
+
+      rsmem += (size_t)(V.words - SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK) * sizeof(PetscReal);
+      PetscCallCUDA(cudaGetDevice(&dev));
+      PetscCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+      PetscCheck(rsmem <= (size_t)optin, PETSC_COMM_SELF, PETSC_ERR_SUP,
+                 "-p1_reduce_variant affine_shared needs %zu bytes of shared memory per block here (a block of %d elements touches up to %" PetscInt_FMT
+                 " vertices), more than the device's %d: use a compact element order (-p1_element_order natural or sorted) or -p1_reduce_variant affine_xyz",
+                 rsmem, P1_BLOCK, cu->rmaxv, optin);
+    }
     /* above the 48 KB default (bs 3 in double: 58 KB, staged bs 1 ~49 KB): raise each kernel's limit once */
     if (cu->rsmem[bs][p1->rvariant] < rsmem) {
       PetscCallCUDA(cudaFuncSetAttribute(P1ReduceKernelOf((int)bs, p1->rvariant), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rsmem));
@@ -515,7 +574,7 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   } else if (reduce && p1->ne && da) {
     P1ReduceKernel k = P1ReduceKernelOf((int)bs, p1->rvariant);
 
-    k<<<P1Blocks(p1->ne), P1_BLOCK, rsmem, stream>>>(E, c, cu->rublk, cu->rcblk, cu->rslot, cu->rrow, cu->rend, cu->rcidx, cu->dI, da, nus);
+    k<<<P1Blocks(p1->ne), P1_BLOCK, rsmem, stream>>>(E, c, cu->rublk, cu->rcblk, cu->rslot, cu->rrow, cu->rend, cu->rcidx, cu->dI, da, nus, V);
   } else if (slots && p1->ne && da) {
     if (bs == 1)
       P1AssembleSlotsKernel<1><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->slots[bs], da);

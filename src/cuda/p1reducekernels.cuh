@@ -1,5 +1,5 @@
-/* The P1 reduce mode's kernels (plain, staged, balanced, affine, affine_xyz) and their table by block size and
-   variant.
+/* The P1 reduce mode's kernels (plain, staged, balanced, affine, affine_xyz, affine_shared) and their table by block
+   size and variant.
    Part of the translation unit of src/cuda/p1assembly.cu, which includes it after its helpers; not a header of
    its own. */
 #pragma once
@@ -35,7 +35,7 @@ template <int BS> __device__ static inline void P1ReduceWrite(int s, bool only, 
    its elements are compact (-p1_element_order sorted). Only the diagonal block is in the device map. */
 template <int BS, int MINB>
 __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
-                                                                                const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int)
+                                                                                const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int, P1BlockVertices)
 {
   extern __shared__ __align__(16) unsigned char p1_reduce_smem[];
   PetscReal                                    *w = (PetscReal *)p1_reduce_smem;
@@ -82,6 +82,41 @@ template <typename T> __device__ static inline int P1StageAsync(T *s, const T *g
   return lo - a;
 }
 
+/* affine_shared: issues the copies of the fields of block blockIdx.x's vertices (V.vtx[V.voff[k]..]) into s with
+   cp.async, one value per thread at a time: coordinates (3 per vertex), rho (1), u (3), nodal K (9), each array
+   vertex-major as in global memory, so that a copy reads runs of a vertex's values and the block-local vertex
+   index addresses the copy as the global index does the original; only the fields the operator reads. El: E with
+   those arrays replaced by their copies. Committed as one group. */
+__device__ static inline void P1StageVertices(const SquallP1Elements *E, const SquallP1Coef *coef, const P1BlockVertices V, PetscReal *s, SquallP1Elements *El)
+{
+  const int       v0 = V.voff[blockIdx.x], nv = V.voff[blockIdx.x + 1] - v0, ns = V.stride;
+  const int      *vtx  = V.vtx + v0;
+  const PetscBool hasu = E->u && coef->c[SQUALL_P1_TERM_ADVECTION] != 0 ? PETSC_TRUE : PETSC_FALSE, hasK = E->K && coef->c[SQUALL_P1_TERM_DIFFUSION] != 0 ? PETSC_TRUE : PETSC_FALSE;
+  PetscReal      *xs = s, *rs = xs + 3 * ns, *us = rs + (E->rho ? ns : 0), *Ks = us + (hasu ? 3 * ns : 0);
+
+  for (int j = (int)threadIdx.x; j < 3 * nv; j += P1_BLOCK) {
+    const int i = j / 3;
+    __pipeline_memcpy_async(xs + j, E->x + 3 * (PetscInt)vtx[i] + (j - 3 * i), sizeof(PetscReal));
+  }
+  if (E->rho)
+    for (int j = (int)threadIdx.x; j < nv; j += P1_BLOCK) __pipeline_memcpy_async(rs + j, E->rho + vtx[j], sizeof(PetscReal));
+  if (hasu)
+    for (int j = (int)threadIdx.x; j < 3 * nv; j += P1_BLOCK) {
+      const int i = j / 3;
+      __pipeline_memcpy_async(us + j, E->u + 3 * (PetscInt)vtx[i] + (j - 3 * i), sizeof(PetscReal));
+    }
+  if (hasK)
+    for (int j = (int)threadIdx.x; j < 9 * nv; j += P1_BLOCK) {
+      const int i = j / 9;
+      __pipeline_memcpy_async(Ks + j, E->K + 9 * (PetscInt)vtx[i] + (j - 9 * i), sizeof(PetscReal));
+    }
+  __pipeline_commit();
+  El->x   = xs;
+  El->rho = E->rho ? rs : NULL;
+  El->u   = hasu ? us : NULL;
+  El->K   = hasK ? Ks : NULL;
+}
+
 /* reduce mode, staged variants: as P1AssembleReduceKernel, but the block's part of the map is copied into
    shared memory with cp.async before the elements are computed, so its global latency overlaps the element
    phase (whose loads do not depend on it) instead of making the summing phase a chain of dependent global
@@ -94,20 +129,25 @@ template <typename T> __device__ static inline int P1StageAsync(T *s, const T *g
    add each entry's contributions in the map's order: bit for bit the plain kernel's values. AFF 1 (variant affine):
    the element matrices in closed form (SquallP1ElementLoadAffine()) instead of by the 11-point quadrature, ~4x
    fewer instructions; the same values up to rounding, not bit for bit. AFF 2 (variant affine_xyz): AFF 1 with J^-1 and
-   the volume rebuilt from the 4 vertices' coordinates (SquallP1ElementLoadAffineXYZ()) instead of read from E.geom. */
+   the volume rebuilt from the 4 vertices' coordinates (SquallP1ElementLoadAffineXYZ()) instead of read from E.geom. AFF 3
+   (variant affine_shared): AFF 2 with the block's vertex fields copied into shared memory first (P1StageVertices()),
+   where the elements read them through the block-local connectivity; that copy then makes room for the element data. */
 template <int BS, int BAL, int MINB, int AFF>
 __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
-                                                                                      const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int nus)
+                                                                                      const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int nus, P1BlockVertices V)
 {
   extern __shared__ __align__(16) unsigned char p1_reduce_smem[];
   PetscReal                                    *w  = (PetscReal *)p1_reduce_smem;
-  int                                          *ss = (int *)(w + SQUALL_P1_REDUCE_WORDS(BS) * P1_BLOCK);
+  int                                          *ss = (int *)(w + (AFF == 3 ? V.words : SQUALL_P1_REDUCE_WORDS(BS) * P1_BLOCK));
   int                                          *sr = ss + nus; /* bs 3 only */
   uint16_t                                     *se = (uint16_t *)(ss + (BS == 3 ? 2 : 1) * nus);
   uint16_t                                     *sc = se + nus;
   __shared__ int                                hdr[2]; /* u0, c0: read back after the element phase, not kept in registers through it */
   const PetscInt                                e = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x;
 
+  SquallP1Elements El = E; /* AFF 3: the vertex fields in shared memory */
+
+  if (AFF == 3) P1StageVertices(&E, &coef, V, w, &El);
   {
     const int u0 = ublk[blockIdx.x], u1 = ublk[blockIdx.x + 1], c0 = cblk[blockIdx.x], c1 = cblk[blockIdx.x + 1];
 
@@ -121,7 +161,20 @@ __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedK
       hdr[1] = c0;
     }
   }
-  if (e < E.ne) {
+  if (AFF == 3) {
+    PetscInt  v[4];
+    PetscReal g[4][3], vol = 0, S[4][4];
+
+    __pipeline_wait_prior(1); /* the vertex fields, not yet the map */
+    __syncthreads();
+    if (e < E.ne) {
+      SQUALL_P1_UNROLL
+      for (int a = 0; a < 4; a++) v[a] = V.ltet[a * E.ne + e];
+      SquallP1ElementOperatorXYZ(&El, e, &coef, v, g, &vol, S);
+    }
+    __syncthreads(); /* the element data overwrite the vertex fields */
+    if (e < E.ne) SquallP1ReduceStore(BS, w + threadIdx.x, P1_BLOCK, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
+  } else if (e < E.ne) {
     PetscInt  v[4];
     PetscReal g[4][3], vol, S[4][4];
 
@@ -180,23 +233,24 @@ __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedK
 /* the reduce kernels by block size and variant (SquallP1ReduceVariant order); _b3: 3 blocks of 256 threads per SM
    (<= 80 registers, the rest spilled to L1) instead of P1_MIN_BLOCKS; affine: staged with the closed-form element
    phase, P1_AFFINE_MIN_BLOCKS1 / 3 blocks per SM; affine_xyz: the same with the geometry from the vertex coordinates,
-   P1_AFFINE_XYZ_MIN_BLOCKS1 / 3 */
-typedef void (*P1ReduceKernel)(SquallP1Elements, SquallP1Coef, const int *, const int *, const int *, const int *, const uint16_t *, const uint16_t *, const PetscInt *, PetscScalar *, int);
+   P1_AFFINE_XYZ_MIN_BLOCKS1 / 3; affine_shared: affine_xyz with the vertex fields in shared memory, P1_AFFINE_SHARED_MIN_BLOCKS1 / 3 */
+typedef void (*P1ReduceKernel)(SquallP1Elements, SquallP1Coef, const int *, const int *, const int *, const int *, const uint16_t *, const uint16_t *, const PetscInt *, PetscScalar *, int, P1BlockVertices);
 
 /* the variants of block size BS, in SquallP1ReduceVariant order */
 template <int BS> static P1ReduceKernel P1ReduceKernelOfBS(SquallP1ReduceVariant v)
 {
-  static const P1ReduceKernel k[SQUALL_P1_REDUCE_NUM_VARIANTS] = {P1AssembleReduceKernel<BS, P1_MIN_BLOCKS>,
-                                                                  P1AssembleReduceKernel<BS, 3>,
-                                                                  P1AssembleReduceStagedKernel<BS, 0, P1_MIN_BLOCKS, 0>,
-                                                                  P1AssembleReduceStagedKernel<BS, 0, 3, 0>,
-                                                                  P1AssembleReduceStagedKernel<BS, 1, P1_MIN_BLOCKS, 0>,
-                                                                  P1AssembleReduceStagedKernel<BS, 1, 3, 0>,
-                                                                  P1AssembleReduceStagedKernel < BS,
-                                                                  0,
-                                                                  BS == 1 ? P1_AFFINE_MIN_BLOCKS1 : P1_AFFINE_MIN_BLOCKS3,
-                                                                  1 >
-                                                                  , P1AssembleReduceStagedKernel < BS, 0, BS == 1 ? P1_AFFINE_XYZ_MIN_BLOCKS1 : P1_AFFINE_XYZ_MIN_BLOCKS3, 2 > };
+  static const P1ReduceKernel k[SQUALL_P1_REDUCE_NUM_VARIANTS] = {
+    P1AssembleReduceKernel<BS, P1_MIN_BLOCKS>,
+    P1AssembleReduceKernel<BS, 3>,
+    P1AssembleReduceStagedKernel<BS, 0, P1_MIN_BLOCKS, 0>,
+    P1AssembleReduceStagedKernel<BS, 0, 3, 0>,
+    P1AssembleReduceStagedKernel<BS, 1, P1_MIN_BLOCKS, 0>,
+    P1AssembleReduceStagedKernel<BS, 1, 3, 0>,
+    P1AssembleReduceStagedKernel < BS,
+    0,
+    BS == 1 ? P1_AFFINE_MIN_BLOCKS1 : P1_AFFINE_MIN_BLOCKS3,
+    1 >
+    , P1AssembleReduceStagedKernel < BS, 0, BS == 1 ? P1_AFFINE_XYZ_MIN_BLOCKS1 : P1_AFFINE_XYZ_MIN_BLOCKS3, 2 >, P1AssembleReduceStagedKernel < BS, 0, BS == 1 ? P1_AFFINE_SHARED_MIN_BLOCKS1 : P1_AFFINE_SHARED_MIN_BLOCKS3, 3 > };
 
   return k[v];
 }

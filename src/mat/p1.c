@@ -12,7 +12,7 @@ const char *const SquallP1Backends[]       = {"host", "cuda", "SquallP1Backend",
 const char *const SquallP1AssemblyTypes[]  = {"atomic", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
 const char *const SquallP1Locations[]      = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
 const char *const SquallP1AtomicModes[]    = {"search", "slots", "gather", "reduce", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
-const char *const SquallP1ReduceVariants[] = {"plain", "plain_b3", "staged", "staged_b3", "balanced", "balanced_b3", "affine", "affine_xyz", "SquallP1ReduceVariant", "SQUALL_P1_REDUCE_", NULL};
+const char *const SquallP1ReduceVariants[] = {"plain", "plain_b3", "staged", "staged_b3", "balanced", "balanced_b3", "affine", "affine_xyz", "affine_shared", "SquallP1ReduceVariant", "SQUALL_P1_REDUCE_", NULL};
 const char *const SquallP1ElementOrders[]  = {"natural", "colored", "sorted", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
 
 /* the public term enum and the pointwise header's indices must agree */
@@ -150,13 +150,17 @@ PetscErrorCode SquallP1SetAtomicMode(SquallP1 p1, SquallP1AtomicMode mode)
   row's largest entry), not bit for bit. AFFINE_XYZ (the default) is AFFINE with J^{-1} and the volume rebuilt from
   the 4 vertices' coordinates by the set-up's own SquallP1Geometry() (SquallP1ElementLoadAffineXYZ()) instead of read
   from the precomputed geometry: 80 bytes per element less from memory (double) for ~60 floating-point operations;
-  AFFINE's matrix up to rounding. No effect on the CPU.
+  AFFINE's matrix up to rounding. AFFINE_SHARED is AFFINE_XYZ with the fields of the block's vertices (coordinates, rho,
+  u, nodal K: ~100-200 vertices for 256 compact elements) copied once per block into shared memory and read there by its
+  elements through a block-local connectivity (uint16), instead of each element gathering its 4 vertices' 16 values
+  from global memory through L1; the same arithmetic on the same values. It needs the block's vertices to fit in shared
+  memory (a compact element order: the mesh's or sorted; coloured blocks touch up to 1024 vertices). No effect on the CPU.
 @*/
 PetscErrorCode SquallP1SetReduceVariant(SquallP1 p1, SquallP1ReduceVariant v)
 {
   PetscFunctionBegin;
   PetscCheck(v >= SQUALL_P1_REDUCE_PLAIN && v < SQUALL_P1_REDUCE_NUM_VARIANTS, p1->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "Unknown reduce variant %d: valid variants are 0 to %d (plain, plain_b3, staged, staged_b3, balanced, balanced_b3, affine, affine_xyz)", (int)v, (int)SQUALL_P1_REDUCE_NUM_VARIANTS - 1);
+             "Unknown reduce variant %d: valid variants are 0 to %d (plain, plain_b3, staged, staged_b3, balanced, balanced_b3, affine, affine_xyz, affine_shared)", (int)v, (int)SQUALL_P1_REDUCE_NUM_VARIANTS - 1);
   p1->rvariant = v;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -207,8 +211,8 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
                                "contributions) or reduce (a thread block sums its contributions per entry in shared memory, one atomicAdd each); default reduce on the GPU, slots on the CPU",
                                "SquallP1SetAtomicMode", mode, mode, sizeof(mode), &setmode));
   PetscCall(PetscOptionsString("-p1_reduce_variant",
-                               "GPU kernel of the reduce mode: affine_xyz (default: affine with the geometry rebuilt from the vertex coordinates), affine (closed-form element matrices, the quadrature's up to rounding), plain, plain_b3, staged, "
-                               "staged_b3, balanced, balanced_b3 (the quadrature's bit for bit)",
+                               "GPU kernel of the reduce mode: affine_xyz (default: affine with the geometry rebuilt from the vertex coordinates), affine_shared (affine_xyz reading the block's vertex fields from shared memory), affine "
+                               "(closed-form element matrices, the quadrature's up to rounding), plain, plain_b3, staged, staged_b3, balanced, balanced_b3 (the quadrature's bit for bit)",
                                "SquallP1SetReduceVariant", rvar, rvar, sizeof(rvar), &setrvar));
   PetscCall(PetscOptionsReal("-p1_degenerate_tol", "A tetrahedron is degenerate when 6|volume| <= tol * (longest edge)^3 (0 to 0.1)", "SquallP1SetUp", tol, &tol, NULL));
   PetscCall(
@@ -234,7 +238,7 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
       PetscCall(PetscStrcasecmp(rvar, SquallP1ReduceVariants[k], &found));
       if (found) PetscCall(SquallP1SetReduceVariant(p1, (SquallP1ReduceVariant)k));
     }
-    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_reduce_variant %s is not valid: use plain, plain_b3, staged, staged_b3, balanced, balanced_b3, affine or affine_xyz", rvar);
+    PetscCheck(found, p1->comm, PETSC_ERR_ARG_WRONG, "-p1_reduce_variant %s is not valid: use plain, plain_b3, staged, staged_b3, balanced, balanced_b3, affine, affine_xyz or affine_shared", rvar);
   }
   if (order != p1->order) PetscCall(SquallP1SetElementOrder(p1, order));
   p1->degtol = tol;

@@ -83,9 +83,10 @@ struct _n_SquallP1 {
   PetscScalar *gwork[4];
 
   /* reduce mode: the map of the CPU path (with the off-diagonal block), built on first use; rstats: {nu,
-     ncon, nonly, nblocks} of the last map built by either backend (benchmarks count its bytes) */
+     ncon, nonly, nblocks} of the last map built by either backend, and the block vertex entries of the last block
+     vertex lists (SquallP1BuildBlockVertices()) (benchmarks count their bytes) */
   SquallP1Reduce *red;
-  PetscInt64      rstats[4];
+  PetscInt64      rstats[5];
 
   /* coefficient fields, scattered to local vertices (or per element), in the backend's memory */
   Vec              rho, u, K; /* local nodal: bs 1, 3, 9 */
@@ -148,6 +149,11 @@ PETSC_EXTERN PetscErrorCode SquallP1BuildGather(SquallP1, PetscBool withoff, int
    Free with SquallP1ReduceDestroy(). */
 PETSC_EXTERN PetscErrorCode SquallP1BuildReduce(SquallP1, PetscInt nb, PetscBool withoff, SquallP1Reduce *);
 PETSC_EXTERN PetscErrorCode SquallP1ReduceDestroy(SquallP1Reduce *);
+/* The vertices of each block of nb consecutive elements (-p1_reduce_variant affine_shared): block k's distinct
+   vertices vtx[voff[k]] .. vtx[voff[k+1]-1], ascending, and each element's vertices as positions in its block's
+   list, ltet[a*ne + e] (structure of arrays, the device layout); maxnv the most vertices of one block. Free the
+   three arrays with PetscFree(). */
+PETSC_EXTERN PetscErrorCode SquallP1BuildBlockVertices(SquallP1, PetscInt nb, int **voff, int **vtx, uint16_t **ltet, PetscInt *maxnv);
 /* rough flop count of one element operator (logging) */
 PETSC_INTERN PetscLogDouble SquallP1ElementFlops(const PetscReal coef[], PetscInt bs);
 

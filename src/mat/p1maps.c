@@ -1,7 +1,8 @@
 /* The host-built maps of the P1 assembly modes, built once per sparsity: the slot map (each element
    entry's place in the AIJ value arrays), the gather map (its transpose: each stored value's
    contributions) and the reduce map (per block of elements, its distinct entries and the contributions
-   to each, in a fixed order). The kernels that use them: src/cuda/p1*kernels.cuh and the CPU references
+   to each, in a fixed order), and the blocks' vertex lists of the reduce kernel that reads its vertex fields from
+   shared memory. The kernels that use them: src/cuda/p1*kernels.cuh and the CPU references
    in p1assemble.c. */
 #include "mat/p1impl.h"
 
@@ -284,5 +285,52 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
   p1->rstats[2] = R->nonly;
   p1->rstats[3] = R->nblocks;
   PetscCall(PetscLogEventEnd(SQUALL_P1ReduceMap, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallP1BuildBlockVertices(SquallP1 p1, PetscInt nb, int **voff, int **vtx, uint16_t **ltet, PetscInt *maxnv)
+{
+  const PetscInt ne = p1->ne, nblocks = (ne + nb - 1) / nb;
+  PetscInt      *mark, *loc, nall = 0, cap = 4 * ne + 1;
+  int           *off, *list;
+  uint16_t      *lt;
+
+  PetscFunctionBegin;
+  PetscCheck(nb >= 1 && 4 * nb <= 65536, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block vertex lists number a block's vertices with 16 bits: blocks of 1 to 16384 elements, not %" PetscInt_FMT, nb);
+  PetscCall(PetscMalloc2(PetscMax(p1->nv, 1), &mark, 4 * nb, &loc));
+  PetscCall(PetscMalloc1(nblocks + 1, &off));
+  PetscCall(PetscMalloc1(cap, &list));
+  PetscCall(PetscMalloc1(4 * PetscMax(ne, 1), &lt));
+  for (PetscInt v = 0; v < p1->nv; v++) mark[v] = -1;
+  *maxnv = 0;
+  off[0] = 0;
+  for (PetscInt k = 0; k < nblocks; k++) {
+    const PetscInt e0 = k * nb, e1 = PetscMin(ne, e0 + nb);
+    PetscInt       n = 0;
+
+    for (PetscInt q = 4 * e0; q < 4 * e1; q++)
+      if (mark[p1->tet[q]] < 0) {
+        mark[p1->tet[q]] = 0;
+        loc[n++]         = p1->tet[q];
+      }
+    /* ascending: a block's copy then reads runs of neighbouring vertices */
+    PetscCall(PetscSortInt(n, loc));
+    for (PetscInt j = 0; j < n; j++) {
+      mark[loc[j]]   = (PetscInt)j;
+      list[nall + j] = (int)loc[j];
+    }
+    for (PetscInt e = e0; e < e1; e++)
+      for (PetscInt a = 0; a < 4; a++) lt[a * ne + e] = (uint16_t)mark[p1->tet[4 * e + a]];
+    for (PetscInt j = 0; j < n; j++) mark[loc[j]] = -1;
+    nall += n;
+    off[k + 1] = (int)nall;
+    *maxnv     = PetscMax(*maxnv, n);
+  }
+  PetscCheck(nall < (PetscInt)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The block vertex lists hold %" PetscInt_FMT " entries, more than 32-bit integers number; use more ranks", nall);
+  PetscCall(PetscFree2(mark, loc));
+  p1->rstats[4] = nall;
+  *voff         = off;
+  *vtx          = list;
+  *ltet         = lt;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

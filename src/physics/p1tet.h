@@ -262,21 +262,23 @@ SQUALL_HOST_DEVICE static inline void SquallP1ElementLoadAffine(const SquallP1El
   SquallP1ElementOperatorAffine((const PetscReal(*)[3])g, *vol, c, (const PetscReal(*)[3])u, K, coef->c, S);
 }
 
-/* vertices, gradients and volume of element e from its vertex coordinates E->x, by SquallP1Geometry(), the function
-   that computed E->geom at set-up (so the same values, up to the compiler's contraction of the operations into
-   fused multiply-adds): E->geom is not read. No validity test: SquallP1SetUp() rejected inverted and degenerate
+/* The closed-form operator, gradients and volume of element e whose vertices v index E's nodal arrays (x, rho, u,
+   K): the global ones, or the copies of a block's vertices in shared memory (-p1_reduce_variant affine_shared, v
+   block-local). J^-1 and the volume come from the vertex coordinates by SquallP1Geometry(), the function that
+   computed E->geom at set-up (so the same values, up to the compiler's contraction of the operations into fused
+   multiply-adds): E->geom is not read. No validity test: SquallP1SetUp() rejected inverted and degenerate
    elements once. */
-SQUALL_HOST_DEVICE static inline void SquallP1ElementGeometryXYZ(const SquallP1Elements *E, PetscInt e, PetscInt v[4], PetscReal g[4][3], PetscReal *vol)
+SQUALL_HOST_DEVICE static inline void SquallP1ElementOperatorXYZ(const SquallP1Elements *E, PetscInt e, const SquallP1Coef *coef, const PetscInt v[4], PetscReal g[4][3], PetscReal *vol, PetscReal S[4][4])
 {
-  PetscReal X[4][3], invJ[9];
+  PetscReal X[4][3], invJ[9], c[4], u[4][3], K[9];
 
-  SQUALL_P1_UNROLL
-  for (int a = 0; a < 4; a++) v[a] = E->tet[a * E->ts + e * E->es];
   SQUALL_P1_UNROLL
   for (int a = 0; a < 4; a++) SQUALL_P1_UNROLL
   for (int d = 0; d < 3; d++) X[a][d] = E->x[3 * v[a] + d];
   (void)SquallP1Geometry((const PetscReal(*)[3])X, invJ, vol);
   SquallP1Gradients(invJ, g);
+  SquallP1ElementNodalFields(E, e, coef, v, c, u, K);
+  SquallP1ElementOperatorAffine((const PetscReal(*)[3])g, *vol, c, (const PetscReal(*)[3])u, K, coef->c, S);
 }
 
 /* SquallP1ElementLoadAffine() with the geometry rebuilt from the vertex coordinates (-p1_reduce_variant affine_xyz):
@@ -285,11 +287,9 @@ SQUALL_HOST_DEVICE static inline void SquallP1ElementGeometryXYZ(const SquallP1E
    E->geom (80 bytes per element in double) */
 SQUALL_HOST_DEVICE static inline void SquallP1ElementLoadAffineXYZ(const SquallP1Elements *E, PetscInt e, const SquallP1Coef *coef, PetscInt v[4], PetscReal g[4][3], PetscReal *vol, PetscReal S[4][4])
 {
-  PetscReal c[4], u[4][3], K[9];
-
-  SquallP1ElementGeometryXYZ(E, e, v, g, vol);
-  SquallP1ElementNodalFields(E, e, coef, v, c, u, K);
-  SquallP1ElementOperatorAffine((const PetscReal(*)[3])g, *vol, c, (const PetscReal(*)[3])u, K, coef->c, S);
+  SQUALL_P1_UNROLL
+  for (int a = 0; a < 4; a++) v[a] = E->tet[a * E->ts + e * E->es];
+  SquallP1ElementOperatorXYZ(E, e, coef, v, g, vol, S);
 }
 
 /* ---- small dense solvers */
