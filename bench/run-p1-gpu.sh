@@ -26,7 +26,7 @@ log "tests: $(grep -E 'tests passed|tests failed' "$DEST/p1-tests.log" | tail -1
 grep -E '^(bs|element kernel|metric kernel)' "$DEST/p1-tests.log" | head -20 | tee -a "$DEST/p1-run.log"
 
 # benchmark: JSON lines (flushed one by one, each with wall_s, the seconds since the start): the atomic modes
-# (search, slots, reduce with its kernels affine_xyz (the default), affine, staged and plain) next to COO, at
+# (search, slots, reduce with its kernels affine_shared (the default), affine_xyz, affine, staged and plain) next to COO, at
 # 0.56 M tetrahedra and at 21.1 M (the large sweep's level: >= 20 M), where the scalar matrix is assembled by
 # all of them, COO included (-bench_coo_max_mtets 25). The host set-up is what takes time (the 21.1 M level:
 # ~13 s mesh and set-up, ~8 s slot map, ~19 s reduce map, ~43 s COO pattern; runM3 took 133 s with every
@@ -36,7 +36,7 @@ grep -E '^(bs|element kernel|metric kernel)' "$DEST/p1-tests.log" | head -20 | t
 # No -log_view here: its GPU timers synchronize inside the timed calls
 SECONDS=0
 timeout 170 "$BUILD/bench/p1_assembly" -bench_cells 46,46,44,154,154,148 -bench_coo_max_mtets 25 -bench_gather_max_mtets 0.6 \
-  -bench_reduce_variants affine_xyz,affine,staged,plain -bench_host_repeats 1 -bench_json "$DEST/p1_assembly.jsonl" > "$DEST/p1_assembly.out" 2> "$DEST/p1_assembly.err"
+  -bench_reduce_variants affine_shared,affine_xyz,affine,staged,plain -bench_host_repeats 1 -bench_json "$DEST/p1_assembly.jsonl" > "$DEST/p1_assembly.out" 2> "$DEST/p1_assembly.err"
 log "benchmark exit $? in ${SECONDS} s ($(grep -c '"method"' "$DEST/p1_assembly.jsonl") lines; 124: timed out)"
 grep '"done"' "$DEST/p1_assembly.jsonl" | tee -a "$DEST/p1-run.log"
 grep -E '"(byte_model|speedup|speedup_reduce_variant|gpu_atomic_search|gpu_atomic_slots|gpu_coo|gpu_reduce|gpu_reduce_affine|gpu_reduce_affine_xyz|reduce_map)"' "$DEST/p1_assembly.jsonl" | head -80 | tee -a "$DEST/p1-run.log"

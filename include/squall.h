@@ -153,8 +153,9 @@ PETSC_EXTERN const char *const SquallP1AtomicModes[];
    (cp.async) while the elements are computed; balanced also gives each thread a contiguous run of ~16
    contributions instead of every 256th entry; _b3: registers capped for 3 blocks of 256 threads per SM; affine:
    staged with closed-form element matrices (equal up to rounding, not bit for bit); affine_xyz: affine with J^-1 and
-   the volume rebuilt from the vertex coordinates instead of read from the precomputed geometry; affine_shared:
-   affine_xyz with the fields of the block's vertices copied once into shared memory, where its elements read them */
+   the volume rebuilt from the vertex coordinates instead of read from the precomputed geometry; affine_shared
+   (the default): affine_xyz with the fields of the block's vertices copied once into shared memory, where its elements
+   read them */
 typedef enum {
   SQUALL_P1_REDUCE_PLAIN,
   SQUALL_P1_REDUCE_PLAIN_B3,

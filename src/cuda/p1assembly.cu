@@ -411,7 +411,8 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   const PetscBool  search = !slots && !gather && !reduce ? PETSC_TRUE : PETSC_FALSE;
   PetscLogEvent    ev     = gather ? SQUALL_P1AssembleGather : (slots ? SQUALL_P1AssembleSlots : (reduce ? SQUALL_P1AssembleReduce : SQUALL_P1Assemble));
   const PetscBool  staged = reduce && p1->rvariant >= SQUALL_P1_REDUCE_STAGED ? PETSC_TRUE : PETSC_FALSE;
-  const PetscBool  shared = reduce && p1->rvariant == SQUALL_P1_REDUCE_AFFINE_SHARED ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool        shared = reduce && p1->rvariant == SQUALL_P1_REDUCE_AFFINE_SHARED ? PETSC_TRUE : PETSC_FALSE;
+  SquallP1ReduceVariant rv = p1->rvariant;
   size_t           rsmem  = (size_t)SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK * sizeof(PetscReal);
   int              nus = 0, ncs = 0;
   P1BlockVertices  V;
@@ -496,20 +497,23 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
     ncs = ((cu->rmaxc + 16) + 7) / 8 * 8;
     if (staged) rsmem = P1ReduceStagedBytes((int)bs, nus, ncs);
     if (shared) {
-      int dev, optin;
+      const size_t more = (size_t)(V.words - SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK) * sizeof(PetscReal);
+      int          dev, optin;
 
-      rsmem += (size_t)(V.words - SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK) * sizeof(PetscReal);
       PetscCallCUDA(cudaGetDevice(&dev));
       PetscCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-      PetscCheck(rsmem <= (size_t)optin, PETSC_COMM_SELF, PETSC_ERR_SUP,
-                 "-p1_reduce_variant affine_shared needs %zu bytes of shared memory per block here (a block of %d elements touches up to %" PetscInt_FMT
-                 " vertices), more than the device's %d: use a compact element order (-p1_element_order natural or sorted) or -p1_reduce_variant affine_xyz",
-                 rsmem, P1_BLOCK, cu->rmaxv, optin);
+      if (rsmem + more <= (size_t)optin) rsmem += more;
+      else {
+        /* blocks of scattered elements (up to 4 vertices each): the same matrix from the global arrays */
+        PetscCall(PetscInfo(NULL, "affine_shared would need %zu bytes of shared memory per block (a block of %d elements touches up to %" PetscInt_FMT " vertices), more than the device's %d: using affine_xyz\n", rsmem + more, P1_BLOCK, cu->rmaxv, optin));
+        shared = PETSC_FALSE;
+        rv     = SQUALL_P1_REDUCE_AFFINE_XYZ;
+      }
     }
     /* above the 48 KB default (bs 3 in double: 58 KB, staged bs 1 ~49 KB): raise each kernel's limit once */
-    if (cu->rsmem[bs][p1->rvariant] < rsmem) {
-      PetscCallCUDA(cudaFuncSetAttribute(P1ReduceKernelOf((int)bs, p1->rvariant), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rsmem));
-      cu->rsmem[bs][p1->rvariant] = rsmem;
+    if (cu->rsmem[bs][rv] < rsmem) {
+      PetscCallCUDA(cudaFuncSetAttribute(P1ReduceKernelOf((int)bs, rv), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)rsmem));
+      cu->rsmem[bs][rv] = rsmem;
     }
   }
   PetscCheck(!gather || (PetscInt64)bs * bs * p1->dI[n] < (PetscInt64)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
@@ -572,7 +576,7 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
     else
       P1ElementStoreKernel<3><<<P1Blocks(p1->ne), P1_BLOCK, 0, stream>>>(E, c, cu->gwork[bs]);
   } else if (reduce && p1->ne && da) {
-    P1ReduceKernel k = P1ReduceKernelOf((int)bs, p1->rvariant);
+    P1ReduceKernel k = P1ReduceKernelOf((int)bs, rv);
 
     k<<<P1Blocks(p1->ne), P1_BLOCK, rsmem, stream>>>(E, c, cu->rublk, cu->rcblk, cu->rslot, cu->rrow, cu->rend, cu->rcidx, cu->dI, da, nus, V);
   } else if (slots && p1->ne && da) {

@@ -23,7 +23,7 @@ typedef char P1TermsAgree[((int)SQUALL_P1_MASS == SQUALL_P1_TERM_MASS && (int)SQ
 
 static PetscInt P1NextId = 0;
 
-/* On the GPU the reduce mode with its affine_xyz kernel is the fastest of the four for both block sizes at
+/* On the GPU the reduce mode with its affine_xyz kernel (now affine_shared, below) is the fastest of the four for both block sizes at
    every size measured (runN1, bench/results/raw/2026-12-01: 0.088 against 0.116 ms for slots at 0.56 M tets,
    2.23 against 3.55 ms at 21.1 M, 3x3 blocks 0.305 against 0.646 ms). On the CPU the slot map stays: it costs
    64 (bs 1) or 80 (bs 3) bytes per element of memory, once, and saves every assembly its 16 binary searches
@@ -59,8 +59,10 @@ PetscErrorCode SquallP1Create(DM dm, SquallP1 *p1)
   /* affine (staged with closed-form element matrices): 0.088 against 0.115 ms (staged) for the scalar matrix of 0.56 M tets,
      0.307 against 0.315 for 3x3 blocks (runM4d); staged was the fastest of the first six (runI). affine_xyz: affine without
      the streamed geometry, 123 instead of 199 bytes per element from memory for +7% instructions (src/cuda/p1assembly.cu):
-     0.088 against 0.091 ms (affine) at 0.56 M tets, 2.23 against 2.56 ms at 21.1 M (runN1, bench/results/raw/2026-12-01) */
-  p->rvariant   = SQUALL_P1_REDUCE_AFFINE_XYZ;
+     0.088 against 0.091 ms (affine) at 0.56 M tets, 2.23 against 2.56 ms at 21.1 M (runN1, bench/results/raw/2026-12-01).
+     affine_shared: affine_xyz with the block's vertex fields read from shared memory, 0.0745 against 0.0827 ms at 0.56 M
+     tets, 2.20 against 2.24 at 21.1 M, 0.301 against 0.304 for 3x3 blocks (resR1, bench/results/raw/2026-12-01-s10) */
+  p->rvariant   = SQUALL_P1_REDUCE_AFFINE_SHARED;
   p->atomicmode = P1DefaultAtomicMode(p->backend);
   p->degtol     = 1e-10;
   p->Kloc       = SQUALL_P1_NODE;
@@ -147,14 +149,14 @@ PetscErrorCode SquallP1SetAtomicMode(SquallP1 p1, SquallP1AtomicMode mode)
   element phase in closed form (SquallP1ElementOperatorAffine(): the gradients of an affine tetrahedron are
   constant, so every term is a few dot products of them; ~4x fewer instructions than the 11-point quadrature,
   and 3 blocks per SM for scalar operators without spilling): the same matrix up to rounding (a few ulps of each
-  row's largest entry), not bit for bit. AFFINE_XYZ (the default) is AFFINE with J^{-1} and the volume rebuilt from
+  row's largest entry), not bit for bit. AFFINE_XYZ is AFFINE with J^{-1} and the volume rebuilt from
   the 4 vertices' coordinates by the set-up's own SquallP1Geometry() (SquallP1ElementLoadAffineXYZ()) instead of read
   from the precomputed geometry: 80 bytes per element less from memory (double) for ~60 floating-point operations;
-  AFFINE's matrix up to rounding. AFFINE_SHARED is AFFINE_XYZ with the fields of the block's vertices (coordinates, rho,
+  AFFINE's matrix up to rounding. AFFINE_SHARED (the default) is AFFINE_XYZ with the fields of the block's vertices (coordinates, rho,
   u, nodal K: ~100-200 vertices for 256 compact elements) copied once per block into shared memory and read there by its
   elements through a block-local connectivity (uint16), instead of each element gathering its 4 vertices' 16 values
-  from global memory through L1; the same arithmetic on the same values. It needs the block's vertices to fit in shared
-  memory (a compact element order: the mesh's or sorted; coloured blocks touch up to 1024 vertices). No effect on the CPU.
+  from global memory through L1; the same arithmetic on the same values. Its blocks' vertices must fit in shared memory (in double any 256 elements' up to 1024 vertices do, for scalar
+  operators); where they do not, AFFINE_XYZ runs instead, with a -info line. No effect on the CPU.
 @*/
 PetscErrorCode SquallP1SetReduceVariant(SquallP1 p1, SquallP1ReduceVariant v)
 {
@@ -211,7 +213,7 @@ PetscErrorCode SquallP1SetFromOptions(SquallP1 p1)
                                "contributions) or reduce (a thread block sums its contributions per entry in shared memory, one atomicAdd each); default reduce on the GPU, slots on the CPU",
                                "SquallP1SetAtomicMode", mode, mode, sizeof(mode), &setmode));
   PetscCall(PetscOptionsString("-p1_reduce_variant",
-                               "GPU kernel of the reduce mode: affine_xyz (default: affine with the geometry rebuilt from the vertex coordinates), affine_shared (affine_xyz reading the block's vertex fields from shared memory), affine "
+                               "GPU kernel of the reduce mode: affine_shared (default: affine_xyz reading the block's vertex fields from shared memory), affine_xyz (affine with the geometry rebuilt from the vertex coordinates), affine "
                                "(closed-form element matrices, the quadrature's up to rounding), plain, plain_b3, staged, staged_b3, balanced, balanced_b3 (the quadrature's bit for bit)",
                                "SquallP1SetReduceVariant", rvar, rvar, sizeof(rvar), &setrvar));
   PetscCall(PetscOptionsReal("-p1_degenerate_tol", "A tetrahedron is degenerate when 6|volume| <= tol * (longest edge)^3 (0 to 0.1)", "SquallP1SetUp", tol, &tol, NULL));

@@ -1,0 +1,25 @@
+#!/bin/bash
+# device call R (1 x H200), session 10. P=.deps/packD (double); MODE picks the work.
+# MODE=1 (double): the P1 GPU tests (the new reduce variant affine_shared among them); the P1 assembly at 0.56 M
+#   tets (affine_xyz, affine_shared, affine; COO; bs 1 and 3) and at 21.1 M tets (affine_xyz, affine_shared; no
+#   COO: its pattern set-up alone takes ~43 s there); ncu SpeedOfLight + memory workload of both kernels at 0.56 M
+#   (boost clocks); compute-sanitizer memcheck and racecheck of the affine_shared test.
+MODE=${MODE:-1}; O=/tmp/resR$MODE
+. "$P/device-prologue.sh"
+if [ $MODE = 1 ]; then
+  (dbl; timeout 150 ctest -L gpu -R "p1" --timeout 100 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   echo "== p1 0.56M $(el)"
+   timeout 80 ./bench/p1_assembly -bench_cells 46,46,44 -bench_coo_max_mtets 1 -bench_gather_max_mtets 0 -bench_reduce_variants affine_xyz,affine_shared,affine -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_json $O/p1.jsonl > $O/p1.out 2> $O/p1.err
+   echo "== p1 21.1M $(el)"
+   timeout 150 ./bench/p1_assembly -bench_cells 154,154,148 -bench_coo_max_mtets 0 -bench_gather_max_mtets 0 -bench_reduce_variants affine_xyz,affine_shared -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_bs3_max_mtets 0 -bench_json $O/p1-large.jsonl > $O/p1-large.out 2> $O/p1-large.err
+   echo "== ncu p1 $(el)"
+   timeout 90 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy -k regex:P1AssembleReduce ./bench/p1_assembly -bench_cells 46,46,44 -bench_coo_max_mtets 0 -bench_gather_max_mtets 0 -bench_reduce_variants affine_xyz,affine_shared -bench_host_repeats 1 -bench_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_bs3_max_mtets 0 > $O/ncu-p1.txt 2>&1
+   echo "== sanitizer $(el)"
+   san memcheck gpu_p1_reduce_affine_shared_np1; san racecheck gpu_p1_reduce_affine_shared_np1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+fi
+cat $O/pipe.log; cat $O/sanitizer-summary.txt 2>/dev/null; grep -hE "tests passed|\(Failed\)|\*\*\*Failed|Timeout" $O/ctest*.log
+grep -hE '"(gpu_reduce_affine_xyz|gpu_reduce_affine_shared|gpu_reduce_affine|gpu_coo|speedup_reduce_variant)"' $O/p1.jsonl $O/p1-large.jsonl | cut -c1-330
+grep -E "Duration|P1Assemble|L1/TEX Cache|DRAM Through|Achieved Occ|Registers" $O/ncu-p1.txt | head -40
+finish resR$MODE
