@@ -39,6 +39,8 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "                        10 geometry values per element; affine_shared, which reads its elements' vertex fields from\n"
                      "                        shared memory, 4 uint16 block-local vertices per element and the blocks' vertex lists\n"
                      "                        instead of the connectivity\n"
+                     "  -bench_element_order natural|colored|sorted|morton  element order of the main runs (default natural: the mesh's;\n"
+                     "                        -p1_element_order); the setup line records it\n"
                      "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n";
 
 #include <squall.h>
@@ -56,14 +58,15 @@ typedef struct {
 #define P1_PEAK_GBPS 4350.0 /* H200 HBM3e */
 
 typedef struct {
-  PetscInt       nt, nv, nnz, nown;
-  PetscInt64     tets;
-  PetscBool      gpu;
-  PetscInt       repeats, hrepeats;
-  FILE          *json;  /* the JSON lines (rank 0's stream), flushed after each line: a killed run keeps them */
-  PetscLogDouble start; /* wall clock at the start, for wall_s */
-  Row            rows[P1_MAX_ROWS];
-  PetscInt       nrows;
+  PetscInt             nt, nv, nnz, nown;
+  PetscInt64           tets;
+  PetscBool            gpu;
+  PetscInt             repeats, hrepeats;
+  FILE                *json;  /* the JSON lines (rank 0's stream), flushed after each line: a killed run keeps them */
+  PetscLogDouble       start; /* wall clock at the start, for wall_s */
+  Row                  rows[P1_MAX_ROWS];
+  PetscInt             nrows;
+  SquallP1ElementOrder order; /* of the main runs (-bench_element_order) */
 } Bench;
 
 static int CmpDouble(const void *a, const void *b)
@@ -314,6 +317,7 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
   PetscCall(PetscTime(&t1));
   PetscCall(SquallP1Create(dm, &pg));
   PetscCall(SquallP1SetBackend(pg, B->gpu ? SQUALL_P1_CUDA : SQUALL_P1_HOST));
+  PetscCall(SquallP1SetElementOrder(pg, B->order));
   PetscCall(SquallP1SetUp(pg));
   PetscCall(PetscTime(&t2));
   PetscCall(SquallP1GetSizes(pg, &B->nown, &B->nv, &B->nt, NULL));
@@ -323,8 +327,8 @@ static PetscErrorCode RunSize(Bench *B, const PetscInt cells[3], const Limits *L
   bsmax = B->tets <= L->bs3 * 1e6 ? 3 : 1;
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B->json,
                          "{\"bench\": \"p1_assembly\", \"method\": \"setup\", \"cells\": [%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "], \"tets\": %" PetscInt64_FMT ", \"nodes\": %" PetscInt_FMT ", \"nnz\": %" PetscInt64_FMT
-                         ", \"backend\": \"%s\", \"mesh_s\": %.2f, \"setup_s\": %.2f, \"wall_s\": %.2f}\n",
-                         cells[0], cells[1], cells[2], B->tets, B->nv, nnz, B->gpu ? "cuda" : "host", t1 - t0, t2 - t1, t2 - B->start));
+                         ", \"backend\": \"%s\", \"element_order\": \"%s\", \"mesh_s\": %.2f, \"setup_s\": %.2f, \"wall_s\": %.2f}\n",
+                         cells[0], cells[1], cells[2], B->tets, B->nv, nnz, B->gpu ? "cuda" : "host", SquallP1ElementOrders[B->order], t1 - t0, t2 - t1, t2 - B->start));
   PetscCall(PetscFFlush(B->json));
   PetscCall(SetFields(pg));
   c.p1 = pg;
@@ -616,6 +620,7 @@ int main(int argc, char **argv)
     if (!set) L.nrv = SQUALL_P1_REDUCE_NUM_VARIANTS;
   }
   PetscCall(PetscOptionsReal("-bench_order_max_mtets", "Largest mesh (million tets) for the coloured and sorted element orders", NULL, L.order, &L.order, NULL));
+  PetscCall(PetscOptionsEnum("-bench_element_order", "Element order of the main runs (the coloured and sorted comparisons set their own)", NULL, SquallP1ElementOrders, (PetscEnum)B.order, (PetscEnum *)&B.order, NULL));
   PetscCall(PetscOptionsString("-bench_json", "File for the JSON lines (default: stdout)", NULL, json, json, sizeof(json), &hasjson));
   PetscOptionsEnd();
   B.json = PETSC_STDOUT;

@@ -170,9 +170,10 @@ typedef enum {
 } SquallP1ReduceVariant;
 PETSC_EXTERN const char *const SquallP1ReduceVariants[];
 /* order of the elements (threads): the mesh's, greedily coloured so that no two elements of a colour
-   share a vertex and a warp's atomicAdds never hit the same matrix entry, or sorted by their smallest
-   vertex so that a warp's atomicAdds hit neighbouring rows (-p1_element_order) */
-typedef enum { SQUALL_P1_ORDER_NATURAL, SQUALL_P1_ORDER_COLORED, SQUALL_P1_ORDER_SORTED } SquallP1ElementOrder;
+   share a vertex and a warp's atomicAdds never hit the same matrix entry, sorted by their smallest
+   vertex so that a warp's atomicAdds hit neighbouring rows, or along the Morton curve of their centroids so that
+   each block of 256 is spatially compact (-p1_element_order) */
+typedef enum { SQUALL_P1_ORDER_NATURAL, SQUALL_P1_ORDER_COLORED, SQUALL_P1_ORDER_SORTED, SQUALL_P1_ORDER_MORTON } SquallP1ElementOrder;
 PETSC_EXTERN const char *const SquallP1ElementOrders[];
 typedef enum { SQUALL_P1_NODE, SQUALL_P1_ELEMENT } SquallP1Location;
 PETSC_EXTERN const char *const SquallP1Locations[];
