@@ -4,6 +4,9 @@
 #   tets (affine_xyz, affine_shared, affine; COO; bs 1 and 3) and at 21.1 M tets (affine_xyz, affine_shared; no
 #   COO: its pattern set-up alone takes ~43 s there); ncu SpeedOfLight + memory workload of both kernels at 0.56 M
 #   (boost clocks); compute-sanitizer memcheck and racecheck of the affine_shared test.
+# MODE=2 (double): the P1 GPU tests (gpu_p1_morton_np2 new); the P1 assembly with -bench_element_order morton against
+#   natural in the same call, at 0.56 M tets (affine_shared, affine_xyz; COO; bs 1 and 3) and 21.1 M (affine_shared,
+#   affine_xyz; no COO); ncu of affine_shared with the Morton order at 0.56 M.
 MODE=${MODE:-1}; O=/tmp/resR$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ]; then
@@ -18,8 +21,22 @@ if [ $MODE = 1 ]; then
    echo "== sanitizer $(el)"
    san memcheck gpu_p1_reduce_affine_shared_np1; san racecheck gpu_p1_reduce_affine_shared_np1
    echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 2 ]; then
+  (dbl; timeout 150 ctest -L gpu -R "p1" --timeout 100 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   for o in morton natural; do
+     echo "== p1 0.56M $o $(el)"
+     timeout 80 ./bench/p1_assembly -bench_cells 46,46,44 -bench_element_order $o -bench_coo_max_mtets 1 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared,affine_xyz -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_json $O/p1-$o.jsonl > $O/p1-$o.out 2> $O/p1-$o.err
+   done
+   for o in morton natural; do
+     echo "== p1 21.1M $o $(el)"
+     timeout 120 ./bench/p1_assembly -bench_cells 154,154,148 -bench_element_order $o -bench_coo_max_mtets 0 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared,affine_xyz -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_bs3_max_mtets 0 -bench_json $O/p1-large-$o.jsonl > $O/p1-large-$o.out 2> $O/p1-large-$o.err
+   done
+   echo "== ncu p1 $(el)"
+   timeout 90 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy -k regex:P1AssembleReduce ./bench/p1_assembly -bench_cells 46,46,44 -bench_element_order morton -bench_coo_max_mtets 0 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared -bench_host_repeats 1 -bench_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_bs3_max_mtets 0 > $O/ncu-p1.txt 2>&1
+   echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 cat $O/pipe.log; cat $O/sanitizer-summary.txt 2>/dev/null; grep -hE "tests passed|\(Failed\)|\*\*\*Failed|Timeout" $O/ctest*.log
-grep -hE '"(gpu_reduce_affine_xyz|gpu_reduce_affine_shared|gpu_reduce_affine|gpu_coo|speedup_reduce_variant)"' $O/p1.jsonl $O/p1-large.jsonl | cut -c1-330
+grep -hE '"(setup|reduce_map|gpu_reduce_affine_xyz|gpu_reduce_affine_shared|gpu_reduce_affine|gpu_coo|speedup_reduce_variant)"' $O/p1*.jsonl | cut -c1-260
 grep -E "Duration|P1Assemble|L1/TEX Cache|DRAM Through|Achieved Occ|Registers" $O/ncu-p1.txt | head -40
 finish resR$MODE

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Turn the raw output of the tenth GPU session (resR1, resR2 in RAW_DIR, see its README.md; one H200 each, the
+script that ran them is RAW_DIR/runR-script.sh) into one versioned record.
+
+    python3 bench/record_session10.py RAW_DIR OUT_JSON
+
+Every number is read from the raw files (the device's clocks from smi.txt, the commit from commit.txt); the
+ratios are computed here from the median times of the records named next to them."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rawio import jsonl, read_text, run_dirs, tests  # noqa: E402
+from record_session9 import ncu_durations  # noqa: E402
+
+RUNS = ("resR1", "resR2")
+
+
+def p1(path):
+    """one p1_assembly run: its set-up line, the matrix times (median, min; ms) per method and block size, and the
+    reduce maps' statistics"""
+    out = {"setup": None, "matrix": {}, "reduce_map": None}
+    for r in jsonl(path):
+        if r["method"] == "setup":
+            out["setup"] = {k: r[k] for k in ("cells", "tets", "nodes", "nnz", "element_order") if k in r}
+        elif r["method"] == "reduce_map":
+            out["reduce_map"] = {k: r[k] for k in ("blocks", "contributions", "block_entries", "contributions_per_atomic", "single_block_entries")}
+        elif r.get("op") == "matrix" and "time_ms" in r and r["method"] != "speedup_reduce_variant":
+            out["matrix"]["%s_bs%d" % (r["method"], r["bs"])] = {k: r[k] for k in ("time_ms", "time_ms_min", "GBps", "maxreldiff_vs_atomic_search") if k in r}
+    m = out["matrix"]
+    for bs in (1, 3):
+        coo = m.get("gpu_coo_bs%d" % bs)
+        for v in ("affine_shared", "affine_xyz", "affine"):
+            k = m.get("gpu_reduce_%s_bs%d" % (v, bs))
+            if coo and k:
+                k["over_coo"] = round(coo["time_ms"] / k["time_ms"], 3)
+            if k and "GBps" in k:
+                k["pct_of_4350_GBps"] = round(100 * k["GBps"] / 4350, 1)
+    return out
+
+
+def main():
+    raw, out_json = sys.argv[1:3]
+    p = run_dirs(raw, RUNS)
+    rd = lambda r, f: read_text(p, r, f)  # noqa: E731
+    r1, r2 = (p.get(r) for r in RUNS)
+    rec = {
+        "benchmark": "squall GPU session 10: the P1 reduce kernel affine_shared (the block's vertex fields in shared memory) and the Morton element order",
+        "date": "2026-12-01",
+        "device": {r: rd(r, "smi.txt") for r in p},
+        "smi_fields": "index, name, clocks.sm (idle at query), clocks.max.sm, clocks.mem, driver",
+        "commit": {r: rd(r, "commit.txt") for r in p},
+        "tests": {r: tests(os.path.join(p[r], "ctest.log")) for r in p},
+        "tests_note": "ctest -L gpu -R p1: every P1 GPU test (entry-by-entry against host MatSetValues, 1 and 2 ranks, every mode and reduce variant)",
+        "note": "p1_assembly (double, 32-bit PetscInt): the mountain mesh, 558,624 tets (46,46,44 cells) and 21,059,808 (154,154,148); median of 20 timed calls (CUDA events around the whole call: zeroing, kernel, host side); GBps by the bench's byte model (its byte_model line); ncu at boost clocks (--clock-control none)",
+    }
+    if r1:
+        rec["p1_resR1"] = {"558624_tets": p1(os.path.join(r1, "p1.jsonl")), "21059808_tets": p1(os.path.join(r1, "p1-large.jsonl")),
+                           "ncu_reduce_kernels_558624_tets": {"order": "affine_xyz twice, then affine_shared twice", **ncu_durations(os.path.join(r1, "ncu-p1.txt"))},
+                           "sanitizer": rd("resR1", "sanitizer-summary.txt").split("\n") if rd("resR1", "sanitizer-summary.txt") else None}
+    if r2:
+        rec["p1_element_order_resR2"] = {o: {"558624_tets": p1(os.path.join(r2, "p1-%s.jsonl" % o)), "21059808_tets": p1(os.path.join(r2, "p1-large-%s.jsonl" % o))} for o in ("natural", "morton")}
+        rec["p1_element_order_resR2"]["ncu_affine_shared_morton_558624_tets"] = ncu_durations(os.path.join(r2, "ncu-p1.txt"))
+    with open(out_json, "w") as f:
+        json.dump(rec, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
