@@ -126,6 +126,38 @@ static PetscErrorCode HBCGReadDots(PetscBool pc, PetscReal dots[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* what both fused launchers start with: the partials' work space, the stream, R's length and the grid */
+static PetscErrorCode HBCGLaunchSetUp(Vec R, PetscInt *n, int *nb, cudaStream_t *stream)
+{
+  PetscFunctionBegin;
+  PetscCall(HBCGWork());
+  PetscCall(SquallCUDAGetStream(stream));
+  PetscCall(VecGetLocalSize(R, n));
+  *nb = HBGrid(*n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the Jacobi preconditioner's arrays (dinv read, Z written), when there is one */
+static PetscErrorCode HBCGGetJacobi(Vec dinv, Vec Z, const PetscScalar **di, PetscScalar **z)
+{
+  PetscFunctionBegin;
+  if (dinv) {
+    PetscCall(VecCUDAGetArrayRead(dinv, di));
+    PetscCall(VecCUDAGetArrayWrite(Z, z));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HBCGRestoreJacobi(Vec dinv, Vec Z, const PetscScalar **di, PetscScalar **z)
+{
+  PetscFunctionBegin;
+  if (dinv) {
+    PetscCall(VecCUDARestoreArrayWrite(Z, z));
+    PetscCall(VecCUDARestoreArrayRead(dinv, di));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscReal dots[])
 {
   PetscInt           n;
@@ -135,16 +167,10 @@ PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec
   int                nb;
 
   PetscFunctionBegin;
-  PetscCall(HBCGWork());
-  PetscCall(SquallCUDAGetStream(&stream));
-  PetscCall(VecGetLocalSize(R, &n));
-  nb = HBGrid(n);
+  PetscCall(HBCGLaunchSetUp(R, &n, &nb, &stream));
   PetscCall(VecCUDAGetArrayRead(W, &w));
   PetscCall(VecCUDAGetArray(R, &r));
-  if (dinv) {
-    PetscCall(VecCUDAGetArrayRead(dinv, &di));
-    PetscCall(VecCUDAGetArrayWrite(Z, &z));
-  }
+  PetscCall(HBCGGetJacobi(dinv, Z, &di, &z));
   PetscCall(PetscLogGpuTimeBegin());
   if (dinv)
     HBCGUpdateKernel<true><<<nb, HB_BLOCK, 0, stream>>>(n, alpha, w, r, di, z, HBCGPartial);
@@ -154,10 +180,7 @@ PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec
   PetscCall(HBCGFinishDots(nb, (PetscBool) !!dinv, stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((dinv ? 9.0 : 4.0) * n));
-  if (dinv) {
-    PetscCall(VecCUDARestoreArrayWrite(Z, &z));
-    PetscCall(VecCUDARestoreArrayRead(dinv, &di));
-  }
+  PetscCall(HBCGRestoreJacobi(dinv, Z, &di, &z));
   PetscCall(VecCUDARestoreArray(R, &r));
   PetscCall(VecCUDARestoreArrayRead(W, &w));
 
@@ -186,16 +209,10 @@ PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[])
   int                nb;
 
   PetscFunctionBegin;
-  PetscCall(HBCGWork());
-  PetscCall(SquallCUDAGetStream(&stream));
-  PetscCall(VecGetLocalSize(R, &n));
-  nb = HBGrid(n);
+  PetscCall(HBCGLaunchSetUp(R, &n, &nb, &stream));
   PetscCall(VecCUDAGetArrayRead(R, &r));
-  if (dinv) {
-    PetscCall(VecCUDAGetArrayRead(dinv, &di));
-    PetscCall(VecCUDAGetArrayWrite(Z, &z));
-  } else if (Z)
-    PetscCall(VecCUDAGetArrayRead(Z, (const PetscScalar **)&z));
+  PetscCall(HBCGGetJacobi(dinv, Z, &di, &z));
+  if (!dinv && Z) PetscCall(VecCUDAGetArrayRead(Z, (const PetscScalar **)&z));
   PetscCall(PetscLogGpuTimeBegin());
   if (dinv)
     HBCGDotsKernel<true, true><<<nb, HB_BLOCK, 0, stream>>>(n, r, di, z, HBCGPartial);
@@ -207,11 +224,8 @@ PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[])
   PetscCall(HBCGFinishDots(nb, (PetscBool) !!Z, stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((dinv ? 1.0 : 0.0) * n + (Z ? 6.0 : 2.0) * n));
-  if (dinv) {
-    PetscCall(VecCUDARestoreArrayWrite(Z, &z));
-    PetscCall(VecCUDARestoreArrayRead(dinv, &di));
-  } else if (Z)
-    PetscCall(VecCUDARestoreArrayRead(Z, (const PetscScalar **)&z));
+  PetscCall(HBCGRestoreJacobi(dinv, Z, &di, &z));
+  if (!dinv && Z) PetscCall(VecCUDARestoreArrayRead(Z, (const PetscScalar **)&z));
   PetscCall(VecCUDARestoreArrayRead(R, &r));
   PetscCall(HBCGReadDots((PetscBool) !!Z, dots));
   PetscFunctionReturn(PETSC_SUCCESS);

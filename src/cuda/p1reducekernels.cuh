@@ -146,8 +146,15 @@ __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedK
   const PetscInt                                e = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x;
 
   SquallP1Elements El = E; /* AFF 3: the vertex fields in shared memory */
+  PetscInt         lv[4];  /* AFF 3: the element's block-local vertices, loaded first so that their latency overlaps the copies */
 
-  if (AFF == 3) P1StageVertices(&E, &coef, V, w, &El);
+  if (AFF == 3) {
+    if (e < E.ne) {
+      SQUALL_P1_UNROLL
+      for (int a = 0; a < 4; a++) lv[a] = V.ltet[a * E.ne + e];
+    }
+    P1StageVertices(&E, &coef, V, w, &El);
+  }
   {
     const int u0 = ublk[blockIdx.x], u1 = ublk[blockIdx.x + 1], c0 = cblk[blockIdx.x], c1 = cblk[blockIdx.x + 1];
 
@@ -162,16 +169,11 @@ __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedK
     }
   }
   if (AFF == 3) {
-    PetscInt  v[4];
     PetscReal g[4][3], vol = 0, S[4][4];
 
     __pipeline_wait_prior(1); /* the vertex fields, not yet the map */
     __syncthreads();
-    if (e < E.ne) {
-      SQUALL_P1_UNROLL
-      for (int a = 0; a < 4; a++) v[a] = V.ltet[a * E.ne + e];
-      SquallP1ElementOperatorXYZ(&El, e, &coef, v, g, &vol, S);
-    }
+    if (e < E.ne) SquallP1ElementOperatorXYZ(&El, e, &coef, lv, g, &vol, S);
     __syncthreads(); /* the element data overwrite the vertex fields */
     if (e < E.ne) SquallP1ReduceStore(BS, w + threadIdx.x, P1_BLOCK, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
   } else if (e < E.ne) {
