@@ -7,6 +7,10 @@
 # MODE=2 (double): the P1 GPU tests (gpu_p1_morton_np2 new); the P1 assembly with -bench_element_order morton against
 #   natural in the same call, at 0.56 M tets (affine_shared, affine_xyz; COO; bs 1 and 3) and 21.1 M (affine_shared,
 #   affine_xyz; no COO); ncu of affine_shared with the Morton order at 0.56 M.
+# MODE=3 (double, the session's last library code): all GPU tests; the P1 assembly at 0.56 M (affine_shared with its
+#   block-local vertices loaded first, affine_xyz; COO); ncu of affine_shared at 0.56 M with the warp-state, scheduler
+#   and memory tables (where its time goes, for the next step); compute-sanitizer memcheck of gpu_hb_np1 (the fused hbcg launchers) and of the affine_shared test.
+# MODE=4 (single, P=.deps/packS): all GPU tests; the P1 assembly at 0.56 M (affine_shared, affine_xyz; COO).
 MODE=${MODE:-1}; O=/tmp/resR$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ]; then
@@ -34,6 +38,18 @@ elif [ $MODE = 2 ]; then
    done
    echo "== ncu p1 $(el)"
    timeout 90 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy -k regex:P1AssembleReduce ./bench/p1_assembly -bench_cells 46,46,44 -bench_element_order morton -bench_coo_max_mtets 0 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared -bench_host_repeats 1 -bench_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_bs3_max_mtets 0 > $O/ncu-p1.txt 2>&1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 3 ] || [ $MODE = 4 ]; then
+  (if [ $MODE = 3 ]; then dbl; else sgl; fi
+   timeout 200 ctest -L gpu --timeout 150 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   timeout 80 ./bench/p1_assembly -bench_cells 46,46,44 -bench_coo_max_mtets 1 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared,affine_xyz -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_json $O/p1.jsonl > $O/p1.out 2> $O/p1.err
+   echo "== p1 done $(el)"
+   if [ $MODE = 3 ]; then
+     timeout 90 ncu --clock-control none --section SpeedOfLight --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis_Tables --section InstructionStats -k regex:P1AssembleReduce ./bench/p1_assembly -bench_cells 46,46,44 -bench_coo_max_mtets 0 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared -bench_host_repeats 1 -bench_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_bs3_max_mtets 0 > $O/ncu-p1.txt 2>&1
+     echo "== ncu done $(el)"
+     san memcheck gpu_hb_np1; san memcheck gpu_p1_reduce_affine_shared_np1
+   fi
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 cat $O/pipe.log; cat $O/sanitizer-summary.txt 2>/dev/null; grep -hE "tests passed|\(Failed\)|\*\*\*Failed|Timeout" $O/ctest*.log
