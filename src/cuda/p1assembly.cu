@@ -394,28 +394,28 @@ static PetscErrorCode P1AssembleOffDiagonalCOO(SquallP1 p1, PetscInt bs, const S
 
 PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const PetscReal coef[], Mat A)
 {
-  P1CUDA          *cu = (P1CUDA *)p1->cuda;
-  const PetscInt   n  = p1->nowned;
-  Mat              Ad = A, Ao = NULL;
-  PetscBool        ismpi, iscu, iscuo = PETSC_TRUE;
-  PetscScalar     *da = NULL;
-  SquallP1CSR      D, O;
-  SquallP1Elements E;
-  SquallP1Coef     c;
-  cudaStream_t     stream;
-  PetscInt         m, nc;
-  int              nmiss  = 0;
-  const PetscBool  slots  = p1->atomicmode == SQUALL_P1_ATOMIC_SLOTS ? PETSC_TRUE : PETSC_FALSE;
-  const PetscBool  gather = p1->atomicmode == SQUALL_P1_ATOMIC_GATHER ? PETSC_TRUE : PETSC_FALSE;
-  const PetscBool  reduce = p1->atomicmode == SQUALL_P1_ATOMIC_REDUCE ? PETSC_TRUE : PETSC_FALSE;
-  const PetscBool  search = !slots && !gather && !reduce ? PETSC_TRUE : PETSC_FALSE;
-  PetscLogEvent    ev     = gather ? SQUALL_P1AssembleGather : (slots ? SQUALL_P1AssembleSlots : (reduce ? SQUALL_P1AssembleReduce : SQUALL_P1Assemble));
-  const PetscBool  staged = reduce && p1->rvariant >= SQUALL_P1_REDUCE_STAGED ? PETSC_TRUE : PETSC_FALSE;
-  PetscBool        shared = reduce && p1->rvariant == SQUALL_P1_REDUCE_AFFINE_SHARED ? PETSC_TRUE : PETSC_FALSE;
-  SquallP1ReduceVariant rv = p1->rvariant;
-  size_t           rsmem  = (size_t)SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK * sizeof(PetscReal);
-  int              nus = 0, ncs = 0;
-  P1BlockVertices  V;
+  P1CUDA               *cu = (P1CUDA *)p1->cuda;
+  const PetscInt        n  = p1->nowned;
+  Mat                   Ad = A, Ao = NULL;
+  PetscBool             ismpi, iscu, iscuo = PETSC_TRUE;
+  PetscScalar          *da = NULL;
+  SquallP1CSR           D, O;
+  SquallP1Elements      E;
+  SquallP1Coef          c;
+  cudaStream_t          stream;
+  PetscInt              m, nc;
+  int                   nmiss  = 0;
+  const PetscBool       slots  = p1->atomicmode == SQUALL_P1_ATOMIC_SLOTS ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool       gather = p1->atomicmode == SQUALL_P1_ATOMIC_GATHER ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool       reduce = p1->atomicmode == SQUALL_P1_ATOMIC_REDUCE ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool       search = !slots && !gather && !reduce ? PETSC_TRUE : PETSC_FALSE;
+  PetscLogEvent         ev     = gather ? SQUALL_P1AssembleGather : (slots ? SQUALL_P1AssembleSlots : (reduce ? SQUALL_P1AssembleReduce : SQUALL_P1Assemble));
+  const PetscBool       staged = reduce && p1->rvariant >= SQUALL_P1_REDUCE_STAGED ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool             shared = reduce && p1->rvariant == SQUALL_P1_REDUCE_AFFINE_SHARED ? PETSC_TRUE : PETSC_FALSE;
+  SquallP1ReduceVariant rv     = p1->rvariant;
+  size_t                rsmem  = (size_t)SQUALL_P1_REDUCE_WORDS(bs) * P1_BLOCK * sizeof(PetscReal);
+  int                   nus = 0, ncs = 0;
+  P1BlockVertices       V;
 
   PetscFunctionBegin;
   PetscCheck(cu, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The SquallP1 has no device data (backend %s)", SquallP1Backends[p1->backend]);
@@ -502,10 +502,12 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
 
       PetscCallCUDA(cudaGetDevice(&dev));
       PetscCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-      if (rsmem + more <= (size_t)optin) rsmem += more;
+      if (rsmem + more <= (size_t)optin)
+        rsmem += more;
       else {
         /* blocks of scattered elements (up to 4 vertices each): the same matrix from the global arrays */
-        PetscCall(PetscInfo(NULL, "affine_shared would need %zu bytes of shared memory per block (a block of %d elements touches up to %" PetscInt_FMT " vertices), more than the device's %d: using affine_xyz\n", rsmem + more, P1_BLOCK, cu->rmaxv, optin));
+        PetscCall(
+          PetscInfo(NULL, "affine_shared would need %zu bytes of shared memory per block (a block of %d elements touches up to %" PetscInt_FMT " vertices), more than the device's %d: using affine_xyz\n", rsmem + more, P1_BLOCK, cu->rmaxv, optin));
         shared = PETSC_FALSE;
         rv     = SQUALL_P1_REDUCE_AFFINE_XYZ;
       }
