@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rawio import jsonl, read_text, run_dirs, tests  # noqa: E402
 from record_session9 import ncu_durations  # noqa: E402
 
-RUNS = ("resR1", "resR2", "resR3", "resR4")
+RUNS = ("resR1", "resR2", "resR3", "resR4", "resR5", "resR6")
 
 
 def p1(path):
@@ -53,9 +53,9 @@ def main():
     raw, out_json = sys.argv[1:3]
     p = run_dirs(raw, RUNS)
     rd = lambda r, f: read_text(p, r, f)  # noqa: E731
-    r1, r2, r3, r4 = (p.get(r) for r in RUNS)
+    r1, r2, r3, r4, r5, r6 = (p.get(r) for r in RUNS)
     rec = {
-        "benchmark": "squall GPU session 10: the P1 reduce kernel affine_shared (the block's vertex fields in shared memory) and the Morton element order; every GPU test in both precisions at the session's last library code",
+        "benchmark": "squall GPU session 10: the P1 reduce kernel affine_shared (the block's vertex fields in shared memory) and the Morton element order; every GPU test in both precisions at the session's last library code; hipBone v6 with 80 registers per thread (3 blocks per SM) at N = 3..6",
         "date": "2026-12-01",
         "device": {r: rd(r, "smi.txt") for r in p},
         "smi_fields": "index, name, clocks.sm (idle at query), clocks.max.sm, clocks.mem, driver",
@@ -79,6 +79,12 @@ def main():
                                  "sanitizer": rd("resR3", "sanitizer-summary.txt").split("\n") if rd("resR3", "sanitizer-summary.txt") else None}
     if r4:
         rec["p1_single_resR4"] = {"558624_tets": p1(os.path.join(r4, "p1.jsonl"))}
+    hb = [r for d in (r5, r6) if d for r in jsonl(os.path.join(d, "hb.jsonl")) if r.get("bench") == "hb_operator"]
+    if hb:
+        rec["hipbone_v6_registers_resR5_resR6"] = {
+            "note": "hb_bench, double, 2e7 unknowns, 50 back-to-back applications, roofline = the 8-read:1-write streaming kernel of the same run; tags: default (v4's 2D kernel at these orders), v6_regs128 (v6 as built: 128 registers per thread, 2 blocks per SM at Nq >= 4), v6_regs80 (src/cuda/hbop.cu built with 80, 3 blocks per SM; ptxas 8-24 bytes of spill at Nq = 4-6, 180 at Nq = 7); resR5's v6_regs80 runs failed (the library path was wrong), resR6 ran them",
+            "runs": [{k: r[k] for k in ("tag", "N", "kernel", "v3_layers", "t_kernel", "kernel_gflops", "stream_gbs", "roofline_fraction")} for r in hb],
+        }
     with open(out_json, "w") as f:
         json.dump(rec, f, indent=1)
         f.write("\n")

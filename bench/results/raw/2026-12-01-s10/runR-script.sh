@@ -11,6 +11,9 @@
 #   block-local vertices loaded first, affine_xyz; COO); ncu of affine_shared at 0.56 M with the warp-state, scheduler
 #   and memory tables (where its time goes, for the next step); compute-sanitizer memcheck of gpu_hb_np1 (the fused hbcg launchers) and of the affine_shared test.
 # MODE=4 (single, P=.deps/packS): all GPU tests; the P1 assembly at 0.56 M (affine_shared, affine_xyz; COO).
+# MODE=5 (double, hipBone; its v6-80 part failed in resR5: the pack's path was relative; MODE=6 is its v6 part again): v6's layer sweep at N = 3..6 with its register cap as built (128 per thread, 2 blocks per
+#   SM at Nq >= 4) and with 80 (3 blocks; P/libsquall-v6r80.so.xz: src/cuda/hbop.cu built with -DHB_V6_REGS_TRY=80,
+#   ptxas: 8-24 bytes of spill at Nq = 4-6, 180 at Nq = 7), and the defaults (v4's 2D kernel there) for reference.
 MODE=${MODE:-1}; O=/tmp/resR$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ]; then
@@ -51,6 +54,27 @@ elif [ $MODE = 3 ] || [ $MODE = 4 ]; then
      san memcheck gpu_hb_np1; san memcheck gpu_p1_reduce_affine_shared_np1
    fi
    echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 5 ] || [ $MODE = 6 ]; then
+  PA=$(readlink -f "$P") # dbl leaves the checkout for the build folder
+  (dbl
+   hb() { timeout 60 ./bench/hb_bench -hb_vec_type cuda -orders 3,4,5,6 -dofs 2e7 -reps 50 -cg_iterations 0 "$@"; }
+   for r in 1 2; do
+     [ $MODE = 5 ] && { echo "== hb default run $r $(el)"; hb -tag default_r$r >> $O/hb.jsonl 2>> $O/hb.err; }
+     echo "== hb v6 regs128 run $r $(el)"; hb -kernel_variants v6 -hb_kernel_switch 10 -tag v6_regs128_r$r >> $O/hb.jsonl 2>> $O/hb.err
+   done
+   cp src/libsquall.so.0.1.0 /tmp/libsquall-orig.so && xz -dc "$PA/libsquall-v6r80.so.xz" > /tmp/libsquall-v6r80.so && cp /tmp/libsquall-v6r80.so src/libsquall.so.0.1.0
+   for r in 1 2; do
+     echo "== hb v6 regs80 run $r $(el)"; hb -kernel_variants v6 -hb_kernel_switch 10 -tag v6_regs80_r$r >> $O/hb.jsonl 2>> $O/hb.err
+   done
+   cp /tmp/libsquall-orig.so src/libsquall.so.0.1.0
+   echo "== done $(el)") > $O/pipe.log 2>&1
+  python3 - $O/hb.jsonl <<'PY'
+import sys, json
+for l in open(sys.argv[1]):
+    if not l.startswith("{"): continue
+    r = json.loads(l)
+    if r.get("bench") == "hb_operator": print(r["tag"], r["N"], r["kernel"], r.get("v3_layers"), "t_kernel", r["t_kernel"], "GF", r["kernel_gflops"], "stream", r["stream_gbs"], "roofline", r["roofline_fraction"])
+PY
 fi
 cat $O/pipe.log; cat $O/sanitizer-summary.txt 2>/dev/null; grep -hE "tests passed|\(Failed\)|\*\*\*Failed|Timeout" $O/ctest*.log
 grep -hE '"(setup|reduce_map|gpu_reduce_affine_xyz|gpu_reduce_affine_shared|gpu_reduce_affine|gpu_coo|speedup_reduce_variant)"' $O/p1*.jsonl | cut -c1-260
