@@ -170,7 +170,8 @@ static PetscErrorCode CheckGather(SquallP1 p1)
 }
 
 /* The reduce map (with the off-diagonal block, as the CPU path builds it; nb elements per block) against
-   the scalar slot map: in each block the unique entries are strictly ascending (so each is counted once
+   the scalar slot map: in each block the entries with more than SQUALL_P1_REDUCE_LONG contributions come
+   first, and in each of the two classes the unique entries are strictly ascending (so each is counted once
    per block), every contribution of entry u decodes to an element of the block whose slot is slot[u] and
    whose row is row[u], each list is strictly ascending (the fixed summation order) and not empty, a
    block's lists hold as many contributions as the block has slots in owned rows (with the above: each
@@ -202,15 +203,21 @@ static PetscErrorCode CheckReduce(SquallP1 p1, PetscInt nb)
   for (PetscInt k = 0; k < nblocks; k++) {
     const PetscInt e0 = k * nb, e1 = PetscMin(ne, e0 + nb);
     PetscInt       nslot = 0, m0 = 0, prev = -1;
+    PetscBool      inlong = PETSC_TRUE;
 
     for (PetscInt e = e0; e < e1; e++)
       for (PetscInt q = 0; q < 16; q++)
         if (sl[q * ne + e] != SQUALL_P1_SLOT_NONE) nslot++;
     for (PetscInt u = R.ublk[k]; u < R.ublk[k + 1]; u++) {
-      const int      s = R.slot[u];
-      const PetscInt i = s >= 0 ? s : nd + (-s - 2), m1 = R.end[u] & SQUALL_P1_REDUCE_MASK;
+      const int       s = R.slot[u];
+      const PetscInt  i = s >= 0 ? s : nd + (-s - 2), m1 = R.end[u] & SQUALL_P1_REDUCE_MASK;
+      const PetscBool islong = m1 - m0 > SQUALL_P1_REDUCE_LONG ? PETSC_TRUE : PETSC_FALSE;
 
-      if (s == SQUALL_P1_SLOT_NONE || i <= prev || i >= nidx || m1 <= m0) {
+      if (inlong && !islong) { /* the second class starts: its positions ascend anew */
+        inlong = PETSC_FALSE;
+        prev   = -1;
+      }
+      if (s == SQUALL_P1_SLOT_NONE || i <= prev || i >= nidx || m1 <= m0 || islong != inlong) {
         bad++;
         break;
       }

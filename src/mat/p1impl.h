@@ -8,16 +8,18 @@
 /* The map of the in-block reduction (-p1_assembly_mode reduce; p1tet.h), built once per sparsity from
    the scalar slot map by SquallP1BuildReduce(). Elements go in blocks of nb consecutive ones (the GPU's
    thread block; with -p1_element_order sorted a block is spatially compact, so its elements share many
-   entries). Block k has the unique entries u = ublk[k] .. ublk[k+1]-1, ascending by position (so a warp's
+   entries). Block k has the unique entries u = ublk[k] .. ublk[k+1]-1, ascending by position in each length class (so a warp's
    atomics go to nearby addresses): slot[u] the scalar slot (slot-map encoding: >= 0 diagonal block, <= -2
    off-diagonal block, see p1tet.h) and row[u] its local row (bs 3 finds the 3x3 block from it). Entry
    u sums the contributions cidx[cblk[k] + m] for m from (u == ublk[k] ? 0 : end[u-1]) to end[u] (without
    the flag bit), each c = 16*(e - k*nb) + 4a+b for element e, entry (a, b), in ascending c: the fixed
-   order that makes a block's sum deterministic. end[u] & SQUALL_P1_REDUCE_ONLY: no other block has a
+   order that makes a block's sum deterministic. A block's entries with more than SQUALL_P1_REDUCE_LONG
+   contributions come first, then the others, each class ascending by position (see SquallP1BuildReduce()). end[u] & SQUALL_P1_REDUCE_ONLY: no other block has a
    contribution to the entry, so it may be stored instead of added. uint16 positions: 16*nb <= 0x7fff. */
 #define SQUALL_P1_REDUCE_ONLY 0x8000u
 #define SQUALL_P1_REDUCE_MASK 0x7fffu
 #define SQUALL_P1_REDUCE_BLOCK 256 /* elements per block: the GPU kernel's thread block */
+#define SQUALL_P1_REDUCE_LONG 4    /* an entry with more contributions is in a block's first length class */
 typedef struct {
   PetscInt  nb, nblocks;
   PetscInt  nu, ncon, nonly; /* unique entries, contributions, entries of a single block (all blocks) */

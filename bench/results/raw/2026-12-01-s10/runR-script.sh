@@ -14,6 +14,9 @@
 # MODE=5 (double, hipBone; its v6-80 part failed in resR5: the pack's path was relative; MODE=6 is its v6 part again): v6's layer sweep at N = 3..6 with its register cap as built (128 per thread, 2 blocks per
 #   SM at Nq >= 4) and with 80 (3 blocks; P/libsquall-v6r80.so.xz: src/cuda/hbop.cu built with -DHB_V6_REGS_TRY=80,
 #   ptxas: 8-24 bytes of spill at Nq = 4-6, 180 at Nq = 7), and the defaults (v4's 2D kernel there) for reference.
+# MODE=7 (double): the P1 GPU tests with the reduce map's entries in two length classes (long first); the P1 assembly
+#   at 0.56 M and 21.1 M tets with this library and, in the same call, with a961075's (P/libsquall-a961075.so.xz:
+#   the map in position order only) through LD_LIBRARY_PATH (the bench's RUNPATH comes after it).
 MODE=${MODE:-1}; O=/tmp/resR$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ]; then
@@ -53,6 +56,20 @@ elif [ $MODE = 3 ] || [ $MODE = 4 ]; then
      echo "== ncu done $(el)"
      san memcheck gpu_hb_np1; san memcheck gpu_p1_reduce_affine_shared_np1
    fi
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 7 ]; then
+  PA=$(readlink -f "$P")
+  mkdir -p /tmp/oldlib && xz -dc "$PA/libsquall-a961075.so.xz" > /tmp/oldlib/libsquall.so.0 && ln -sf libsquall.so.0 /tmp/oldlib/libsquall.so
+  (dbl; timeout 150 ctest -L gpu -R "p1" --timeout 100 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   p1s() { timeout 60 ./bench/p1_assembly -bench_cells 46,46,44 -bench_coo_max_mtets 1 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared,affine_xyz,staged -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 "$@"; }
+   p1l() { timeout 100 ./bench/p1_assembly -bench_cells 154,154,148 -bench_coo_max_mtets 0 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_bs3_max_mtets 0 "$@"; }
+   for r in 1 2; do
+     echo "== p1 0.56M classes run $r $(el)"; p1s -bench_json $O/p1-classes-r$r.jsonl > $O/p1-classes-r$r.out 2>&1
+     echo "== p1 0.56M position order (a961075) run $r $(el)"; LD_LIBRARY_PATH=/tmp/oldlib:$LD_LIBRARY_PATH p1s -bench_json $O/p1-position-r$r.jsonl > $O/p1-position-r$r.out 2>&1
+   done
+   echo "== p1 21.1M classes $(el)"; p1l -bench_json $O/p1-large-classes.jsonl > $O/p1-large-classes.out 2>&1
+   echo "== p1 21.1M position order $(el)"; LD_LIBRARY_PATH=/tmp/oldlib:$LD_LIBRARY_PATH p1l -bench_json $O/p1-large-position.jsonl > $O/p1-large-position.out 2>&1
    echo "== done $(el)") > $O/pipe.log 2>&1
 elif [ $MODE = 5 ] || [ $MODE = 6 ]; then
   PA=$(readlink -f "$P") # dbl leaves the checkout for the build folder
