@@ -170,14 +170,14 @@ static PetscErrorCode CheckGather(SquallP1 p1)
 }
 
 /* The reduce map (with the off-diagonal block, as the CPU path builds it; nb elements per block) against
-   the scalar slot map: in each block the entries with more than SQUALL_P1_REDUCE_LONG contributions come
-   first, and in each of the two classes the unique entries are strictly ascending (so each is counted once
+   the scalar slot map: in each block the entries with more than rlong contributions come first (rlong
+   PETSC_INT_MAX: none), and in each of the two classes the unique entries are strictly ascending (so each is counted once
    per block), every contribution of entry u decodes to an element of the block whose slot is slot[u] and
    whose row is row[u], each list is strictly ascending (the fixed summation order) and not empty, a
    block's lists hold as many contributions as the block has slots in owned rows (with the above: each
    (element, entry) exactly once), and the single-block flag is set exactly on the entries that no other
    block touches (counted here from the slot map) */
-static PetscErrorCode CheckReduce(SquallP1 p1, PetscInt nb)
+static PetscErrorCode CheckReduce(SquallP1 p1, PetscInt nb, PetscInt rlong)
 {
   const PetscInt ne = p1->ne, n = p1->nowned, nd = p1->dI[n], nidx = nd + p1->oI[n], nblocks = (ne + nb - 1) / nb;
   int           *sl, *nblk, *last;
@@ -186,7 +186,7 @@ static PetscErrorCode CheckReduce(SquallP1 p1, PetscInt nb)
 
   PetscFunctionBegin;
   PetscCall(SquallP1BuildSlots(p1, 1, PETSC_TRUE, &sl));
-  PetscCall(SquallP1BuildReduce(p1, nb, PETSC_TRUE, &R));
+  PetscCall(SquallP1BuildReduce(p1, nb, PETSC_TRUE, rlong, &R));
   PetscCall(PetscCalloc2(PetscMax(nidx, 1), &nblk, PetscMax(nidx, 1), &last));
   for (PetscInt i = 0; i < nidx; i++) last[i] = -1;
   for (PetscInt e = 0; e < ne; e++)
@@ -211,7 +211,7 @@ static PetscErrorCode CheckReduce(SquallP1 p1, PetscInt nb)
     for (PetscInt u = R.ublk[k]; u < R.ublk[k + 1]; u++) {
       const int       s = R.slot[u];
       const PetscInt  i = s >= 0 ? s : nd + (-s - 2), m1 = R.end[u] & SQUALL_P1_REDUCE_MASK;
-      const PetscBool islong = m1 - m0 > SQUALL_P1_REDUCE_LONG ? PETSC_TRUE : PETSC_FALSE;
+      const PetscBool islong = m1 - m0 > rlong ? PETSC_TRUE : PETSC_FALSE;
 
       if (inlong && !islong) { /* the second class starts: its positions ascend anew */
         inlong = PETSC_FALSE;
@@ -530,8 +530,9 @@ int main(int argc, char **argv)
   PetscCall(CheckSlots(p1, 1));
   PetscCall(CheckSlots(p1, 3));
   PetscCall(CheckGather(p1));
-  PetscCall(CheckReduce(p1, SQUALL_P1_REDUCE_BLOCK));
-  PetscCall(CheckReduce(p1, 7)); /* a partial last block, most entries in several blocks */
+  PetscCall(CheckReduce(p1, SQUALL_P1_REDUCE_BLOCK, SQUALL_P1_REDUCE_LONG)); /* the GPU's scalar map */
+  PetscCall(CheckReduce(p1, SQUALL_P1_REDUCE_BLOCK, PETSC_INT_MAX));         /* position order (CPU; GPU bs 3) */
+  PetscCall(CheckReduce(p1, 7, SQUALL_P1_REDUCE_LONG));                      /* a partial last block, most entries in several blocks */
 
   /* identities first, with constant coefficients: mass entries sum to the volume, the Laplacian
      annihilates constants */

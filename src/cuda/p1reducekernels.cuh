@@ -30,9 +30,9 @@ template <int BS> __device__ static inline void P1ReduceWrite(int s, bool only, 
 /* reduce mode: thread t of block k computes element k*P1_BLOCK + t and stores what its matrix is made
    of in shared memory (p1tet.h: 16 words, 29 for bs 3); then each thread sums the contributions of some
    of the block's unique entries in the map's fixed order and adds each sum with one atomicAdd, or stores
-   it when no other block touches the entry. A block's entries are ascending by position within two length
-   classes (the long ones, mostly diagonal, first: SquallP1BuildReduce()), so consecutive threads add into
-   nearby addresses and a warp's entries have like numbers of contributions; a block touches ~3x fewer entries than it has contributions when
+   it when no other block touches the entry. A block's entries are ascending by position (for scalar operators
+   within two length classes, the long ones, mostly diagonal, first: SquallP1BuildReduce()), so consecutive
+   threads add into nearby addresses (and a warp's entries have like numbers of contributions); a block touches ~3x fewer entries than it has contributions when
    its elements are compact (-p1_element_order sorted). Only the diagonal block is in the device map. */
 template <int BS, int MINB>
 __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,

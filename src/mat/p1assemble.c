@@ -287,7 +287,7 @@ static PetscErrorCode P1AssembleHostReduce(SquallP1 p1, PetscInt bs, const Squal
   PetscFunctionBegin;
   if (!p1->red) {
     PetscCall(PetscNew(&p1->red));
-    PetscCall(SquallP1BuildReduce(p1, SQUALL_P1_REDUCE_BLOCK, PETSC_TRUE, p1->red));
+    PetscCall(SquallP1BuildReduce(p1, SQUALL_P1_REDUCE_BLOCK, PETSC_TRUE, PETSC_INT_MAX, p1->red));
   }
   R = p1->red;
   PetscCall(PetscLogEventBegin(SQUALL_P1AssembleReduce, A, 0, 0, 0));

@@ -8,14 +8,15 @@
 /* The map of the in-block reduction (-p1_assembly_mode reduce; p1tet.h), built once per sparsity from
    the scalar slot map by SquallP1BuildReduce(). Elements go in blocks of nb consecutive ones (the GPU's
    thread block; with -p1_element_order sorted a block is spatially compact, so its elements share many
-   entries). Block k has the unique entries u = ublk[k] .. ublk[k+1]-1, ascending by position in each length class (so a warp's
-   atomics go to nearby addresses): slot[u] the scalar slot (slot-map encoding: >= 0 diagonal block, <= -2
-   off-diagonal block, see p1tet.h) and row[u] its local row (bs 3 finds the 3x3 block from it). Entry
-   u sums the contributions cidx[cblk[k] + m] for m from (u == ublk[k] ? 0 : end[u-1]) to end[u] (without
-   the flag bit), each c = 16*(e - k*nb) + 4a+b for element e, entry (a, b), in ascending c: the fixed
-   order that makes a block's sum deterministic. A block's entries with more than SQUALL_P1_REDUCE_LONG
-   contributions come first, then the others, each class ascending by position (see SquallP1BuildReduce()). end[u] & SQUALL_P1_REDUCE_ONLY: no other block has a
-   contribution to the entry, so it may be stored instead of added. uint16 positions: 16*nb <= 0x7fff. */
+   entries). Block k has the unique entries u = ublk[k] .. ublk[k+1]-1, ascending by position (so a warp's
+   atomics go to nearby addresses; with a threshold, SQUALL_P1_REDUCE_LONG for the GPU's scalar map, the
+   entries with more contributions come first, then the others, each class ascending): slot[u] the scalar
+   slot (slot-map encoding: >= 0 diagonal block, <= -2 off-diagonal block, see p1tet.h) and row[u] its local
+   row (bs 3 finds the 3x3 block from it). Entry u sums the contributions cidx[cblk[k] + m] for m from
+   (u == ublk[k] ? 0 : end[u-1]) to end[u] (without the flag bit), each c = 16*(e - k*nb) + 4a+b for element
+   e, entry (a, b), in ascending c: the fixed order that makes a block's sum deterministic. end[u] &
+   SQUALL_P1_REDUCE_ONLY: no other block has a contribution to the entry, so it may be stored instead of
+   added. uint16 positions: 16*nb <= 0x7fff. */
 #define SQUALL_P1_REDUCE_ONLY 0x8000u
 #define SQUALL_P1_REDUCE_MASK 0x7fffu
 #define SQUALL_P1_REDUCE_BLOCK 256 /* elements per block: the GPU kernel's thread block */
@@ -147,9 +148,10 @@ PETSC_EXTERN PetscErrorCode SquallP1BuildSlots(SquallP1, PetscInt bs, PetscBool 
    the off-diagonal block without withoff). */
 PETSC_EXTERN PetscErrorCode SquallP1BuildGather(SquallP1, PetscBool withoff, int *off[2], int *idx[2]);
 /* The map of the in-block reduction for blocks of nb elements (1 <= nb <= 2047), see SquallP1Reduce;
-   withoff: also the off-diagonal block's entries (the CPU path; the GPU leaves them to MatSetValuesCOO).
-   Free with SquallP1ReduceDestroy(). */
-PETSC_EXTERN PetscErrorCode SquallP1BuildReduce(SquallP1, PetscInt nb, PetscBool withoff, SquallP1Reduce *);
+   withoff: also the off-diagonal block's entries (the CPU path; the GPU leaves them to MatSetValuesCOO);
+   a block's entries with more than rlong contributions first (SquallP1Reduce; PETSC_INT_MAX: position order
+   only). Free with SquallP1ReduceDestroy(). */
+PETSC_EXTERN PetscErrorCode SquallP1BuildReduce(SquallP1, PetscInt nb, PetscBool withoff, PetscInt rlong, SquallP1Reduce *);
 PETSC_EXTERN PetscErrorCode SquallP1ReduceDestroy(SquallP1Reduce *);
 /* The vertices of each block of nb consecutive elements (-p1_reduce_variant affine_shared): block k's distinct
    vertices vtx[voff[k]] .. vtx[voff[k+1]-1], ascending, and each element's vertices as positions in its block's

@@ -161,7 +161,7 @@ static PetscErrorCode P1SortDistinct(PetscInt n, PetscInt *v, PetscInt lo, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, SquallP1Reduce *R)
+PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, PetscInt rlong, SquallP1Reduce *R)
 {
   const PetscInt ne = p1->ne, n = p1->nowned, nd = p1->dI[n], nidx = nd + (withoff ? p1->oI[n] : 0);
   const PetscInt nblocks = (ne + nb - 1) / nb;
@@ -242,8 +242,8 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
         if (s == SQUALL_P1_SLOT_NONE || (s < 0 && !withoff)) continue;
         cnt[mark[s >= 0 ? s : nd + (-s - 2)] + 1]++;
       }
-    /* entries with more than SQUALL_P1_REDUCE_LONG contributions (the diagonal's ~10-20) first, each class in
-       ascending position: the GPU's summing phase gives the 32 threads of a warp 32 consecutive entries, which
+    /* entries with more than rlong contributions (SQUALL_P1_REDUCE_LONG: the diagonal's ~10-20) first, each class
+       in ascending position (rlong PETSC_INT_MAX: position order only): the GPU's summing phase gives the 32 threads of a warp 32 consecutive entries, which
        would otherwise wait on the one or two diagonal entries among them for ~7x the mean length of 2.9; each
        entry's own sum, and so the matrix, is unchanged */
     {
@@ -251,7 +251,7 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
 
       for (int pass = 0; pass < 2; pass++)
         for (PetscInt j = 0; j < nloc; j++)
-          if ((cnt[j + 1] > SQUALL_P1_REDUCE_LONG) == (pass == 0)) {
+          if ((cnt[j + 1] > rlong) == (pass == 0)) {
             tmp[nl]    = loc[j];
             ctmp[nl++] = cnt[j + 1];
           }
