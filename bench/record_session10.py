@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rawio import jsonl, read_text, run_dirs, tests  # noqa: E402
 from record_session9 import ncu_durations  # noqa: E402
 
-RUNS = ("resR1", "resR2", "resR3", "resR4", "resR5", "resR6")
+RUNS = ("resR1", "resR2", "resR3", "resR4", "resR5", "resR6", "resR7", "resR8")
 
 
 def p1(path):
@@ -53,7 +53,7 @@ def main():
     raw, out_json = sys.argv[1:3]
     p = run_dirs(raw, RUNS)
     rd = lambda r, f: read_text(p, r, f)  # noqa: E731
-    r1, r2, r3, r4, r5, r6 = (p.get(r) for r in RUNS)
+    r1, r2, r3, r4, r5, r6, r7, r8 = (p.get(r) for r in RUNS)
     rec = {
         "benchmark": "squall GPU session 10: the P1 reduce kernel affine_shared (the block's vertex fields in shared memory) and the Morton element order; every GPU test in both precisions at the session's last library code; hipBone v6 with 80 registers per thread (3 blocks per SM) at N = 3..6",
         "date": "2026-12-01",
@@ -85,6 +85,15 @@ def main():
             "note": "hb_bench, double, 2e7 unknowns, 50 back-to-back applications, roofline = the 8-read:1-write streaming kernel of the same run; tags: default (v4's 2D kernel at these orders), v6_regs128 (v6 as built: 128 registers per thread, 2 blocks per SM at Nq >= 4), v6_regs80 (src/cuda/hbop.cu built with 80, 3 blocks per SM; ptxas 8-24 bytes of spill at Nq = 4-6, 180 at Nq = 7); resR5's v6_regs80 runs failed (the library path was wrong), resR6 ran them",
             "runs": [{k: r[k] for k in ("tag", "N", "kernel", "v3_layers", "t_kernel", "kernel_gflops", "stream_gbs", "roofline_fraction")} for r in hb],
         }
+    if r7:
+        rec["p1_length_classes_resR7"] = {
+            "note": "the reduce map with a block's entries of more than 4 contributions first (classes, b79673c) against position order only (a961075's library through LD_LIBRARY_PATH, the same bench binary), alternating in one call; one map for both block sizes in both",
+            **{"%s_558624_tets_run%d" % (o, r): p1(os.path.join(r7, "p1-%s-r%d.jsonl" % (o, r))) for o in ("classes", "position") for r in (1, 2)},
+            **{"%s_21059808_tets" % o: p1(os.path.join(r7, "p1-large-%s.jsonl" % o)) for o in ("classes", "position")},
+        }
+    if r8:
+        rec["p1_final_resR8"] = {"note": "the final code: a reduce map per block size on the GPU, scalar with the length classes, 3x3 blocks in position order",
+                                 "558624_tets_run1": p1(os.path.join(r8, "p1-r1.jsonl")), "558624_tets_run2": p1(os.path.join(r8, "p1-r2.jsonl")), "21059808_tets": p1(os.path.join(r8, "p1-large.jsonl"))}
     with open(out_json, "w") as f:
         json.dump(rec, f, indent=1)
         f.write("\n")
