@@ -20,6 +20,7 @@
 # MODE=8 (double, the final library code: per-block-size reduce maps, scalar with the length classes, 3x3 blocks in
 #   position order): the P1 GPU tests; the P1 assembly at 0.56 M (affine_shared, affine_xyz, COO; bs 1 and 3) twice and
 #   at 21.1 M tets.
+# MODE=9 (single, P=.deps/packS, the final library code): the P1 GPU tests; the P1 assembly at 0.56 M tets.
 MODE=${MODE:-1}; O=/tmp/resR$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ]; then
@@ -74,15 +75,14 @@ elif [ $MODE = 7 ]; then
    echo "== p1 21.1M classes $(el)"; p1l -bench_json $O/p1-large-classes.jsonl > $O/p1-large-classes.out 2>&1
    echo "== p1 21.1M position order $(el)"; LD_LIBRARY_PATH=/tmp/oldlib:$LD_LIBRARY_PATH p1l -bench_json $O/p1-large-position.jsonl > $O/p1-large-position.out 2>&1
    echo "== done $(el)") > $O/pipe.log 2>&1
-elif [ $MODE = 8 ]; then
-  (dbl; timeout 150 ctest -L gpu -R "p1" --timeout 100 -j6 --output-on-failure > $O/ctest.log 2>&1
+elif [ $MODE = 8 ] || [ $MODE = 9 ]; then
+  (if [ $MODE = 8 ]; then dbl; else sgl; fi; timeout 150 ctest -L gpu -R "p1" --timeout 100 -j6 --output-on-failure > $O/ctest.log 2>&1
    echo "== tests done $(el)"
    for r in 1 2; do
      echo "== p1 0.56M run $r $(el)"
      timeout 60 ./bench/p1_assembly -bench_cells 46,46,44 -bench_coo_max_mtets 1 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared,affine_xyz -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_json $O/p1-r$r.jsonl > $O/p1-r$r.out 2>&1
    done
-   echo "== p1 21.1M $(el)"
-   timeout 100 ./bench/p1_assembly -bench_cells 154,154,148 -bench_coo_max_mtets 0 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared,affine_xyz -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_bs3_max_mtets 0 -bench_json $O/p1-large.jsonl > $O/p1-large.out 2>&1
+   [ $MODE = 8 ] && echo "== p1 21.1M $(el)" && timeout 100 ./bench/p1_assembly -bench_cells 154,154,148 -bench_coo_max_mtets 0 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared,affine_xyz -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_bs3_max_mtets 0 -bench_json $O/p1-large.jsonl > $O/p1-large.out 2>&1
    echo "== done $(el)") > $O/pipe.log 2>&1
 elif [ $MODE = 5 ] || [ $MODE = 6 ]; then
   PA=$(readlink -f "$P") # dbl leaves the checkout for the build folder
