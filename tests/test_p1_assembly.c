@@ -263,6 +263,7 @@ static PetscErrorCode CheckBlockVertices(SquallP1 p1, const PetscReal coef[], Pe
   int             *voff, *vtx;
   uint16_t        *ltet;
   PetscInt         maxnv, bad = 0, badop = 0, total = 0;
+  int              reads;
   PetscInt        *used;
   PetscReal       *xs, *rs, *us, *Ks;
   SquallP1Elements E, El;
@@ -276,9 +277,10 @@ static PetscErrorCode CheckBlockVertices(SquallP1 p1, const PetscReal coef[], Pe
   CHECK(voff[0] == 0 && maxnv <= 4 * nb, "%s: block vertex lists start at %d, the largest has %" PetscInt_FMT " vertices (blocks of %" PetscInt_FMT ")", what, voff[0], maxnv, nb);
   El     = E;
   El.x   = xs;
-  El.rho = E.rho ? rs : NULL;
-  El.u   = E.u && coef[SQUALL_P1_TERM_ADVECTION] != 0 ? us : NULL;
-  El.K   = E.K && coef[SQUALL_P1_TERM_DIFFUSION] != 0 ? Ks : NULL;
+  reads  = SquallP1NodalFieldsRead(E.rho ? PETSC_TRUE : PETSC_FALSE, E.u ? PETSC_TRUE : PETSC_FALSE, E.K ? PETSC_TRUE : PETSC_FALSE, coef);
+  El.rho = reads & SQUALL_P1_READS_RHO ? rs : NULL;
+  El.u   = reads & SQUALL_P1_READS_U ? us : NULL;
+  El.K   = reads & SQUALL_P1_READS_K ? Ks : NULL;
   for (PetscInt k = 0; k < nblocks; k++) {
     const PetscInt e0 = k * nb, e1 = PetscMin(ne, e0 + nb), v0 = voff[k], n = voff[k + 1] - v0;
 

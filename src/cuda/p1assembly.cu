@@ -480,8 +480,8 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
   }
   PetscCall(PetscMemzero(&V, sizeof(V)));
   if (shared) {
-    /* the vertex fields the operator reads (P1StageVertices(), SquallP1ElementNodalFields()) */
-    const PetscInt wpv = 3 + (p1->rho ? 1 : 0) + (p1->u && coef[SQUALL_P1_TERM_ADVECTION] != 0 ? 3 : 0) + (p1->hasK && p1->Kloc == SQUALL_P1_NODE && coef[SQUALL_P1_TERM_DIFFUSION] != 0 ? 9 : 0);
+    /* the vertex fields the operator reads, as P1StageVertices() copies them */
+    const PetscInt wpv = SquallP1NodalWordsRead(SquallP1NodalFieldsRead(p1->rho ? PETSC_TRUE : PETSC_FALSE, p1->u ? PETSC_TRUE : PETSC_FALSE, p1->hasK && p1->Kloc == SQUALL_P1_NODE ? PETSC_TRUE : PETSC_FALSE, coef));
 
     if (!cu->rvoff) {
       int      *voff, *vtx;

@@ -83,39 +83,36 @@ template <typename T> __device__ static inline int P1StageAsync(T *s, const T *g
   return lo - a;
 }
 
-/* affine_shared: issues the copies of the fields of block blockIdx.x's vertices (V.vtx[V.voff[k]..]) into s with
-   cp.async, one value per thread at a time: coordinates (3 per vertex), rho (1), u (3), nodal K (9), each array
-   vertex-major as in global memory, so that a copy reads runs of a vertex's values and the block-local vertex
-   index addresses the copy as the global index does the original; only the fields the operator reads. El: E with
-   those arrays replaced by their copies. Committed as one group. */
+/* affine_shared: issues the copies of component-major field g (NC values per vertex) of the block's nv vertices vtx[]
+   into s with cp.async, one value per thread at a time, vertex-major as in global memory: a copy reads runs of a
+   vertex's values, and the block-local vertex index addresses the copy as the global index does the original */
+template <int NC> __device__ static inline void P1StageField(PetscReal *s, const PetscScalar *g, const int *vtx, int nv)
+{
+  for (int j = (int)threadIdx.x; j < NC * nv; j += P1_BLOCK) {
+    const int i = j / NC;
+    __pipeline_memcpy_async(s + j, g + NC * (PetscInt)vtx[i] + (j - NC * i), sizeof(PetscReal));
+  }
+}
+
+/* affine_shared: issues the copies of the fields of block blockIdx.x's vertices (V.vtx[V.voff[k]..]) into s: the
+   coordinates and the fields the operator reads (SquallP1NodalFieldsRead()), each array V.stride per component. El: E
+   with those arrays replaced by their copies. Committed as one group. */
 __device__ static inline void P1StageVertices(const SquallP1Elements *E, const SquallP1Coef *coef, const P1BlockVertices V, PetscReal *s, SquallP1Elements *El)
 {
-  const int       v0 = V.voff[blockIdx.x], nv = V.voff[blockIdx.x + 1] - v0, ns = V.stride;
-  const int      *vtx  = V.vtx + v0;
-  const PetscBool hasu = E->u && coef->c[SQUALL_P1_TERM_ADVECTION] != 0 ? PETSC_TRUE : PETSC_FALSE, hasK = E->K && coef->c[SQUALL_P1_TERM_DIFFUSION] != 0 ? PETSC_TRUE : PETSC_FALSE;
-  PetscReal      *xs = s, *rs = xs + 3 * ns, *us = rs + (E->rho ? ns : 0), *Ks = us + (hasu ? 3 * ns : 0);
+  const int  v0 = V.voff[blockIdx.x], nv = V.voff[blockIdx.x + 1] - v0, ns = V.stride;
+  const int *vtx   = V.vtx + v0;
+  const int  reads = SquallP1NodalFieldsRead(E->rho ? PETSC_TRUE : PETSC_FALSE, E->u ? PETSC_TRUE : PETSC_FALSE, E->K ? PETSC_TRUE : PETSC_FALSE, coef->c);
+  PetscReal *xs = s, *rs = xs + 3 * ns, *us = rs + (reads & SQUALL_P1_READS_RHO ? ns : 0), *Ks = us + (reads & SQUALL_P1_READS_U ? 3 * ns : 0);
 
-  for (int j = (int)threadIdx.x; j < 3 * nv; j += P1_BLOCK) {
-    const int i = j / 3;
-    __pipeline_memcpy_async(xs + j, E->x + 3 * (PetscInt)vtx[i] + (j - 3 * i), sizeof(PetscReal));
-  }
-  if (E->rho)
-    for (int j = (int)threadIdx.x; j < nv; j += P1_BLOCK) __pipeline_memcpy_async(rs + j, E->rho + vtx[j], sizeof(PetscReal));
-  if (hasu)
-    for (int j = (int)threadIdx.x; j < 3 * nv; j += P1_BLOCK) {
-      const int i = j / 3;
-      __pipeline_memcpy_async(us + j, E->u + 3 * (PetscInt)vtx[i] + (j - 3 * i), sizeof(PetscReal));
-    }
-  if (hasK)
-    for (int j = (int)threadIdx.x; j < 9 * nv; j += P1_BLOCK) {
-      const int i = j / 9;
-      __pipeline_memcpy_async(Ks + j, E->K + 9 * (PetscInt)vtx[i] + (j - 9 * i), sizeof(PetscReal));
-    }
+  P1StageField<3>(xs, E->x, vtx, nv);
+  if (reads & SQUALL_P1_READS_RHO) P1StageField<1>(rs, E->rho, vtx, nv);
+  if (reads & SQUALL_P1_READS_U) P1StageField<3>(us, E->u, vtx, nv);
+  if (reads & SQUALL_P1_READS_K) P1StageField<9>(Ks, E->K, vtx, nv);
   __pipeline_commit();
   El->x   = xs;
-  El->rho = E->rho ? rs : NULL;
-  El->u   = hasu ? us : NULL;
-  El->K   = hasK ? Ks : NULL;
+  El->rho = reads & SQUALL_P1_READS_RHO ? rs : NULL;
+  El->u   = reads & SQUALL_P1_READS_U ? us : NULL;
+  El->K   = reads & SQUALL_P1_READS_K ? Ks : NULL;
 }
 
 /* reduce mode, staged variants: as P1AssembleReduceKernel, but the block's part of the map is copied into

@@ -199,6 +199,23 @@ SQUALL_HOST_DEVICE static inline void SquallP1ElementNodalFields(const SquallP1E
   }
 }
 
+/* The nodal fields SquallP1ElementNodalFields() reads, from which are given: rho; u where advected; the nodal K
+   where diffusing. The GPU's affine_shared kernel copies exactly these (and the coordinates) into shared memory, and
+   its host side sizes that copy by them. */
+#define SQUALL_P1_READS_RHO 1
+#define SQUALL_P1_READS_U 2
+#define SQUALL_P1_READS_K 4
+SQUALL_HOST_DEVICE static inline int SquallP1NodalFieldsRead(PetscBool rho, PetscBool u, PetscBool K, const PetscReal coef[SQUALL_P1_NTERMS])
+{
+  return (rho ? SQUALL_P1_READS_RHO : 0) | (u && coef[SQUALL_P1_TERM_ADVECTION] != 0 ? SQUALL_P1_READS_U : 0) | (K && coef[SQUALL_P1_TERM_DIFFUSION] != 0 ? SQUALL_P1_READS_K : 0);
+}
+
+/* PetscReals per vertex of that copy: 3 coordinates and the fields read */
+SQUALL_HOST_DEVICE static inline int SquallP1NodalWordsRead(int reads)
+{
+  return 3 + (reads & SQUALL_P1_READS_RHO ? 1 : 0) + (reads & SQUALL_P1_READS_U ? 3 : 0) + (reads & SQUALL_P1_READS_K ? 9 : 0);
+}
+
 /* vertices, gradients (from the precomputed geometry E->geom), volume and the coefficient fields of element e */
 SQUALL_HOST_DEVICE static inline void SquallP1ElementFields(const SquallP1Elements *E, PetscInt e, const SquallP1Coef *coef, PetscInt v[4], PetscReal g[4][3], PetscReal *vol, PetscReal c[4], PetscReal u[4][3], PetscReal K[9])
 {
