@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rawio import jsonl, read_text, run_dirs, tests  # noqa: E402
 from record_session9 import ncu_durations  # noqa: E402
 
-RUNS = ("resR1", "resR2", "resR3", "resR4", "resR5", "resR6", "resR7", "resR8", "resR9")
+RUNS = ("resR1", "resR2", "resR3", "resR4", "resR5", "resR6", "resR7", "resR8", "resR9", "resR10")
 
 
 def p1(path):
@@ -53,7 +53,7 @@ def main():
     raw, out_json = sys.argv[1:3]
     p = run_dirs(raw, RUNS)
     rd = lambda r, f: read_text(p, r, f)  # noqa: E731
-    r1, r2, r3, r4, r5, r6, r7, r8, r9 = (p.get(r) for r in RUNS)
+    r1, r2, r3, r4, r5, r6, r7, r8, r9, r10 = (p.get(r) for r in RUNS)
     rec = {
         "benchmark": "squall GPU session 10: the P1 reduce kernel affine_shared (the block's vertex fields in shared memory) and the Morton element order; every GPU test in both precisions at the session's last library code; hipBone v6 with 80 registers per thread (3 blocks per SM) at N = 3..6",
         "date": "2026-12-01",
@@ -96,6 +96,9 @@ def main():
                                  "558624_tets_run1": p1(os.path.join(r8, "p1-r1.jsonl")), "558624_tets_run2": p1(os.path.join(r8, "p1-r2.jsonl")), "21059808_tets": p1(os.path.join(r8, "p1-large.jsonl"))}
     if r9:
         rec["p1_final_single_resR9"] = {"note": "the final code in single precision", "558624_tets_run1": p1(os.path.join(r9, "p1-r1.jsonl")), "558624_tets_run2": p1(os.path.join(r9, "p1-r2.jsonl"))}
+    if r10:
+        rec["p1_review_mend_resR10"] = {"note": "double, after the review mend of the staging code (one rule for the fields read, one templated staging loop)", "558624_tets": p1(os.path.join(r10, "p1-r1.jsonl")),
+                                        "sanitizer": rd("resR10", "sanitizer-summary.txt").split("\n") if rd("resR10", "sanitizer-summary.txt") else None}
     with open(out_json, "w") as f:
         json.dump(rec, f, indent=1)
         f.write("\n")

@@ -21,6 +21,8 @@
 #   position order): the P1 GPU tests; the P1 assembly at 0.56 M (affine_shared, affine_xyz, COO; bs 1 and 3) twice and
 #   at 21.1 M tets.
 # MODE=9 (single, P=.deps/packS, the final library code): the P1 GPU tests; the P1 assembly at 0.56 M tets.
+# MODE=10 (double, after the review mend of the staging code, 96c6384): the P1 GPU tests, memcheck of the
+#   affine_shared test, the P1 assembly at 0.56 M tets.
 MODE=${MODE:-1}; O=/tmp/resR$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ]; then
@@ -83,6 +85,12 @@ elif [ $MODE = 8 ] || [ $MODE = 9 ]; then
      timeout 60 ./bench/p1_assembly -bench_cells 46,46,44 -bench_coo_max_mtets 1 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared,affine_xyz -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_json $O/p1-r$r.jsonl > $O/p1-r$r.out 2>&1
    done
    [ $MODE = 8 ] && echo "== p1 21.1M $(el)" && timeout 100 ./bench/p1_assembly -bench_cells 154,154,148 -bench_coo_max_mtets 0 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared,affine_xyz -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_bs3_max_mtets 0 -bench_json $O/p1-large.jsonl > $O/p1-large.out 2>&1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 10 ]; then
+  (dbl; timeout 150 ctest -L gpu -R "p1" --timeout 100 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   san memcheck gpu_p1_reduce_affine_shared_np1
+   timeout 60 ./bench/p1_assembly -bench_cells 46,46,44 -bench_coo_max_mtets 1 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared,affine_xyz -bench_host_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_json $O/p1-r1.jsonl > $O/p1-r1.out 2>&1
    echo "== done $(el)") > $O/pipe.log 2>&1
 elif [ $MODE = 5 ] || [ $MODE = 6 ]; then
   PA=$(readlink -f "$P") # dbl leaves the checkout for the build folder
