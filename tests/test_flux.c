@@ -5,7 +5,7 @@ static char help[] = "Pointwise Euler-with-gravity physics: log mean, EC flux (c
 
 #define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_SELF, PETSC_ERR_PLIB, __VA_ARGS__)
 
-static const SquallGas gas = {1.4, 287.0, 9.81, 0};
+static SquallGas gas = {1.4, 287.0, 9.81, 0, 0, 0}; /* hgm1: SquallGasSetUp() in main() */
 
 static PetscErrorCode Uniform(PetscRandom rnd, PetscReal lo, PetscReal hi, PetscReal *x)
 {
@@ -572,6 +572,7 @@ int main(int argc, char **argv)
   PetscRandom rnd;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  SquallGasSetUp(&gas);
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetSeed(rnd, 42));
   PetscCall(PetscRandomSeed(rnd));

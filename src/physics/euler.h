@@ -21,7 +21,17 @@ typedef struct {
   PetscReal g;          /* gravitational acceleration, m/s^2 (Phi = g z) */
   PetscInt  departures; /* perturbation form: 1 the momentum flux's pressure from the departures SQ_DRHO, SQ_DB; 2 also the faces'
                            entropy-variable jumps from the departures SQ_DLR, SQ_DLB (reference continuous across faces) */
+  PetscInt  scaled;     /* the pair values are scaled (SquallEulerScalePair()): SQ_U, SQ_V, SQ_W hold u/2 and SQ_PHI Phi/4; set only
+                           by a kernel for its own pair loop, 0 everywhere else */
+  PetscReal hgm1;       /* 1/(2 (gamma - 1)), derived from gamma by SquallGasSetUp(): a constant the pair flux would
+                           otherwise divide for (compilers do not hoist that division out of every loop) */
 } SquallGas;
+
+/* sets the constants derived from gamma; call after every change of gamma */
+static inline void SquallGasSetUp(SquallGas *gas)
+{
+  gas->hgm1 = (PetscReal)0.5 / (gas->gamma - 1);
+}
 
 /* per-node auxiliary values, computed once per node so the pair loop needs no division or log. The
    first SQUALL_NPAIR are all a two-point flux reads (the GPU volume kernels keep only those in shared
@@ -71,6 +81,11 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallLogMeanSeries_Private(PetscReal
 SQUALL_HOST_DEVICE static inline PetscReal SquallInvLogMeanSeries_Private(PetscReal z)
 {
   return 1 + z * ((PetscReal)(1.0 / 3.0) + z * ((PetscReal)(1.0 / 5.0) + z * (PetscReal)(1.0 / 7.0)));
+}
+/* twice the above (each coefficient doubled: the same rounding, scaled by 2 exactly) */
+SQUALL_HOST_DEVICE static inline PetscReal SquallInvLogMeanSeries2_Private(PetscReal z)
+{
+  return 2 + z * ((PetscReal)(2.0 / 3.0) + z * ((PetscReal)(2.0 / 5.0) + z * (PetscReal)(2.0 / 7.0)));
 }
 
 /* logarithmic mean of x, y > 0 given lx = ln x, ly = ln y */
@@ -144,6 +159,15 @@ SQUALL_HOST_DEVICE static inline int SquallEulerAux(const SquallGas *gas, const 
   aux[SQ_DLR]    = 0;
   aux[SQ_DLB]    = 0;
   return SquallEulerInadmissible_Private(rho, p, b);
+}
+
+/* The pair values of a node as a kernel with gas->scaled keeps them: u/2 and Phi/4 (exact: powers of two) */
+SQUALL_HOST_DEVICE static inline void SquallEulerScalePair(PetscReal aux[])
+{
+  aux[SQ_U] *= (PetscReal)0.5;
+  aux[SQ_V] *= (PetscReal)0.5;
+  aux[SQ_W] *= (PetscReal)0.5;
+  aux[SQ_PHI] *= (PetscReal)0.25;
 }
 
 /* SquallEulerAux()'s verdict alone (the same operations for rho, p and b, no logs): 0 admissible, 1 not */
@@ -286,10 +310,12 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallEulerMaxWaveSpeed(const SquallG
 
    Cost: no log (stored logs), one division: the 1/b of both nodes comes with the per-node aux
    values. The three symmetric reciprocals (the selected
-   log-mean denominators of rho and b, and 1/(b1 + b2) for p_hat) and 1/(gamma - 1) come from the
-   single reciprocal of their product (the logarithmic mean of b enters only through
-   1/(2(gamma-1) b_ln), from the inverse-mean formula, as in Ranocha et al.). The product is ~ rho b^2
-   (~1e-10 in SI units), far from the under/overflow range even in single precision. */
+   log-mean denominators of rho and b, and 1/(b1 + b2) for p_hat) come from the single reciprocal of
+   their product (the logarithmic mean of b enters only through 1/(2(gamma-1) b_ln), from the
+   inverse-mean formula, as in Ranocha et al.; 1/(2(gamma-1)) is gas->hgm1). The
+   product is ~ rho b^2 (~1e-10 in SI units), far from the under/overflow range even in single precision.
+   A kernel may keep its pair values scaled (gas->scaled, SquallEulerScalePair()): four multiplications
+   fewer per pair, the same flux bit for bit. */
 /* The normal-independent part of the pair flux (the means and the gravity factors), so that the same
    pair can be contracted with more than one normal (the two sides of a face). */
 typedef struct {
@@ -300,7 +326,7 @@ typedef struct {
 
 SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], SquallEulerECMeans *M)
 {
-  const PetscReal gm1  = gas->gamma - 1;
+  const PetscReal hgm1 = gas->hgm1;
   const PetscReal rho1 = a1[SQ_RHO], rho2 = a2[SQ_RHO], b1 = a1[SQ_B], b2 = a2[SQ_B];
   const PetscReal sr = rho1 + rho2, dr = rho2 - rho1, sb = b1 + b2, db = b2 - b1;
   const int       serr = PetscAbsReal(dr) < SQUALL_LOGMEAN_FMAX * sr, serb = PetscAbsReal(db) < SQUALL_LOGMEAN_FMAX * sb;
@@ -313,18 +339,19 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *ga
      needs no division of its own; without, sbr = 1 and every product below is bitwise the one before */
   const PetscReal dsr = gas->departures ? a1[SQ_DRHO] + a2[SQ_DRHO] : 0, dsb = gas->departures ? a1[SQ_DB] + a2[SQ_DB] : 0;
   const PetscReal sbr = gas->departures ? sb - dsb : 1;
-  const PetscReal R   = 1 / (DrDb * sb * gm1 * sbr); /* = 1/(Dr Db sb (gamma-1) sbr) */
-  const PetscReal iP  = R * gm1;                     /* 1/(Dr Db sb sbr) */
-  const PetscReal iDr = (Db * sb * sbr) * iP, iDb = (Drsb * sbr) * iP, isb = (DrDb * sbr) * iP, iDbg = (Drsb * sbr) * R;
+  const PetscReal iP  = 1 / (DrDb * sb * sbr); /* = 1/(Dr Db sb sbr) */
+  const PetscReal iDr = (Db * sb * sbr) * iP, iDb = (Drsb * sbr) * iP, isb = (DrDb * sbr) * iP;
   /* rho_ln */
   const PetscReal fr = dr * iDr, rser = (PetscReal)0.5 * sr * SquallLogMeanSeries_Private(fr * fr);
   const PetscReal rho_ln = serr ? rser : fr;
-  /* e_ln = 1/(2 (gamma-1) b_ln) */
-  const PetscReal fb = db * iDb, e_ln = iDbg * (serb ? SquallInvLogMeanSeries_Private(fb * fb) : (PetscReal)0.5 * lb);
-  /* velocity averages: symmetric combinations only; {{Phi}} - {{|u|^2}}/2 = K1 + K2 from the per-node values */
-  const PetscReal ub = (PetscReal)0.5 * (a1[SQ_U] + a2[SQ_U]), vb = (PetscReal)0.5 * (a1[SQ_V] + a2[SQ_V]), wb = (PetscReal)0.5 * (a1[SQ_W] + a2[SQ_W]);
+  /* e_ln = 1/(2 (gamma-1) b_ln) = (1/(2 (gamma-1) Db)) (series ? 2 T(z) : lb) */
+  const PetscReal fb = db * iDb, e_ln = (iDb * hgm1) * (serb ? SquallInvLogMeanSeries2_Private(fb * fb) : lb);
+  /* velocity averages: symmetric combinations only; {{Phi}} - {{|u|^2}}/2 = K1 + K2 from the per-node values. Scaled
+     values (u/2, Phi/4) give the same numbers bit for bit: the factors are powers of two, which commute with rounding */
+  const PetscReal hu = gas->scaled ? 1 : (PetscReal)0.5, qp = gas->scaled ? 1 : (PetscReal)0.25;
+  const PetscReal ub = hu * (a1[SQ_U] + a2[SQ_U]), vb = hu * (a1[SQ_V] + a2[SQ_V]), wb = hu * (a1[SQ_W] + a2[SQ_W]);
   /* G_12 = (1/2) {{b}} rho_ln [[Phi]] n / b1 and G_21 = -(b1/b2) G_12 share this factor */
-  const PetscReal gc = (PetscReal)0.25 * sb * rho_ln * (a2[SQ_PHI] - a1[SQ_PHI]);
+  const PetscReal gc = qp * sb * rho_ln * (a2[SQ_PHI] - a1[SQ_PHI]);
 
   M->rho_ln = rho_ln;
   M->p_hat  = (PetscReal)0.5 * sr * isb;

@@ -13,10 +13,11 @@ PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
   PetscAssertPointer(esdg, 2);
   PetscCall(SquallInitializePackage());
   PetscCall(PetscNew(&s));
-  s->comm            = comm;
-  s->gas.gamma       = 1.4;
-  s->gas.R           = 287.0; /* dry air */
-  s->gas.g           = 9.81;
+  s->comm      = comm;
+  s->gas.gamma = 1.4;
+  s->gas.R     = 287.0; /* dry air */
+  s->gas.g     = 9.81;
+  SquallGasSetUp(&s->gas);
   s->surface         = SQUALL_FLUX_ES;
   s->coriolis        = SQUALL_CORIOLIS_NONE;
   s->gpuHalf         = PETSC_TRUE;
@@ -37,6 +38,7 @@ PetscErrorCode SquallESDGSetGas(SquallESDG s, PetscReal gamma, PetscReal R, Pets
   s->gas.gamma = gamma;
   s->gas.R     = R;
   s->gas.g     = g;
+  SquallGasSetUp(&s->gas);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
