@@ -303,7 +303,7 @@ __device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a
 
 #pragma unroll
   for (int c = 0; c < 5; c++) qm[c] = StateValue(Q, a.Qref, qe + c * NP + n);
-  if (SquallEulerAux(&gas, qm, a.Phi[(size_t)e * NP + n], am)) atomicOr(a.bad, 1);
+  if (SquallEulerAuxFace(&gas, qm, a.Phi[(size_t)e * NP + n], am)) atomicOr(a.bad, 1);
   StateDepartures(gas, Q, qe + n, a.Qref, qe + n, NP, am[SQ_PHI], am);
   /* the partner's reference: where it is continuous across faces (a.refCont) the node's own, read again
      from the line just loaded instead of the partner element's (the same values bit for bit) */
@@ -318,7 +318,7 @@ __device__ static inline void FaceStates(const SquallGas &gas, const ESDGArgs &a
     for (int c = 0; c < 5; c++) qp[c] = ref ? ref[ro + c * NP] + src[o + c * NP] : src[o + c * NP]; /* as StateValue() */
     Phip = a.PhiP[k];
   }
-  if (SquallEulerAux(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
+  if (SquallEulerAuxFace(&gas, qp, Phip, ap)) atomicOr(a.bad, 1);
   if (gas.departures) {
     if (code == SQ_BOUNDARY) {
       /* the mirror state's departures are the node's: mirroring keeps rho and p */

@@ -136,7 +136,7 @@ SQUALL_HOST_DEVICE static inline void SquallEulerPrimitive_Private(const SquallG
    admissible state (rho > 0, p > 0, all finite), else 1; then aux is filled as far as it is defined
    (u = 0 if rho = 0, b = 0 if p = 0, a log is 0 where its argument is not positive), so that no
    division by zero or log of a non-positive number is evaluated. */
-SQUALL_HOST_DEVICE static inline int SquallEulerAux(const SquallGas *gas, const PetscReal q[5], PetscReal Phi, PetscReal aux[])
+SQUALL_HOST_DEVICE static inline int SquallEulerAux_Private(const SquallGas *gas, const PetscReal q[5], PetscReal Phi, PetscReal aux[], int logs)
 {
   PetscReal prim[7];
 
@@ -150,8 +150,8 @@ SQUALL_HOST_DEVICE static inline int SquallEulerAux(const SquallGas *gas, const 
   aux[SQ_P]      = p;
   aux[SQ_B]      = b;
   aux[SQ_PHI]    = Phi;
-  aux[SQ_LOGRHO] = rho > 0 ? PetscLogReal(rho) : 0;
-  aux[SQ_LOGB]   = b > 0 ? PetscLogReal(b) : 0;
+  aux[SQ_LOGRHO] = logs && rho > 0 ? PetscLogReal(rho) : 0;
+  aux[SQ_LOGB]   = logs && b > 0 ? PetscLogReal(b) : 0;
   aux[SQ_INVB]   = 2 * p * irho; /* 1/b, so the gravity terms of a pair need no division */
   aux[SQ_K]      = (PetscReal)0.5 * Phi - (PetscReal)0.25 * (u * u + v * v + w * w);
   aux[SQ_DRHO]   = 0; /* departures from a reference: SquallEulerDepartures() */
@@ -159,6 +159,18 @@ SQUALL_HOST_DEVICE static inline int SquallEulerAux(const SquallGas *gas, const 
   aux[SQ_DLR]    = 0;
   aux[SQ_DLB]    = 0;
   return SquallEulerInadmissible_Private(rho, p, b);
+}
+
+SQUALL_HOST_DEVICE static inline int SquallEulerAux(const SquallGas *gas, const PetscReal q[5], PetscReal Phi, PetscReal aux[])
+{
+  return SquallEulerAux_Private(gas, q, Phi, aux, 1);
+}
+
+/* the same without the logarithms (left 0), for a face state: the face fluxes take the logs of the two sides'
+   ratios, and only where the series of the logarithmic mean does not serve (SquallEulerECMeansPair_Private()) */
+SQUALL_HOST_DEVICE static inline int SquallEulerAuxFace(const SquallGas *gas, const PetscReal q[5], PetscReal Phi, PetscReal aux[])
+{
+  return SquallEulerAux_Private(gas, q, Phi, aux, 0);
 }
 
 /* The pair values of a node as a kernel with gas->scaled keeps them: u/2 and Phi/4 (exact: powers of two) */
@@ -252,37 +264,6 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallEulerEntropy(const SquallGas *g
   return -a[SQ_RHO] * SquallEulerSpecificEntropy_Private(gas, a) / (gas->gamma - 1);
 }
 
-/* jump v(q+) - v(q-) of the entropy variables, with the log differences taken directly. With
-   gas->departures > 1 (perturbation form, the reference continuous across faces bit for bit, and Phi
-   too) the reference's part of every jump cancels exactly, so the jumps of ln rho, ln b and b are
-   formed from the departures: from the rounded full states they would carry the rounding of the
-   reference (an ulp of rho, p ~ 1e5 Pa), which the matrix dissipation then acts on at every face and
-   stage; in single precision that biased the top pressure of the bubble by ~5 Pa in 10 s */
-SQUALL_HOST_DEVICE static inline void SquallEulerEntropyJump_Private(const SquallGas *gas, const PetscReal am[], const PetscReal ap[], PetscReal dv[5])
-{
-  const PetscReal bm = am[SQ_B], bp = ap[SQ_B];
-  if (gas->departures > 1) {
-    const PetscReal ddb = ap[SQ_DB] - am[SQ_DB];
-    const PetscReal ku  = bp * (ap[SQ_U] * ap[SQ_U] + ap[SQ_V] * ap[SQ_V] + ap[SQ_W] * ap[SQ_W]) - bm * (am[SQ_U] * am[SQ_U] + am[SQ_V] * am[SQ_V] + am[SQ_W] * am[SQ_W]);
-
-    dv[0] = (ap[SQ_DLR] - am[SQ_DLR]) + (ap[SQ_DLB] - am[SQ_DLB]) / (gas->gamma - 1) - (ku - 2 * am[SQ_PHI] * ddb);
-    dv[1] = 2 * (bp * ap[SQ_U] - bm * am[SQ_U]);
-    dv[2] = 2 * (bp * ap[SQ_V] - bm * am[SQ_V]);
-    dv[3] = 2 * (bp * ap[SQ_W] - bm * am[SQ_W]);
-    dv[4] = -2 * ddb;
-    return;
-  }
-  const PetscReal km = bm * (am[SQ_U] * am[SQ_U] + am[SQ_V] * am[SQ_V] + am[SQ_W] * am[SQ_W] - 2 * am[SQ_PHI]);
-  const PetscReal kp = bp * (ap[SQ_U] * ap[SQ_U] + ap[SQ_V] * ap[SQ_V] + ap[SQ_W] * ap[SQ_W] - 2 * ap[SQ_PHI]);
-
-  /* -[[s]]/(gamma - 1) = [[ln rho]] + [[ln b]]/(gamma - 1) */
-  dv[0] = (ap[SQ_LOGRHO] - am[SQ_LOGRHO]) + (ap[SQ_LOGB] - am[SQ_LOGB]) / (gas->gamma - 1) - (kp - km);
-  dv[1] = 2 * (bp * ap[SQ_U] - bm * am[SQ_U]);
-  dv[2] = 2 * (bp * ap[SQ_V] - bm * am[SQ_V]);
-  dv[3] = 2 * (bp * ap[SQ_W] - bm * am[SQ_W]);
-  dv[4] = -2 * (bp - bm);
-}
-
 /* sound speed c = sqrt(gamma p/rho) */
 SQUALL_HOST_DEVICE static inline PetscReal SquallEulerSoundSpeed(const SquallGas *gas, const PetscReal a[])
 {
@@ -320,17 +301,37 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallEulerMaxWaveSpeed(const SquallG
    pair can be contracted with more than one normal (the two sides of a face). */
 typedef struct {
   PetscReal rho_ln, p_hat, ub, vb, wb, ek, g1, g2;
-  PetscReal e_ln;  /* 1/(2 (gamma-1) b_ln), for the matrix dissipation */
-  PetscReal p_mom; /* the pressure of the momentum flux: p_hat, or with gas->departures p_hat - p_hat(reference) */
+  PetscReal e_ln;     /* 1/(2 (gamma-1) b_ln), for the matrix dissipation */
+  PetscReal p_mom;    /* the pressure of the momentum flux: p_hat, or with gas->departures p_hat - p_hat(reference) */
+  PetscReal dlr, dlb; /* the jumps ln rho2 - ln rho1, ln b2 - ln b1 (the series 2 atanh(f) = f T2(f^2) where it serves) */
 } SquallEulerECMeans;
 
-SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], SquallEulerECMeans *M)
+/* FACE (a constant of each caller): the two nodes' logarithms are not stored (SquallEulerAuxFace()); the direct
+   quotients take the logarithms of the ratios rho2/rho1 and b2/b1 instead, and only where the series does not serve:
+   at the faces of a smooth flow nearly never, so a face needs no logarithm. The volume's pairs keep the stored
+   per-node logarithms, whose differences are exactly antisymmetric (the flux differencing's telescoping needs it). */
+SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair_Private(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], int face, SquallEulerECMeans *M)
 {
   const PetscReal hgm1 = gas->hgm1;
   const PetscReal rho1 = a1[SQ_RHO], rho2 = a2[SQ_RHO], b1 = a1[SQ_B], b2 = a2[SQ_B];
   const PetscReal sr = rho1 + rho2, dr = rho2 - rho1, sb = b1 + b2, db = b2 - b1;
   const int       serr = PetscAbsReal(dr) < SQUALL_LOGMEAN_FMAX * sr, serb = PetscAbsReal(db) < SQUALL_LOGMEAN_FMAX * sb;
-  const PetscReal lr = a2[SQ_LOGRHO] - a1[SQ_LOGRHO], lb = a2[SQ_LOGB] - a1[SQ_LOGB];
+  PetscReal       lr, lb;
+  if (face) {
+    lr = 0;
+    lb = 0;
+    if (!serr) {
+      const PetscReal r = rho2 / rho1;
+      lr                = r > 0 ? PetscLogReal(r) : 0; /* (an inadmissible state: reported by the aux, the stage rejected) */
+    }
+    if (!serb) {
+      const PetscReal r = b2 / b1;
+      lb                = r > 0 ? PetscLogReal(r) : 0;
+    }
+  } else {
+    lr = a2[SQ_LOGRHO] - a1[SQ_LOGRHO];
+    lb = a2[SQ_LOGB] - a1[SQ_LOGB];
+  }
   /* selected denominators: rho_ln = series ? (sr/2) S(z) : dr/lr, 1/b_ln = series ? (2/sb) T(z) : lb/db
      (S, T: SquallLogMeanSeries_Private, SquallInvLogMeanSeries_Private; z = (dr/sr)^2, (db/sb)^2) */
   const PetscReal Dr = serr ? sr : lr, Db = serb ? sb : db;
@@ -345,7 +346,7 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *ga
   const PetscReal fr = dr * iDr, rser = (PetscReal)0.5 * sr * SquallLogMeanSeries_Private(fr * fr);
   const PetscReal rho_ln = serr ? rser : fr;
   /* e_ln = 1/(2 (gamma-1) b_ln) = (1/(2 (gamma-1) Db)) (series ? 2 T(z) : lb) */
-  const PetscReal fb = db * iDb, e_ln = (iDb * hgm1) * (serb ? SquallInvLogMeanSeries2_Private(fb * fb) : lb);
+  const PetscReal fb = db * iDb, tb = SquallInvLogMeanSeries2_Private(fb * fb), e_ln = (iDb * hgm1) * (serb ? tb : lb);
   /* velocity averages: symmetric combinations only; {{Phi}} - {{|u|^2}}/2 = K1 + K2 from the per-node values. Scaled
      values (u/2, Phi/4) give the same numbers bit for bit: the factors are powers of two, which commute with rounding */
   const PetscReal hu = gas->scaled ? 1 : (PetscReal)0.5, qp = gas->scaled ? 1 : (PetscReal)0.25;
@@ -368,8 +369,15 @@ SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *ga
   M->wb   = wb;
   M->ek   = e_ln + (a1[SQ_K] + a2[SQ_K]) + (ub * ub + vb * vb + wb * wb);
   M->e_ln = e_ln;
+  M->dlr  = serr ? fr * SquallInvLogMeanSeries2_Private(fr * fr) : lr; /* (a volume pair does not use these: dead code there) */
+  M->dlb  = serb ? fb * tb : lb;
   M->g1   = gc * a1[SQ_INVB];
   M->g2   = -gc * a2[SQ_INVB];
+}
+
+SQUALL_HOST_DEVICE static inline void SquallEulerECMeansPair(const SquallGas *gas, const PetscReal a1[], const PetscReal a2[], SquallEulerECMeans *M)
+{
+  SquallEulerECMeansPair_Private(gas, a1, a2, 0, M);
 }
 
 /* the symmetric flux Fs of the means along n (linear in n) */
@@ -470,6 +478,37 @@ SQUALL_HOST_DEVICE static inline void SquallEulerMatrixDissipation(const SquallG
   SquallEulerMatrixDissipationMeans(gas, &M, am, ap, nhat, dv, D);
 }
 
+/* jump v(q+) - v(q-) of the entropy variables, the log jumps from the means M of the two states. With
+   gas->departures > 1 (perturbation form, the reference continuous across faces bit for bit, and Phi
+   too) the reference's part of every jump cancels exactly, so the jumps of ln rho, ln b and b are
+   formed from the departures: from the rounded full states they would carry the rounding of the
+   reference (an ulp of rho, p ~ 1e5 Pa), which the matrix dissipation then acts on at every face and
+   stage; in single precision that biased the top pressure of the bubble by ~5 Pa in 10 s */
+SQUALL_HOST_DEVICE static inline void SquallEulerEntropyJump_Private(const SquallGas *gas, const SquallEulerECMeans *M, const PetscReal am[], const PetscReal ap[], PetscReal dv[5])
+{
+  const PetscReal bm = am[SQ_B], bp = ap[SQ_B];
+  if (gas->departures > 1) {
+    const PetscReal ddb = ap[SQ_DB] - am[SQ_DB];
+    const PetscReal ku  = bp * (ap[SQ_U] * ap[SQ_U] + ap[SQ_V] * ap[SQ_V] + ap[SQ_W] * ap[SQ_W]) - bm * (am[SQ_U] * am[SQ_U] + am[SQ_V] * am[SQ_V] + am[SQ_W] * am[SQ_W]);
+
+    dv[0] = (ap[SQ_DLR] - am[SQ_DLR]) + (ap[SQ_DLB] - am[SQ_DLB]) * (2 * gas->hgm1) - (ku - 2 * am[SQ_PHI] * ddb);
+    dv[1] = 2 * (bp * ap[SQ_U] - bm * am[SQ_U]);
+    dv[2] = 2 * (bp * ap[SQ_V] - bm * am[SQ_V]);
+    dv[3] = 2 * (bp * ap[SQ_W] - bm * am[SQ_W]);
+    dv[4] = -2 * ddb;
+    return;
+  }
+  const PetscReal km = bm * (am[SQ_U] * am[SQ_U] + am[SQ_V] * am[SQ_V] + am[SQ_W] * am[SQ_W] - 2 * am[SQ_PHI]);
+  const PetscReal kp = bp * (ap[SQ_U] * ap[SQ_U] + ap[SQ_V] * ap[SQ_V] + ap[SQ_W] * ap[SQ_W] - 2 * ap[SQ_PHI]);
+
+  /* -[[s]]/(gamma - 1) = [[ln rho]] + [[ln b]]/(gamma - 1), the log jumps from the means (M->dlr, M->dlb) */
+  dv[0] = M->dlr + M->dlb * (2 * gas->hgm1) - (kp - km);
+  dv[1] = 2 * (bp * ap[SQ_U] - bm * am[SQ_U]);
+  dv[2] = 2 * (bp * ap[SQ_V] - bm * am[SQ_V]);
+  dv[3] = 2 * (bp * ap[SQ_W] - bm * am[SQ_W]);
+  dv[4] = -2 * (bp - bm);
+}
+
 /* ---------------------------------------------------------------------------------------------
    Numerical surface flux for the own ("minus") state qm/am and the outer state qp/ap, UNIT normal
    nhat out of the own element. The gravity fluctuation is that of the own node (node 1); it
@@ -481,14 +520,14 @@ SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFlux(const SquallGas *ga
 {
   SquallEulerECMeans M;
 
-  SquallEulerECMeansPair(gas, am, ap, &M);
+  SquallEulerECMeansPair_Private(gas, am, ap, 1, &M);
   SquallEulerECContract(&M, nhat, F);
   F[1] += M.g1 * nhat[0];
   F[2] += M.g1 * nhat[1];
   F[3] += M.g1 * nhat[2];
   if (type == SQUALL_FLUX_ES) {
     PetscReal dv[5], D[5];
-    SquallEulerEntropyJump_Private(gas, am, ap, dv);
+    SquallEulerEntropyJump_Private(gas, &M, am, ap, dv);
     SquallEulerMatrixDissipationMeans(gas, &M, am, ap, nhat, dv, D);
     for (int k = 0; k < 5; k++) F[k] -= (PetscReal)0.5 * D[k];
   } else if (type == SQUALL_FLUX_RUSANOV) {
@@ -512,12 +551,12 @@ SQUALL_HOST_DEVICE static inline void SquallEulerSurfaceFluxPair(const SquallGas
   SquallEulerECMeans M;
   PetscReal          Fs[5], Fsp[5], Dh[5] = {0, 0, 0, 0, 0};
 
-  SquallEulerECMeansPair(gas, am, ap, &M);
+  SquallEulerECMeansPair_Private(gas, am, ap, 1, &M);
   SquallEulerECContract(&M, nhat, Fs);
   SquallEulerECContract(&M, nhatp, Fsp);
   if (type == SQUALL_FLUX_ES) {
     PetscReal dv[5], D[5];
-    SquallEulerEntropyJump_Private(gas, am, ap, dv);
+    SquallEulerEntropyJump_Private(gas, &M, am, ap, dv);
     SquallEulerMatrixDissipationMeans(gas, &M, am, ap, nhat, dv, D);
     for (int k = 0; k < 5; k++) Dh[k] = (PetscReal)0.5 * D[k];
   } else if (type == SQUALL_FLUX_RUSANOV) {

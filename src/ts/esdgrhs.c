@@ -97,7 +97,7 @@ static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qa, cons
       sf = PetscSqrtReal(nout[0] * nout[0] + nout[1] * nout[1] + nout[2] * nout[2]);
       for (PetscInt c = 0; c < 3; c++) nhat[c] = nout[c] / sf;
       GatherState(&qa[m->gslot[e] * 5 * Np], Np, n, qm);
-      if (SquallEulerAux(&s->gas, qm, s->Phi[e * Np + n], am)) RecordBad(bad, e, n, am);
+      if (SquallEulerAuxFace(&s->gas, qm, s->Phi[e * Np + n], am)) RecordBad(bad, e, n, am);
       if (dep) NodeDepartures(s, dep, PETSC_FALSE, m->gslot[e], n, s->Phi[e * Np + n], am);
       if (nb >= 0) {
         /* an owned partner from the global vector, a ghost from the face values the exchange brought */
@@ -108,7 +108,7 @@ static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qa, cons
         SquallEulerMirrorState(qm, nhat, qp);
         Phip = s->Phi[e * Np + n];
       }
-      if (SquallEulerAux(&s->gas, qp, Phip, ap)) RecordBad(bad, nb >= 0 ? nb : e, n, ap);
+      if (SquallEulerAuxFace(&s->gas, qp, Phip, ap)) RecordBad(bad, nb >= 0 ? nb : e, n, ap);
       if (dep && nb >= 0) {
         const PetscInt p = m->vmapP[(e * 6 + f) * Nfp + k];
         NodeDepartures(s, dep, nb >= m->nOwned ? PETSC_TRUE : PETSC_FALSE, nb < m->nOwned ? m->gslot[nb] : p / Np, p % Np, Phip, ap);
