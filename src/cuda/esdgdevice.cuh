@@ -41,6 +41,8 @@ typedef struct {
   PetscScalar       *K, *Qw;         /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
   PetscReal          la, ldt, lb;    /* and its coefficients */
   PetscBool          refCont;        /* the reference is equal bit for bit on both sides of every face (SquallESDGSetReferenceState) */
+  PetscBool          boxPhiZ;        /* boxes whose Phi is constant (bit for bit) over every k-plane of every element: the box
+                                        volume kernels leave out the gravity terms of x and y pairs; else the general kernels run */
   /* the admissibility of the state the last fused stage wrote (bad[1], all ranks), valid while that
      vector is unchanged (its object state): the next stage's check (SquallESDGCheckState) then needs no
      pass over the state of its own */
@@ -185,7 +187,7 @@ template <int NQ, bool CART> __device__ static inline void PairNormal(const ESDG
    node and F2 = Fs + (0, G_21, 0) for the partner. AXIS: the box metric Ja^d = nv[d] e_d (the set-up
    checks that its other components are 0), contracted without the zero products; else the general
    metric nv. */
-template <bool AXIS> __device__ static inline void PairFluxes(const SquallGas &gas, const PetscReal own[], const PetscReal other[], int d, const PetscReal nv[3], PetscReal F1[5], PetscReal F2[5])
+template <bool AXIS> __device__ static inline void PairFluxes(const SquallGas &gas, const PetscReal own[], const PetscReal other[], int d, const PetscReal nv[3], PetscReal F1[5], PetscReal F2[5], bool grav = true)
 {
   if (AXIS) {
     SquallEulerECMeans M;
@@ -193,8 +195,11 @@ template <bool AXIS> __device__ static inline void PairFluxes(const SquallGas &g
     SquallEulerECContractAxis(&M, d, nv[d], F1);
 #pragma unroll
     for (int k = 0; k < 5; k++) F2[k] = F1[k];
-    F1[1 + d] += M.g1 * nv[d];
-    F2[1 + d] += M.g2 * nv[d];
+    /* !grav: the caller knows Phi2 == Phi1 (gravity along z, a box's x or y line): the fluctuation is 0 exactly */
+    if (grav) {
+      F1[1 + d] += M.g1 * nv[d];
+      F2[1 + d] += M.g2 * nv[d];
+    }
   } else {
     PetscReal Fs[5], G1[3], G2[3];
     SquallEulerECFluxPair(&gas, own, other, nv, Fs, G1, G2);

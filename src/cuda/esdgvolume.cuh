@@ -90,6 +90,9 @@ __device__ static inline ESDGReal2 make_ESDGReal2(PetscReal x, PetscReal y)
   return v;
 }
 #define ESDG_NAUX2 (SQUALL_NPAIR / 2)
+/* which per-node value each half of the shared pairs holds: Phi and 1/b last, so that the pairs of a box's x and
+   y lines, which have no gravity term (Phi is constant along them: ESDGCuda.boxPhiZ), load one pair fewer */
+__device__ static constexpr int ESDGPairValue[SQUALL_NPAIR] = {SQ_RHO, SQ_U, SQ_V, SQ_W, SQ_K, SQ_B, SQ_LOGRHO, SQ_LOGB, SQ_PHI, SQ_INVB};
 #define ESDG_NFIN2 (ESDG_NFIN / 2)
 
 /* shared memory of the half-sweep kernel, in pairs: a block-wide head (the D factors of each thread's
@@ -229,7 +232,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     NodeAux<NQ>(gas, a, e, n, Q, own);
     SquallEulerScalePair(own);
 #pragma unroll
-    for (int k = 0; k < ESDG_NAUX2; k++) saux[k * NP + n] = make_ESDGReal2(own[2 * k], own[2 * k + 1]);
+    for (int k = 0; k < ESDG_NAUX2; k++) saux[k * NP + n] = make_ESDGReal2(own[ESDGPairValue[2 * k]], own[ESDGPairValue[2 * k + 1]]);
     if (DEP) saux[ESDG_NAUX2 * NP + n] = make_ESDGReal2(own[SQ_DRHO], own[SQ_DB]);
   }
   __syncthreads();
@@ -249,13 +252,19 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
       for (int c = 0; c < 3; c++) nown[c] = CART ? sJa[d * 3 + c] : a.Ja[((size_t)e * 9 + d * 3 + c) * NP + n];
 #pragma unroll
       for (int o = 1; o <= NH; o++) {
-        const int m = (i + o) % NQ, p = base + m * stride;
-        PetscReal other[SQUALL_NAUX], nv[3], F1[5], F2[5];
+        const int  m = (i + o) % NQ, p = base + m * stride;
+        PetscReal  other[SQUALL_NAUX], nv[3], F1[5], F2[5];
+        const bool grav = !(CART && d < 2); /* boxes: no gravity term along x and y (Phi constant along those lines) */
 #pragma unroll
         for (int k = 0; k < ESDG_NAUX2; k++) {
-          const ESDGReal2 v = saux[k * NP + p];
-          other[2 * k]      = v.x;
-          other[2 * k + 1]  = v.y;
+          if (!grav && k == ESDG_NAUX2 - 1) { /* Phi and 1/b: not needed */
+            other[SQ_PHI]  = own[SQ_PHI];
+            other[SQ_INVB] = own[SQ_INVB];
+            continue;
+          }
+          const ESDGReal2 v               = saux[k * NP + p];
+          other[ESDGPairValue[2 * k]]     = v.x;
+          other[ESDGPairValue[2 * k + 1]] = v.y;
         }
         if (DEP) {
           const ESDGReal2 v = saux[ESDG_NAUX2 * NP + p];
@@ -268,7 +277,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
           other[SQ_INVB]   = 1 / other[SQ_B];
         }
         PairNormal<NQ, CART>(a, e, d, n, p, nown, nv);
-        PairFluxes<CART>(gas, own, other, d, nv, F1, F2);
+        PairFluxes<CART>(gas, own, other, d, nv, F1, F2, grav);
         const ESDGReal2 s12 = sDD[i * NH + o - 1];
         const PetscReal s1 = s12.x, s2 = s12.y;
 #pragma unroll
@@ -446,7 +455,7 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
   ESDGArgs      a = ESDGGetArgs(c, s->mesh->w[0]);
   const dim3    block(NP, EPB);
   const int     grid = (int)((count + EPB - 1) / EPB);
-  const bool    cart = s->mesh->cartesian;
+  const bool    cart = s->mesh->cartesian && c->boxPhiZ;
 
   PetscFunctionBegin;
   if (!count) PetscFunctionReturn(PETSC_SUCCESS);
