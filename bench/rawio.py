@@ -39,3 +39,23 @@ def read_text(dirs, run, name):
     if run not in dirs or not os.path.exists(os.path.join(dirs[run], name)):
         return None
     return open(os.path.join(dirs[run], name)).read().strip()
+
+
+def record_head(dirs, benchmark, date):
+    """the fields every session record starts with: what was measured, when, each run's device line (smi.txt),
+    commit and ctest summary (where the run has a ctest.log)"""
+    return {
+        "benchmark": benchmark,
+        "date": date,
+        "device": {r: read_text(dirs, r, "smi.txt") for r in dirs},
+        "smi_fields": "index, name, clocks.sm (idle at query), clocks.max.sm, clocks.mem, driver",
+        "commit": {r: read_text(dirs, r, "commit.txt") for r in dirs},
+        "tests": {r: tests(os.path.join(dirs[r], "ctest.log")) for r in dirs if os.path.exists(os.path.join(dirs[r], "ctest.log"))},
+    }
+
+
+def write_record(rec, path):
+    """the record as indented JSON with a final newline"""
+    with open(path, "w") as f:
+        json.dump(rec, f, indent=1)
+        f.write("\n")

@@ -9,13 +9,12 @@ ratios compare this session's library with c00643e's in the same call (the old l
 best of the runs of each; the volume kernel's rates are recomputed here from its times with the useful-flop count of
 the final code (88 flops per pair on boxes: 54 + 12 + 2 x 11, SquallESDGVolumeFlops), since some of the libraries
 measured logged 95 (the count before this session)."""
-import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rawio import jsonl, read_text, run_dirs, tests  # noqa: E402
+from rawio import jsonl, read_text, record_head, run_dirs, tests, write_record  # noqa: E402
 from record_session8 import bubble  # noqa: E402
 
 RUNS = ("resS1", "resS2", "resS4", "resS5", "resS6", "resS7", "resS8", "resS9")
@@ -86,15 +85,10 @@ def main():
     raw, out_json = sys.argv[1:3]
     p = run_dirs(raw, RUNS)
     rd = lambda r, f: read_text(p, r, f)  # noqa: E731
-    rec = {
-        "benchmark": "squall GPU session 11: the ESDG pair flux with fewer multiplications (scaled pair values in the GPU half sweep, 1/(2(gamma-1)) as a constant), then the faces without per-node logarithms; A/B against c00643e in the same calls; the bubble in both precisions",
-        "date": "2026-12-01",
-        "device": {r: rd(r, "smi.txt") for r in p},
-        "smi_fields": "index, name, clocks.sm (idle at query), clocks.max.sm, clocks.mem, driver",
-        "commit": {r: rd(r, "commit.txt") for r in p},
-        "tests": {r: tests(os.path.join(p[r], "ctest.log")) for r in p if os.path.exists(os.path.join(p[r], "ctest.log"))},
+    rec = record_head(p, "squall GPU session 11: the ESDG pair flux with fewer multiplications (scaled pair values in the GPU half sweep, 1/(2(gamma-1)) as a constant), then the faces without per-node logarithms, then the box x/y pairs without gravity terms; A/B against c00643e in the same calls; the bubble in both precisions; ncu and SASS of the volume kernel", "2026-12-01")
+    rec.update({
         "note": "esdg_bench: boxes, 32,768 elements for N=2..6 and 4,096 for N=7, 8, median of 10 launches per run; best of the runs per library. Bubble: N=4, 262,144 elements, 14-stage LSRK fused into the volume kernel, the defaults",
-    }
+    })
     for r in ("resS1", "resS4"):
         if r in p:
             b = os.path.join(p[r], "bench.jsonl")
@@ -129,9 +123,7 @@ def main():
         dp, dq = d["bubble300-new"]["s_per_step"], d["bubble300-pert-new"]["s_per_step"]
         sp, sq = s["bubble1000-plain-new"]["s_per_step"], s["bubble1000-pert-new"]["s_per_step"]
         rec["bubble_ratios_double_over_single_resS4_resS5"] = {"plain_over_plain": round(dp / sp, 3), "plain_double_over_perturbation_single": round(dp / sq, 3), "perturbation_over_perturbation": round(dq / sq, 3)}
-    with open(out_json, "w") as f:
-        json.dump(rec, f, indent=1)
-        f.write("\n")
+    write_record(rec, out_json)
 
 
 if __name__ == "__main__":

@@ -8,13 +8,12 @@ With PLOT_DIR (needs matplotlib): esdg-roofline-h200-session8.png, the volume ke
 both precisions against the H200's measured limits.
 
 Every number is read from the raw files (the device's clocks from smi.txt, the commit from commit.txt)."""
-import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rawio import jsonl, read_text, run_dirs, tests  # noqa: E402
+from rawio import jsonl, read_text, record_head, run_dirs, tests, write_record  # noqa: E402
 from tutorial_log import parse as tutorial  # noqa: E402
 
 RUNS = ("resP1", "resP2", "resP4", "resP5", "resP6", "resP7")
@@ -94,13 +93,8 @@ def main():
     raw, out_json = sys.argv[1:3]
     p = run_dirs(raw, RUNS)
     rd = lambda r, f: read_text(p, r, f)  # noqa: E731
-    rec = {
-        "benchmark": "squall GPU session 8: the ESDG line-sweep volume kernel (measured, slower, removed) and the half sweep's L2 prefetch of the blocks ahead",
-        "date": "2026-12-01",
-        "device": {r: rd(r, "smi.txt") for r in p},
-        "smi_fields": "index, name, clocks.sm (idle at query), clocks.max.sm, clocks.mem, driver",
-        "commit": {r: rd(r, "commit.txt") for r in p},
-        "tests": {r: tests(os.path.join(p[r], "ctest.log")) for r in p if os.path.exists(os.path.join(p[r], "ctest.log"))},
+    rec = record_head(p, "squall GPU session 8: the ESDG line-sweep volume kernel (measured, slower, removed) and the half sweep's L2 prefetch of the blocks ahead", "2026-12-01")
+    rec.update({
         "sanitizer_resP1": rd("resP1", "sanitizer-summary.txt").split("\n") if rd("resP1", "sanitizer-summary.txt") else None,
         "note": "esdg_bench: boxes, 32,768 elements for N=2..6 and 4,096 for N=7, 8, median of 10 launches; pct of the measured FMA peak (FP64 33.4, FP32 65.3 TFLOP/s) for the useful flops of SquallESDGVolumeFlops. Bubble: N=4, 262,144 elements, perturbation form, 14-stage LSRK fused into the volume kernel",
         "line_sweep_resP1": {"kernels_half_vs_line": kernels(os.path.join(p["resP1"], "bench.jsonl"), "line"), "line_as_production": kernels(os.path.join(p["resP1"], "bench-lineprod.jsonl"), "line_prod"),
@@ -109,7 +103,7 @@ def main():
                                         "bubble_200_steps_prefetch": bubble(os.path.join(p["resP2"], "bubble-prefetch.txt")), "bubble_200_steps_noprefetch": bubble(os.path.join(p["resP2"], "bubble-noprefetch.txt")),
                                         "ncu_N4_half_prefetch": ncu(os.path.join(p["resP2"], "ncu-half.txt"))},
         "prefetch_tuning_bubble_100_steps_resP4": {os.path.basename(f)[7:-4]: bubble(os.path.join(p["resP4"], f)) for f in sorted(os.listdir(p["resP4"])) if f.startswith("bubble-")} if "resP4" in p else None,
-    }
+    })
     for r, prec in (("resP5", "double"), ("resP6", "single")):
         if r in p:
             rec["defaults_" + prec + "_" + r] = {"kernels_prefetch": kernels(os.path.join(p[r], "bench.jsonl"), "prefetch"), "kernels_noprefetch": kernels(os.path.join(p[r], "bench.jsonl"), "noprefetch"),
@@ -117,9 +111,7 @@ def main():
     if "resP7" in p:
         rec["single_bubble_1000_steps_perturbation_resP7"] = {"prefetch_2_half_wave": bubble(os.path.join(p["resP7"], "bubble1000-pf2.txt")), "no_prefetch": bubble(os.path.join(p["resP7"], "bubble1000-pf0.txt")),
                                                               "same_case_session5_runM4s_s_per_step": 0.0594, "double_plain_session5_runM2_s_per_step": 0.0912}
-    with open(out_json, "w") as f:
-        json.dump(rec, f, indent=1)
-        f.write("\n")
+    write_record(rec, out_json)
     if len(sys.argv) > 3:
         roofline(rec, os.path.join(sys.argv[3], "esdg-roofline-h200-session8.png"))
 
