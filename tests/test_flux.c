@@ -261,6 +261,74 @@ static PetscErrorCode TestEntropyConservation(PetscRandom rnd)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The means two ways: (a) a face's (SquallEulerAuxFace(), no stored logarithms: the direct branch takes the log of
+   the ratio) against the volume's (stored logarithms), the same values up to the rounding of the logarithms; (b) the
+   log jumps M.dlr, M.dlb against ln(rho2/rho1), ln(b2/b1) in higher precision, in both branches; (c) a kernel's scaled
+   pair values (gas.scaled, u/2 and Phi/4) give the same means bit for bit */
+static PetscErrorCode TestFaceMeans(PetscRandom rnd)
+{
+  const PetscReal tol  = 100 * PETSC_MACHINE_EPSILON;
+  PetscReal       maxm = 0, maxj = 0;
+  PetscInt        nser = 0, ndir = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < 2000; i++) {
+    PetscReal          q1[5], q2[5], Phi1, Phi2, a1[SQUALL_NAUX], a2[SQUALL_NAUX], f1[SQUALL_NAUX], f2[SQUALL_NAUX], s1[SQUALL_NAUX], s2[SQUALL_NAUX];
+    SquallEulerECMeans M, F, S;
+    SquallGas          sg = gas;
+    PetscCall(RandomPair(rnd, i, PETSC_FALSE, q1, &Phi1, a1, q2, &Phi2, a2));
+    CHECK(!SquallEulerAuxFace(&gas, q1, Phi1, f1) && !SquallEulerAuxFace(&gas, q2, Phi2, f2), "random state not admissible");
+    CHECK(f1[SQ_LOGRHO] == 0 && f1[SQ_LOGB] == 0, "SquallEulerAuxFace() computed logarithms");
+    SquallEulerECMeansPair_Private(&gas, a1, a2, 0, &M);
+    SquallEulerECMeansPair_Private(&gas, f1, f2, 1, &F);
+    {
+      /* the stored logarithms' difference carries their rounding, eps |ln x|, relative to the jump: the bound of the
+         volume form's own error, which the face form does not have */
+      const PetscReal lr = PetscAbsReal(a2[SQ_LOGRHO] - a1[SQ_LOGRHO]), lb = PetscAbsReal(a2[SQ_LOGB] - a1[SQ_LOGB]);
+      const PetscReal cr = lr > 0 ? (PetscAbsReal(a1[SQ_LOGRHO]) + PetscAbsReal(a2[SQ_LOGRHO])) / lr : 0, cb = lb > 0 ? (PetscAbsReal(a1[SQ_LOGB]) + PetscAbsReal(a2[SQ_LOGB])) / lb : 0;
+      const PetscReal bound = tol * PetscMax(1, PetscMax(cr, cb));
+      const PetscReal m[] = {M.rho_ln, M.p_hat, M.ub, M.vb, M.wb, M.ek, M.g1, M.g2, M.e_ln}, fm[] = {F.rho_ln, F.p_hat, F.ub, F.vb, F.wb, F.ek, F.g1, F.g2, F.e_ln};
+      for (PetscInt k = 0; k < 9; k++) {
+        const PetscReal err = PetscAbsReal(fm[k] - m[k]) / PetscMax(PetscAbsReal(m[k]), PETSC_SMALL);
+        maxm                = PetscMax(maxm, err / bound);
+        CHECK(err <= bound, "face mean %" PetscInt_FMT " of pair %" PetscInt_FMT ": %.17g against %.17g with stored logarithms (bound %g)", k, i, (double)fm[k], (double)m[k], (double)bound);
+      }
+    }
+    {
+      /* log1p of the (exactly formed) relative difference: the ratio itself would round to ~1e-19 in long double */
+      const long double lr = log1pl(((long double)a2[SQ_RHO] - (long double)a1[SQ_RHO]) / (long double)a1[SQ_RHO]), lb = log1pl(((long double)a2[SQ_B] - (long double)a1[SQ_B]) / (long double)a1[SQ_B]);
+      const PetscReal   er = (PetscReal)(PetscAbsReal(F.dlr - (PetscReal)lr) / fabsl(lr)), eb = (PetscReal)(PetscAbsReal(F.dlb - (PetscReal)lb) / fabsl(lb));
+      if (lr != 0) {
+        maxj = PetscMax(maxj, er);
+        CHECK(er <= tol, "[[ln rho]] of pair %" PetscInt_FMT ": %.17g against %.17Lg", i, (double)F.dlr, lr);
+      }
+      if (lb != 0) {
+        maxj = PetscMax(maxj, eb);
+        CHECK(eb <= tol, "[[ln b]] of pair %" PetscInt_FMT ": %.17g against %.17Lg", i, (double)F.dlb, lb);
+      }
+      if (PetscAbsReal(a2[SQ_B] - a1[SQ_B]) < SQUALL_LOGMEAN_FMAX * (a1[SQ_B] + a2[SQ_B]))
+        nser++;
+      else
+        ndir++;
+    }
+    for (PetscInt k = 0; k < SQUALL_NAUX; k++) {
+      s1[k] = a1[k];
+      s2[k] = a2[k];
+    }
+    SquallEulerScalePair(s1);
+    SquallEulerScalePair(s2);
+    sg.scaled = 1;
+    SquallEulerECMeansPair(&sg, s1, s2, &S);
+    CHECK(S.rho_ln == M.rho_ln && S.p_hat == M.p_hat && S.ub == M.ub && S.vb == M.vb && S.wb == M.wb && S.ek == M.ek && S.g1 == M.g1 && S.g2 == M.g2 && S.e_ln == M.e_ln, "the scaled pair values change the means of pair %" PetscInt_FMT, i);
+  }
+  CHECK(nser > 100 && ndir > 100, "the pairs did not exercise both branches (%" PetscInt_FMT " series, %" PetscInt_FMT " direct)", nser, ndir);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "face means (no stored logarithms) against the volume's: max rel difference / its bound %.2e; log jumps max rel error %.2e (%" PetscInt_FMT " series, %" PetscInt_FMT
+                        " direct in b); scaled pair values: the same means bit for bit\n",
+                        (double)maxm, (double)maxj, nser, ndir));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* 5. ES and Rusanov dissipate entropy: [[v]].(F* - F_EC) <= 0; ES for any pair (D is positive semi-definite),
    Rusanov for pairs at the same Phi */
 static PetscErrorCode TestEntropyStability(PetscRandom rnd)
@@ -581,6 +649,7 @@ int main(int argc, char **argv)
   PetscCall(TestConsistency(rnd));
   PetscCall(TestEntropyConservation(rnd));
   PetscCall(TestEntropyStability(rnd));
+  PetscCall(TestFaceMeans(rnd));
   PetscCall(TestSurfaceFluxPair(rnd));
   PetscCall(TestMatrixDissipation(rnd));
   PetscCall(TestMirror(rnd));
