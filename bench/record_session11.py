@@ -7,8 +7,9 @@ each, the script that ran them is RAW_DIR/runS-script.sh) into one versioned rec
 Every number is read from the raw files (the device's clocks from smi.txt, the commit from commit.txt). The A/B
 ratios compare this session's library with c00643e's in the same call (the old library through LD_LIBRARY_PATH),
 best of the runs of each; the volume kernel's rates are recomputed here from its times with the useful-flop count of
-the final code (88 flops per pair on boxes: 54 + 12 + 2 x 11, SquallESDGVolumeFlops), since some of the libraries
-measured logged 95 (the count before this session)."""
+the final code (on boxes 88 flops per z pair, 54 + 12 + 2 x 11, and 79 per x or y pair, whose gravity terms the half
+sweep leaves out since f4cd25a: 82 on average, SquallESDGVolumeFlops), since the libraries measured logged other counts
+(95 before this session). The ncu ceiling of resS7 (at 15ea1ff, gravity in every direction) uses that code's 88."""
 import os
 import re
 import sys
@@ -20,6 +21,7 @@ from record_session8 import bubble  # noqa: E402
 RUNS = ("resS1", "resS2", "resS4", "resS5", "resS6", "resS7", "resS8", "resS9")
 KEYS = ("rhs_ms", "volume_half_ms", "volume_lift_ms", "faces_ms")
 PEAK = {"double": 33.4, "single": 65.3}  # TFLOP/s, ../shared/spec/h200-anchors.md
+FINAL_COUNT = (2 * 79.0 + 88.0) / 3  # useful flops per pair of the final code's box half sweep (x, y, z pairs)
 
 
 def best(path, prefix):
@@ -34,7 +36,7 @@ def best(path, prefix):
         for key in KEYS:
             k[key] = min(k.get(key, 1e30), r[key])
         nq = r["N"] + 1
-        flops = 3.0 * nq * nq * nq * (nq - 1) / 2.0 * r["elements"] * 88.0  # pairs x the final count (boxes)
+        flops = 3.0 * nq * nq * nq * (nq - 1) / 2.0 * r["elements"] * FINAL_COUNT  # pairs x the final count (boxes)
         k["volume_half_tflops_final_count"] = round(flops / (k["volume_half_ms"] * 1e-3) / 1e12, 3)
         k["volume_half_pct_peak_final_count"] = round(100 * k["volume_half_tflops_final_count"] / PEAK[r["precision"]], 1)
     return out
@@ -115,7 +117,7 @@ def main():
         useful = 3.0 * nq**3 * (nq - 1) / 2.0 * el * 88.0
         ks = ncu_metrics(os.path.join(p["resS7"], "ncu-volume.txt"))
         box = [k for k in ks if k["kernel"].startswith("ESDGVolumeHalf<5, 1, 0,")]
-        rec["ncu_volume_N4_resS7"] = {"note": "ESDGVolumeHalf<5, 1, 0, ...>: the box half sweep at N = 4 without the faces' lift (esdg_bench's volume_half), 32,768 elements, ncu --metrics, clocks as found; the ceiling: the useful flops (88 per pair) at the time the FP64 instructions alone would take with the FP64 pipe busy every cycle",
+        rec["ncu_volume_N4_resS7"] = {"note": "ESDGVolumeHalf<5, 1, 0, ...>: the box half sweep at N = 4 without the faces' lift (esdg_bench's volume_half), 32,768 elements, ncu --metrics, clocks as found; the ceiling: the useful flops (88 per pair, the count of 15ea1ff's code) at the time the FP64 instructions alone would take with the FP64 pipe busy every cycle",
                                       "launches": box, "ceiling": ceiling(box[0], useful) if box else None,
                                       "sass_static_counts": {f[5:-4]: sass_counts(os.path.join(p["resS7"], f)) for f in sorted(os.listdir(p["resS7"])) if f.startswith("sass-")}}
     if "resS4" in p and "resS5" in p:
