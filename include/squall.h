@@ -22,6 +22,7 @@ PETSC_EXTERN PetscErrorCode SquallSynchronize(Vec);
 #define SQUALL_TSLSRK "lsrk"
 PETSC_EXTERN PetscErrorCode SquallTSLSRKSetType(TS, const char[]);
 PETSC_EXTERN PetscErrorCode SquallTSLSRKGetType(TS, const char *[]);
+PETSC_EXTERN PetscErrorCode SquallTSLSRKSetFieldLayout(TS, PetscInt, PetscInt);
 PETSC_EXTERN PetscErrorCode SquallTSLSRKGetTableau(TS, PetscInt *, PetscInt *, const PetscReal *[], const PetscReal *[], const PetscReal *[]);
 
 /* ---- Legendre-Gauss-Lobatto operators (order N: N+1 nodes on [-1,1]) */

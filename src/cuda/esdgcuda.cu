@@ -382,7 +382,7 @@ static PetscErrorCode ESDGRestoreReference(SquallESDG s, ESDGCuda *c)
 
 /* The RHS into F, or with K (face mode only) a fused LSRK stage: the finishing volume kernels fold
    each node's RHS into K and Q (K = la K + ldt F, Q += lb K) instead of writing F */
-static PetscErrorCode ESDGRHS(SquallESDG s, PetscReal t, Vec Q, Vec F, Vec K, PetscReal la, PetscReal ldt, PetscReal lb)
+static PetscErrorCode ESDGRHS(SquallESDG s, PetscReal t, Vec Q, Vec F, Vec K, const SquallLSRKCompensation *comp, PetscReal la, PetscReal ldt, PetscReal lb)
 {
   ESDGCuda          *c = (ESDGCuda *)s->cuda;
   const PetscScalar *qd;
@@ -404,6 +404,11 @@ static PetscErrorCode ESDGRHS(SquallESDG s, PetscReal t, Vec Q, Vec F, Vec K, Pe
     c->la  = la;
     c->ldt = ldt;
     c->lb  = lb;
+    c->C   = NULL;
+    if (comp) {
+      PetscCall(VecCUDAGetArray(comp->C, &c->C));
+      c->cmask = comp->mask ? (int)comp->mask : 31;
+    }
   } else {
     PetscCall(VecCUDAGetArrayRead(Q, &qd));
     PetscCall(VecCUDAGetArrayWrite(F, &fd));
@@ -435,13 +440,14 @@ static PetscErrorCode ESDGRHS(SquallESDG s, PetscReal t, Vec Q, Vec F, Vec K, Pe
   if (K) {
     PetscInt n;
     PetscCall(VecGetLocalSize(Q, &n));
-    PetscCall(PetscLogGpuFlops(5.0 * n)); /* the stage update's */
+    PetscCall(PetscLogGpuFlops((5.0 + (comp ? 3.0 * __builtin_popcount(c->cmask) / 5 : 0)) * n)); /* the stage update's */
     if (la == 0)
       PetscCall(VecCUDARestoreArrayWrite(K, &kd));
     else
       PetscCall(VecCUDARestoreArray(K, &kd));
     PetscCall(VecCUDARestoreArray(Q, &qw));
-    c->K = c->Qw = NULL;
+    if (comp) PetscCall(VecCUDARestoreArray(comp->C, &c->C));
+    c->K = c->Qw = c->C = NULL;
   } else {
     PetscCall(VecCUDARestoreArrayWrite(F, &fd));
     PetscCall(VecCUDARestoreArrayRead(Q, &qd));
@@ -479,19 +485,21 @@ static PetscErrorCode ESDGRHS(SquallESDG s, PetscReal t, Vec Q, Vec F, Vec K, Pe
 PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F)
 {
   PetscFunctionBegin;
-  PetscCall(ESDGRHS(s, t, Q, F, NULL, 0, 0, 0));
+  PetscCall(ESDGRHS(s, t, Q, F, NULL, NULL, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* one LSRK stage with the RHS of Q fused into the update of K and Q; *done false where the RHS is not
    in face mode (the caller then evaluates F and updates) */
-PetscErrorCode SquallESDGStage_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec K, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done)
+PetscErrorCode SquallESDGStage_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec K, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done)
 {
   ESDGCuda *c = (ESDGCuda *)s->cuda;
 
   PetscFunctionBegin;
-  *done = c->faceMode;
-  if (*done) PetscCall(ESDGRHS(s, t, Q, NULL, K, a, dt, b));
+  /* compensation in another layout than the state's five fields per element (SquallTSLSRKSetFieldLayout()) is the
+     update kernel's */
+  *done = (PetscBool)(c->faceMode && (!comp || !comp->mask || (comp->stride == s->mesh->Np && comp->nfields == 5)));
+  if (*done) PetscCall(ESDGRHS(s, t, Q, NULL, K, comp, a, dt, b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

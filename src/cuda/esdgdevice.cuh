@@ -40,6 +40,8 @@ typedef struct {
   const PetscScalar *Qref, *QrefLoc; /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
   PetscScalar       *K, *Qw;         /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
   PetscReal          la, ldt, lb;    /* and its coefficients */
+  PetscScalar       *C;              /* and its compensation (-ts_lsrk_compensated), or NULL */
+  int                cmask;          /* the fields compensated, bit f for field f */
   PetscBool          refCont;        /* the reference is equal bit for bit on both sides of every face (SquallESDGSetReferenceState) */
   PetscBool          boxPhiZ;        /* boxes whose Phi is constant (bit for bit) over every k-plane of every element: the box
                                         volume kernels leave out the gravity terms of x and y pairs; else the general kernels run */
@@ -59,6 +61,8 @@ typedef struct {
   const PetscScalar *Qref, *QrefLoc; /* perturbation form: added to the state as it is loaded, or NULL */
   PetscScalar       *K, *Qw;         /* a fused LSRK stage (finishing kernels): K = la K + ldt F, Q += lb K instead of writing F; else NULL */
   PetscReal          la, ldt, lb;
+  PetscScalar       *C; /* with it, the fields of cmask get Q += lb K compensated (SquallLSRKStageCompensated) */
+  int                cmask;
   PetscBool          refCont; /* a face node's partner has the node's reference values */
   int               *bad;
   PetscInt           nOwned, nList;
@@ -88,6 +92,8 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.la       = c->la;
   a.ldt      = c->ldt;
   a.lb       = c->lb;
+  a.C        = c->C;
+  a.cmask    = c->cmask;
   a.refCont  = c->refCont;
   a.nSlots   = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
   a.PhiP     = c->PhiP;
@@ -280,7 +286,12 @@ template <int NQ> __device__ static inline void StoreRHS(const SquallGas &gas, c
 #pragma unroll
     for (int f = 0; f < 5; f++) {
       PetscScalar k = a.la == 0 ? (PetscScalar)0 : a.K[o + f * NP], q = a.Qw[o + f * NP];
-      SquallLSRKStage(a.la, a.ldt, a.lb, acc[f], &k, &q);
+      if (a.C && ((a.cmask >> f) & 1)) {
+        PetscScalar cf = a.C[o + f * NP];
+        SquallLSRKStageCompensated(a.la, a.ldt, a.lb, acc[f], &k, &q, &cf);
+        a.C[o + f * NP] = cf;
+      } else
+        SquallLSRKStage(a.la, a.ldt, a.lb, acc[f], &k, &q);
       a.K[o + f * NP]  = k;
       a.Qw[o + f * NP] = q;
       qn[f]            = a.Qref ? a.Qref[o + f * NP] + q : q; /* the full state as StateValue() rounds it */

@@ -1,34 +1,33 @@
 /* The 2N-storage Runge-Kutta stage update as one kernel: K = a K + dt F; Q = Q + b K reads Q, K
    and F once and writes K and Q once (three vector operations would read 5 and write 2 vectors).
    With the compensation C (-ts_lsrk_compensated) Q is updated by compensated summation, C read and
-   written once more. */
+   written once more: every entry, or (mask) those of the named fields only. */
 #include "cuda/squallcuda.h"
 #include "cuda/cudautil.h"
 #include "sys/squallimpl.h"
-#include "physics/kahan.h"
+#include "ts/lsrkimpl.h"
 #include "physics/lsrkstage.h"
 
-template <bool COMP> __global__ static void LSRKStageKernel(PetscInt n, PetscReal a, PetscReal dt, PetscReal b, PetscScalar *__restrict__ Q, PetscScalar *__restrict__ K, const PetscScalar *__restrict__ F, PetscScalar *__restrict__ C)
+template <bool COMP>
+__global__ static void LSRKStageKernel(PetscInt n, PetscReal a, PetscReal dt, PetscReal b, PetscScalar *__restrict__ Q, PetscScalar *__restrict__ K, const PetscScalar *__restrict__ F, PetscScalar *__restrict__ C, PetscInt stride, PetscInt nf,
+                                       PetscInt mask)
 {
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
-    if (COMP) {
-      const PetscScalar k = (a == 0 ? (PetscScalar)0 : a * K[i]) + dt * F[i];
-      PetscScalar       q = Q[i], c = C[i];
-      K[i] = k;
-      SquallKahanAdd(&q, &c, b * k);
-      Q[i] = q;
+    PetscScalar k = a == 0 ? (PetscScalar)0 : K[i], q = Q[i]; /* K is not read in the first stage */
+    if (COMP && (!mask || ((mask >> ((i / stride) % nf)) & 1))) {
+      PetscScalar c = C[i];
+      SquallLSRKStageCompensated(a, dt, b, F[i], &k, &q, &c);
       C[i] = c;
-    } else {
-      PetscScalar k = a == 0 ? (PetscScalar)0 : K[i], q = Q[i]; /* K is not read in the first stage */
+    } else
       SquallLSRKStage(a, dt, b, F[i], &k, &q);
-      K[i] = k;
-      Q[i] = q;
-    }
+    K[i] = k;
+    Q[i] = q;
   }
 }
 
-PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, Vec C, PetscReal a, PetscReal dt, PetscReal b)
+PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b)
 {
+  Vec                C = comp ? comp->C : NULL;
   PetscInt           n;
   PetscScalar       *q, *k, *c = NULL;
   const PetscScalar *f;
@@ -47,9 +46,9 @@ PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, Vec C, PetscReal a
   if (C) PetscCall(VecCUDAGetArray(C, &c));
   PetscCall(PetscLogGpuTimeBegin());
   if (n && C)
-    LSRKStageKernel<true><<<SquallCUDAGridSize(n, 256), 256, 0, stream>>>(n, a, dt, b, q, k, f, c);
+    LSRKStageKernel<true><<<SquallCUDAGridSize(n, 256), 256, 0, stream>>>(n, a, dt, b, q, k, f, c, comp->stride, comp->nfields, comp->mask);
   else if (n)
-    LSRKStageKernel<false><<<SquallCUDAGridSize(n, 256), 256, 0, stream>>>(n, a, dt, b, q, k, f, NULL);
+    LSRKStageKernel<false><<<SquallCUDAGridSize(n, 256), 256, 0, stream>>>(n, a, dt, b, q, k, f, NULL, 1, 1, 0);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((C ? 8.0 : 5.0) * n));

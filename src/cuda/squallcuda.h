@@ -4,6 +4,7 @@
 #pragma once
 
 #include <squall.h>
+#include "ts/lsrkimpl.h"
 
 /* number of visible CUDA devices; 0 without CUDA, without a device, or when the query fails */
 PETSC_EXTERN PetscErrorCode SquallCUDADeviceCount(PetscInt *);
@@ -12,5 +13,5 @@ PETSC_EXTERN PetscErrorCode SquallCUDADeviceCount(PetscInt *);
 PETSC_EXTERN PetscErrorCode SquallDGMeshCheckCoordinatesCUDA(SquallDGMesh, Vec, PetscReal *);
 /* y = alpha*x by a CUDA kernel; x and y are VECCUDA of the same local size */
 PETSC_EXTERN PetscErrorCode SquallCUDAScaleCopy(Vec, PetscReal, Vec);
-/* the fused 2N-storage RK stage update K = a K + dt F; Q = Q + b K on device vectors */
-PETSC_EXTERN PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, Vec C, PetscReal a, PetscReal dt, PetscReal b);
+/* the fused 2N-storage RK stage update K = a K + dt F; Q = Q + b K on device vectors (comp: compensated, or NULL) */
+PETSC_EXTERN PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b);

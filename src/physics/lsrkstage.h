@@ -21,3 +21,16 @@ SQUALL_HOST_DEVICE static inline void SquallLSRKStage(PetscReal a, PetscReal dt,
   *k = kn;
   *q = SquallFMA_Private(b, kn, *q);
 }
+
+/* The same with the compensated (Kahan) update of q, c its carried error: the product b k enters through one
+   explicit FMA, so that the update kernel and the fused stage round it alike (the product and the subtraction of c
+   would otherwise be contracted or not at the compiler's choice); c as in SquallKahanAdd() */
+SQUALL_HOST_DEVICE static inline void SquallLSRKStageCompensated(PetscReal a, PetscReal dt, PetscReal b, PetscScalar f, PetscScalar *k, PetscScalar *q, PetscScalar *c)
+{
+  const PetscScalar kn = SquallFMA_Private(dt, f, a == 0 ? (PetscScalar)0 : a * *k);
+  const PetscScalar y = SquallFMA_Private(b, kn, -*c), t = *q + y;
+
+  *k = kn;
+  *c = (t - *q) - y;
+  *q = t;
+}

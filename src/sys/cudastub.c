@@ -25,7 +25,7 @@ PetscErrorCode SquallCUDAScaleCopy(Vec x, PetscReal alpha, Vec y)
   SETERRQ(PetscObjectComm((PetscObject)x), PETSC_ERR_SUP_SYS, "squall was built without CUDA (reconfigure with a CUDA-enabled PETSc)");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, Vec C, PetscReal a, PetscReal dt, PetscReal b)
+PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b)
 {
   PetscFunctionBegin;
   SETERRQ(PetscObjectComm((PetscObject)Q), PETSC_ERR_SUP_SYS, "squall was built without CUDA (reconfigure with a CUDA-enabled PETSc)");
@@ -52,7 +52,7 @@ PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallESDGStage_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec K, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done)
+PetscErrorCode SquallESDGStage_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec K, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done)
 {
   PetscFunctionBegin;
   SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");

@@ -4,6 +4,7 @@
 #include "dm/dgmeshimpl.h"
 #include <petscsf.h>
 #include "physics/euler.h"
+#include "ts/lsrkimpl.h"
 
 typedef enum { SQUALL_CORIOLIS_NONE, SQUALL_CORIOLIS_FPLANE, SQUALL_CORIOLIS_BETAPLANE } SquallCoriolisType;
 PETSC_EXTERN const char *const SquallCoriolisTypes[];
@@ -55,7 +56,7 @@ PETSC_EXTERN PetscErrorCode SquallESDGGhostEnd(SquallESDG, const PetscScalar *q,
 PETSC_EXTERN PetscErrorCode    SquallESDGSetUpCUDA(SquallESDG);
 PETSC_EXTERN PetscErrorCode    SquallESDGDestroyCUDA(SquallESDG);
 PETSC_EXTERN PetscErrorCode    SquallESDGComputeRHS_CUDA(SquallESDG, PetscReal, Vec, Vec);
-PETSC_EXTERN PetscErrorCode    SquallESDGStage_CUDA(SquallESDG, PetscReal, Vec Q, Vec K, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done);
+PETSC_EXTERN PetscErrorCode    SquallESDGStage_CUDA(SquallESDG, PetscReal, Vec Q, Vec K, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done);
 PETSC_EXTERN PetscErrorCode    SquallESDGNodeReduceCUDA(SquallESDG, Vec, PetscReal *lmax, PetscInt *nbad);
 PETSC_EXTERN PetscErrorCode    SquallESDGStageVerdictCUDA(SquallESDG, Vec, PetscBool *known, PetscBool *bad);
 PETSC_EXTERN PetscErrorCode    SquallESDGVolumeFlops(SquallESDG, PetscBool half, PetscLogDouble *);

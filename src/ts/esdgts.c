@@ -59,7 +59,7 @@ static PetscErrorCode ESDGMonitor(TS ts, PetscInt step, PetscReal t, Vec Q, void
 
 /* TS lsrk's fused stage (see src/ts/lsrk.c): on the GPU in face mode the RHS's finishing kernels do the
    stage update; only while the TS's RHS is still this one */
-static PetscErrorCode ESDGFusedStage(TS ts, PetscReal t, Vec Q, Vec K, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done)
+static PetscErrorCode ESDGFusedStage(TS ts, PetscReal t, Vec Q, Vec K, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done)
 {
   SquallESDG s;
   PetscErrorCode (*fn)(TS, PetscReal, Vec, Vec, void *);
@@ -71,8 +71,20 @@ static PetscErrorCode ESDGFusedStage(TS ts, PetscReal t, Vec Q, Vec K, PetscReal
   PetscCall(TSGetRHSFunction(ts, NULL, &fn, &ctx));
   if (fn != SquallESDGRHSFunction || ctx != (void *)s || !s->useGPU) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(SQUALL_ESDGRHS, Q, K, 0, 0));
-  PetscCall(SquallESDGStage_CUDA(s, t, Q, K, a, dt, b, done));
+  PetscCall(SquallESDGStage_CUDA(s, t, Q, K, comp, a, dt, b, done));
   PetscCall(PetscLogEventEnd(SQUALL_ESDGRHS, Q, K, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the solution's field layout, for TS lsrk: per element each of the five conserved fields at its Np nodes in turn */
+static PetscErrorCode ESDGFieldLayout(TS ts, PetscInt *stride, PetscInt *nfields)
+{
+  SquallESDG s;
+
+  PetscFunctionBegin;
+  PetscCall(TSGetApplicationContext(ts, &s));
+  *stride  = s->mesh->Np;
+  *nfields = 5;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -89,6 +101,8 @@ PetscErrorCode SquallESDGSetUpTS(SquallESDG s, TS ts)
   PetscCall(TSSetRHSFunction(ts, NULL, SquallESDGRHSFunction, s));
   PetscCall(TSSetFunctionDomainError(ts, ESDGDomainCheck));
   if (s->useGPU) PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKFusedStage_C", ESDGFusedStage));
+  /* for -ts_lsrk_compensated_fields (0,4: density and energy), whatever the TS's type becomes later */
+  PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKFieldLayout_C", ESDGFieldLayout));
   if (s->cfl > 0) PetscCall(TSSetPreStep(ts, ESDGPreStep));
   if (s->monitor_every > 0) PetscCall(TSMonitorSet(ts, ESDGMonitor, s, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -13,6 +13,7 @@
      5s4   Carpenter, Kennedy, "Fourth-order 2N-storage Runge-Kutta schemes", NASA TM-109112 (1994),
            solution 3: 5 stages, order 4. */
 #include "sys/squallimpl.h"
+#include "ts/lsrkimpl.h"
 #include "cuda/squallcuda.h"
 #include "physics/kahan.h"
 #include <petsc/private/tsimpl.h>
@@ -56,54 +57,57 @@ static const LSRKScheme LSRK5s4 = {
 static const LSRKScheme *const LSRKSchemes[] = {&LSRK14s4, &LSRK5s4};
 
 /* K = a K + dt F; Q = Q + b K. Replaceable so that a fused device kernel can do both updates in one
-   pass over memory (reading Q, K, F once, writing Q, K once) instead of two Vec operations. With C
-   (-ts_lsrk_compensated) Q is updated with compensated summation (Kahan): C keeps the low-order part
-   of b K that the addition to Q rounded away. */
-typedef PetscErrorCode (*LSRKStageUpdateFn)(Vec Q, Vec K, Vec F, Vec C, PetscReal a, PetscReal dt, PetscReal b);
-
-/* A whole stage, RHS and update, from whoever provides the RHS (composed on the TS as
-   "SquallTSLSRKFusedStage_C"; SquallESDGSetUpTS() composes the ESDG GPU one, whose finishing kernels fold
-   each node's RHS into K and Q without writing F: two of the stage's seven passes over the state fewer).
-   *done false: not possible now (the caller evaluates F and updates). */
-typedef PetscErrorCode (*LSRKFusedStageFn)(TS ts, PetscReal t, Vec Q, Vec K, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done);
+   pass over memory (reading Q, K, F once, writing Q, K once) instead of two Vec operations. With comp
+   (-ts_lsrk_compensated) Q, or the entries of the fields it names, is updated with compensated summation
+   (Kahan): comp->C keeps the low-order part of b K that the addition to Q rounded away. */
+typedef PetscErrorCode (*LSRKStageUpdateFn)(Vec Q, Vec K, Vec F, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b);
 
 typedef struct {
-  const LSRKScheme *scheme;
-  Vec               K;        /* the second 2N register */
-  Vec               F;        /* output of the RHS evaluation */
-  Vec               Q0;       /* copy of the solution at the start of the step, only with -ts_lsrk_rollback */
-  PetscBool         rollback; /* keep Q0 so that rejected steps can be retried and TSRollBack() works */
-  Vec               C;        /* compensation of the solution update, only with -ts_lsrk_compensated */
-  PetscBool         compensated;
-  PetscBool         fused; /* use a fused stage where one is composed (-ts_lsrk_fused) */
-  Vec               Y[LSRK_MAX_STAGES];
-  PetscReal         stage_time;
-  TSStepStatus      status;
-  LSRKStageUpdateFn stageupdate;
+  const LSRKScheme      *scheme;
+  Vec                    K;        /* the second 2N register */
+  Vec                    F;        /* output of the RHS evaluation */
+  Vec                    Q0;       /* copy of the solution at the start of the step, only with -ts_lsrk_rollback */
+  PetscBool              rollback; /* keep Q0 so that rejected steps can be retried and TSRollBack() works */
+  Vec                    C;        /* compensation of the solution update, only with -ts_lsrk_compensated */
+  PetscBool              compensated;
+  PetscInt               cfields[32], ncfields; /* -ts_lsrk_compensated_fields (none: every entry) */
+  PetscInt               stride, nfields;       /* the solution's field layout (SquallTSLSRKSetFieldLayout()) */
+  SquallLSRKCompensation comp;
+  PetscBool              fused; /* use a fused stage where one is composed (-ts_lsrk_fused) */
+  Vec                    Y[LSRK_MAX_STAGES];
+  PetscReal              stage_time;
+  TSStepStatus           status;
+  LSRKStageUpdateFn      stageupdate;
 } TS_LSRK;
 
 /* Only Vec operations, so device vectors are updated where they live. VecAXPBY() with a = 0
    (first stage) overwrites K instead of scaling it, so a stale K (from a failed step) cannot leak in. */
-static PetscErrorCode LSRKStageUpdate_Vec(Vec Q, Vec K, Vec F, Vec C, PetscReal a, PetscReal dt, PetscReal b)
+static PetscErrorCode LSRKStageUpdate_Vec(Vec Q, Vec K, Vec F, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b)
 {
   PetscFunctionBegin;
   PetscCall(VecAXPBY(K, dt, a, F));
-  if (!C) {
+  if (!comp) {
     PetscCall(VecAXPY(Q, b, K));
   } else {
     PetscScalar       *q, *c;
     const PetscScalar *k;
-    PetscInt           n;
+    PetscInt           n, nc = 0;
 
     PetscCall(VecGetLocalSize(Q, &n));
     PetscCall(VecGetArray(Q, &q));
-    PetscCall(VecGetArray(C, &c));
+    PetscCall(VecGetArray(comp->C, &c));
     PetscCall(VecGetArrayRead(K, &k));
-    for (PetscInt i = 0; i < n; i++) SquallKahanAdd(&q[i], &c[i], b * k[i]);
+    for (PetscInt i = 0; i < n; i++) {
+      if (SquallLSRKCompensatedEntry(comp, i)) {
+        SquallKahanAdd(&q[i], &c[i], b * k[i]);
+        nc++;
+      } else
+        q[i] += b * k[i];
+    }
     PetscCall(VecRestoreArrayRead(K, &k));
-    PetscCall(VecRestoreArray(C, &c));
+    PetscCall(VecRestoreArray(comp->C, &c));
     PetscCall(VecRestoreArray(Q, &q));
-    PetscCall(PetscLogFlops(4.0 * n));
+    PetscCall(PetscLogFlops(4.0 * nc + 2.0 * (n - nc)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -144,18 +148,19 @@ static PetscErrorCode LSRKRestoreOrFail(TS ts, PetscBool touched, PetscInt stage
 
 static PetscErrorCode TSStep_LSRK(TS ts)
 {
-  TS_LSRK          *lsrk = (TS_LSRK *)ts->data;
-  const LSRKScheme *sch  = lsrk->scheme;
-  const PetscInt    s    = sch->stages;
-  Vec               Q = ts->vec_sol, K = lsrk->K, F = lsrk->F;
-  TSAdapt           adapt;
-  PetscInt          rejections     = 0;
-  PetscReal         next_time_step = ts->time_step;
-  LSRKFusedStageFn  fused          = NULL;
+  TS_LSRK                      *lsrk = (TS_LSRK *)ts->data;
+  const LSRKScheme             *sch  = lsrk->scheme;
+  const PetscInt                s    = sch->stages;
+  Vec                           Q = ts->vec_sol, K = lsrk->K, F = lsrk->F;
+  TSAdapt                       adapt;
+  PetscInt                      rejections     = 0;
+  PetscReal                     next_time_step = ts->time_step;
+  SquallLSRKFusedStageFn        fused          = NULL;
+  const SquallLSRKCompensation *comp           = lsrk->C ? &lsrk->comp : NULL;
 
   PetscFunctionBegin;
   PetscCall(TSGetAdapt(ts, &adapt));
-  if (lsrk->fused && !lsrk->C) PetscCall(PetscObjectQueryFunction((PetscObject)ts, "SquallTSLSRKFusedStage_C", &fused));
+  if (lsrk->fused) PetscCall(PetscObjectQueryFunction((PetscObject)ts, "SquallTSLSRKFusedStage_C", &fused));
   if (lsrk->Q0) PetscCall(VecCopy(Q, lsrk->Q0));
   lsrk->status = TS_STEP_INCOMPLETE;
   while (!ts->reason && lsrk->status != TS_STEP_COMPLETE) {
@@ -175,7 +180,7 @@ static PetscErrorCode TSStep_LSRK(TS ts)
       if (!stageok) break;
       if (fused) {
         PetscBool done = PETSC_FALSE;
-        PetscCall((*fused)(ts, lsrk->stage_time, Q, K, sch->A[i], h, sch->B[i], &done));
+        PetscCall((*fused)(ts, lsrk->stage_time, Q, K, comp, sch->A[i], h, sch->B[i], &done));
         if (ts->reason < 0) {
           PetscCall(LSRKRestoreOrFail(ts, PETSC_TRUE, i)); /* the fused stage updates Q in place */
           PetscFunctionReturn(PETSC_SUCCESS);
@@ -189,7 +194,7 @@ static PetscErrorCode TSStep_LSRK(TS ts)
         PetscFunctionReturn(PETSC_SUCCESS);
       }
       PetscCall(PetscLogEventBegin(SQUALL_LSRKUpdate, ts, Q, K, F));
-      PetscCall((*lsrk->stageupdate)(Q, K, F, lsrk->C, sch->A[i], h, sch->B[i]));
+      PetscCall((*lsrk->stageupdate)(Q, K, F, comp, sch->A[i], h, sch->B[i]));
       PetscCall(PetscLogEventEnd(SQUALL_LSRKUpdate, ts, Q, K, F));
     }
     if (stageok) {
@@ -254,6 +259,7 @@ static PetscErrorCode TSDestroy_LSRK(TS ts)
   PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKSetType_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKGetType_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKGetTableau_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKSetFieldLayout_C", NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -287,6 +293,30 @@ static PetscErrorCode TSSetUp_LSRK(TS ts)
   if (!lsrk->compensated) PetscCall(VecDestroy(&lsrk->C));
   if (lsrk->C) PetscCall(VecZeroEntries(lsrk->C));
   PetscCall(VecZeroEntries(lsrk->K));
+  lsrk->comp.C       = lsrk->C;
+  lsrk->comp.stride  = 1;
+  lsrk->comp.nfields = 1;
+  lsrk->comp.mask    = 0;
+  if (lsrk->ncfields) {
+    PetscErrorCode (*layout)(TS, PetscInt *, PetscInt *) = NULL;
+    PetscInt bs;
+    /* the layout set on this TS, else the one its RHS provider composes (the ESDG), else the block size */
+    PetscCall(VecGetBlockSize(ts->vec_sol, &bs));
+    lsrk->comp.nfields = bs;
+    PetscCall(PetscObjectQueryFunction((PetscObject)ts, "SquallTSLSRKFieldLayout_C", &layout));
+    if (lsrk->nfields) {
+      lsrk->comp.stride  = lsrk->stride;
+      lsrk->comp.nfields = lsrk->nfields;
+    } else if (layout)
+      PetscCall((*layout)(ts, &lsrk->comp.stride, &lsrk->comp.nfields));
+    PetscCheck(lsrk->comp.nfields > 1, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_WRONGSTATE, "-ts_lsrk_compensated_fields needs the solution's field layout: SquallTSLSRKSetFieldLayout(), or a block size > 1 of the solution vector");
+    for (PetscInt f = 0; f < lsrk->ncfields; f++) {
+      PetscCheck(lsrk->cfields[f] >= 0 && lsrk->cfields[f] < lsrk->comp.nfields, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_OUTOFRANGE,
+                 "-ts_lsrk_compensated_fields: field %" PetscInt_FMT " is not in [0, %" PetscInt_FMT "), the solution's fields", lsrk->cfields[f], lsrk->comp.nfields);
+      lsrk->comp.mask |= (PetscInt)1 << lsrk->cfields[f];
+    }
+    if (lsrk->comp.mask == ((PetscInt)1 << lsrk->comp.nfields) - 1) lsrk->comp.mask = 0; /* all of them */
+  }
   /* device vectors get the fused kernel (one pass over Q, K, F instead of two vector operations) */
   {
     PetscBool iscuda;
@@ -311,6 +341,13 @@ static PetscErrorCode TSSetFromOptions_LSRK(TS ts, PetscOptionItems *PetscOption
   PetscCall(PetscOptionsBool("-ts_lsrk_fused", "Let the RHS provider fuse the stage update into its last kernel where it can (the ESDG GPU RHS); off: RHS into F, then the update", "TSStep", lsrk->fused, &lsrk->fused, NULL));
   PetscCall(PetscOptionsBool("-ts_lsrk_compensated", "Update the solution with compensated (Kahan) summation, so that increments below its round-off are not lost (one more register; for conservation in single precision)", "TSStep", lsrk->compensated,
                              &lsrk->compensated, NULL));
+  lsrk->ncfields = PETSC_STATIC_ARRAY_LENGTH(lsrk->cfields);
+  PetscCall(PetscOptionsIntArray(
+    "-ts_lsrk_compensated_fields",
+    "Compensate only these fields of the solution (indices in its field layout, e.g. 0,4 for the ESDG's density and energy: their integrals conserved at the cost of a fifth of the register traffic each); implies -ts_lsrk_compensated",
+    "SquallTSLSRKSetFieldLayout", lsrk->cfields, &lsrk->ncfields, &flg));
+  if (!flg) lsrk->ncfields = 0;
+  if (lsrk->ncfields) lsrk->compensated = PETSC_TRUE;
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -325,7 +362,14 @@ static PetscErrorCode TSView_LSRK(TS ts, PetscViewer viewer)
   if (isascii) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  LSRK scheme %s: %" PetscInt_FMT " stages, order %" PetscInt_FMT " (%s)\n", lsrk->scheme->name, lsrk->scheme->stages, lsrk->scheme->order, lsrk->scheme->reference));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  work vectors: 2N register K and the RHS output%s%s\n", lsrk->rollback ? ", plus a rollback copy of the solution" : "", lsrk->compensated ? ", plus the compensation of the solution update" : ""));
-    if (lsrk->fused && !lsrk->compensated) {
+    if (lsrk->compensated && lsrk->ncfields) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  compensated fields:"));
+      PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+      for (PetscInt f = 0; f < lsrk->ncfields; f++) PetscCall(PetscViewerASCIIPrintf(viewer, " %" PetscInt_FMT, lsrk->cfields[f]));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+      PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+    }
+    if (lsrk->fused) {
       void (*fused)(void) = NULL;
       PetscCall(PetscObjectQueryFunction((PetscObject)ts, "SquallTSLSRKFusedStage_C", &fused));
       if (fused) PetscCall(PetscViewerASCIIPrintf(viewer, "  stage update fused into the RHS provider's kernels (-ts_lsrk_fused)\n"));
@@ -341,6 +385,16 @@ static PetscErrorCode SquallTSLSRKSetType_LSRK(TS ts, const char name[])
   PetscFunctionBegin;
   /* the registers do not depend on the scheme, so a change after TSSetUp() needs no reallocation */
   PetscCall(LSRKFindScheme(ts, name, &lsrk->scheme));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SquallTSLSRKSetFieldLayout_LSRK(TS ts, PetscInt stride, PetscInt nfields)
+{
+  TS_LSRK *lsrk = (TS_LSRK *)ts->data;
+
+  PetscFunctionBegin;
+  lsrk->stride  = stride;
+  lsrk->nfields = nfields;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -386,6 +440,30 @@ PetscErrorCode SquallTSLSRKSetType(TS ts, const char name[])
 }
 
 /*@C
+  SquallTSLSRKSetFieldLayout - how the entries of the solution of a `TS` of type "lsrk" belong to fields, for
+  -ts_lsrk_compensated_fields: local entry i is of field (i / stride) % nfields
+
+  Input Parameters:
++ ts      - the time stepper; ignored unless its type is "lsrk"
+. stride  - consecutive entries of one field (1: interleaved fields, the solution's block size nfields)
+- nfields - number of fields, at most 32
+
+  Notes:
+  Without a layout set here, the one the RHS provider composes on the TS ("SquallTSLSRKFieldLayout_C") is used: the
+  ESDG's (`SquallESDGSetUpTS()`), per element each of the five conserved fields (rho, rho u, rho v, rho w, E) at its
+  Np nodes in turn; else the solution's block size.
+@*/
+PetscErrorCode SquallTSLSRKSetFieldLayout(TS ts, PetscInt stride, PetscInt nfields)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(ts, TS_CLASSID, 1);
+  PetscCheck(stride >= 1, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_OUTOFRANGE, "SquallTSLSRKSetFieldLayout: stride %" PetscInt_FMT " must be >= 1", stride);
+  PetscCheck(nfields >= 1 && nfields <= 32, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_OUTOFRANGE, "SquallTSLSRKSetFieldLayout: nfields %" PetscInt_FMT " must be in [1, 32]", nfields);
+  PetscTryMethod(ts, "SquallTSLSRKSetFieldLayout_C", (TS, PetscInt, PetscInt), (ts, stride, nfields));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
   SquallTSLSRKGetType - the name of the scheme of a `TS` of type "lsrk"
 @*/
 PetscErrorCode SquallTSLSRKGetType(TS ts, const char *name[])
@@ -426,6 +504,8 @@ PetscErrorCode SquallTSLSRKGetTableau(TS ts, PetscInt *stages, PetscInt *order, 
 . -ts_lsrk_compensated     - update the solution with compensated summation (one more register): in single precision
                              the increments of a slowly evolving state are otherwise partly rounded away, which
                              shows as a drift of the conserved integrals
+. -ts_lsrk_compensated_fields <i,j,...> - compensate only these fields (SquallTSLSRKSetFieldLayout()); the other
+                             entries are updated plainly and the register's passes cover these fields alone
 - -ts_lsrk_fused <bool>    - let the RHS provider do the whole stage where it composes one (the ESDG GPU RHS folds
                              the update into its last kernels; default on, the same solution bit for bit)
 
@@ -459,5 +539,6 @@ PetscErrorCode TSCreate_LSRK(TS ts)
   PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKSetType_C", SquallTSLSRKSetType_LSRK));
   PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKGetType_C", SquallTSLSRKGetType_LSRK));
   PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKGetTableau_C", SquallTSLSRKGetTableau_LSRK));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKSetFieldLayout_C", SquallTSLSRKSetFieldLayout_LSRK));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

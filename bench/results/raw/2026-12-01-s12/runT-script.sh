@@ -1,0 +1,47 @@
+#!/bin/bash
+# device call T (1 x H200), session 12. P=.deps/packD (double) or .deps/packS (single); MODE picks the work.
+# MODE=1 (single): the ESDG and compensation GPU tests; esdg_bench N=2..8; the plain bubble 1000 steps without
+#   compensation, with density and energy compensated (-ts_lsrk_compensated_fields 0,4, folded into the fused stage)
+#   and with every field compensated; the SASS opcode counts of the N = 4 box kernels (volume half sweep, faces) and
+#   ncu's instruction, issue and stall counters of one launch of each (where single precision's time goes).
+# MODE=2 (double, the same code): the same tests; esdg_bench; the plain bubble 1000 steps, and with density and
+#   energy compensated.
+MODE=${MODE:-1}; O=/tmp/resT$MODE
+. "$P/device-prologue.sh"
+MESH="-dm_p4est_brick_size 1,1,1 -dm_p4est_brick_periodicity 1,1,0 -dm_p4est_brick_bounds -1000,1000,-1000,1000,0,2000 -dm_vec_type cuda"
+BUBP="-dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_time 1e9 -esdg_wall_time -dm_vec_type cuda"
+kernels() {
+  timeout 100 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 2,3,4,5,6 -bench_reps 10 -bench_tag $1 >> $O/bench.jsonl 2>> $O/bench.err
+  timeout 60 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 4 -bench_orders 7,8 -bench_reps 10 -bench_tag $1 >> $O/bench.jsonl 2>> $O/bench.err
+}
+bubble() { # file, steps, extra options
+  timeout 180 ./tutorials/rising_bubble -options_file $OPTS/rising_bubble.opts $BUBP -ts_max_steps $2 "${@:3}" > $O/$1.txt 2>&1
+}
+sass() { # opcode counts per kernel of the N = 4 volume half sweep and face kernels
+  timeout 120 cuobjdump -sass src/libsquall.so > /tmp/all.sass 2>&1
+  awk '/Function : /{f=$3} /^[[:space:]]+\/\*[0-9a-f]+\*\/[[:space:]]+[A-Z@]/{if (f ~ /ESDGVolumeHalfILi5ELb1ELb[01]ELi0ELi6ELb0ELb0ELb0E|ESDGFaceFlux/) {l=$0; sub(/^[[:space:]]+\/\*[0-9a-f]+\*\/[[:space:]]+/, "", l); sub(/^@!?P[0-9T] +/, "", l); split(l, w, /[ .;]/); c[f" "w[1]]++}} END {for (k in c) print k, c[k]}' /tmp/all.sass | sort > $O/sass-counts.txt
+}
+NCUM=smsp__inst_executed.sum,smsp__thread_inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed_pipe_alu.sum,smsp__inst_executed_pipe_fp64.sum,smsp__inst_executed_pipe_lsu.sum,smsp__inst_executed_pipe_xu.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_math_pipe_throttle.ratio,smsp__average_warp_latency_issue_stalled_wait.ratio,smsp__average_warp_latency_issue_stalled_not_selected.ratio,smsp__average_warp_latency_issue_stalled_mio_throttle.ratio,smsp__average_warp_latency_issue_stalled_lg_throttle.ratio,smsp__average_warp_latency_issue_stalled_dispatch_stall.ratio,smsp__average_warp_latency_issue_stalled_selected.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio,dram__bytes.sum
+if [ $MODE = 1 ]; then
+  (sgl; timeout 200 ctest -L gpu -R "esdg|compensated" --timeout 120 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   kernels new-r1; echo "== bench done $(el)"
+   bubble bubble1000-plain 1000; echo "== plain $(el)"
+   bubble bubble1000-comp04 1000 -ts_lsrk_compensated_fields 0,4; echo "== comp04 $(el)"
+   bubble bubble1000-compall 1000 -ts_lsrk_compensated; echo "== compall $(el)"
+   sass; echo "== sass $(el)"
+   timeout 150 ncu --clock-control none --metrics $NCUM -k regex:"ESDGVolumeHalf|ESDGFaceFlux" -c 4 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 4 -bench_reps 1 > $O/ncu.txt 2>&1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 2 ]; then
+  (dbl; timeout 200 ctest -L gpu -R "esdg|compensated" --timeout 120 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   kernels new-r1; echo "== bench done $(el)"
+   bubble bubble1000-plain 1000; echo "== plain $(el)"
+   bubble bubble1000-comp04 1000 -ts_lsrk_compensated_fields 0,4; echo "== comp04 $(el)"
+   sass; echo "== sass $(el)"
+   timeout 150 ncu --clock-control none --metrics $NCUM -k regex:"ESDGVolumeHalf|ESDGFaceFlux" -c 4 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 4 -bench_reps 1 > $O/ncu.txt 2>&1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+fi
+grep -E "tests passed|tests failed" $O/ctest.log
+tail -n 2 $O/bubble*.txt 2>/dev/null
+finish resT$MODE

@@ -1,0 +1,26 @@
+/* TS lsrk's interface to the stage updates that live elsewhere: the CUDA update kernel
+   (src/cuda/lsrkcuda.cu) and the fused stages composed by RHS providers (the ESDG GPU RHS). */
+#pragma once
+
+#include <squall.h>
+
+/* The compensated (Kahan) update of the solution (-ts_lsrk_compensated, -ts_lsrk_compensated_fields):
+   C holds the low-order part of each update that the addition to Q rounded away. mask 0: every entry;
+   else only the entries of the fields whose bits are set, the field of local entry i being
+   (i / stride) % nfields (SquallTSLSRKSetFieldLayout()), so that a solver that needs it for its
+   conserved densities pays one more pass over those alone; C's other entries are never touched. */
+typedef struct {
+  Vec      C;
+  PetscInt stride, nfields, mask;
+} SquallLSRKCompensation;
+
+/* whether local entry i is compensated */
+static inline PetscBool SquallLSRKCompensatedEntry(const SquallLSRKCompensation *c, PetscInt i)
+{
+  return (PetscBool)(!c->mask || ((c->mask >> ((i / c->stride) % c->nfields)) & 1));
+}
+
+/* A whole stage, RHS and update, from whoever provides the RHS (composed on the TS as "SquallTSLSRKFusedStage_C"):
+   K = a K + dt F(t, Q); Q = Q + b K, with comp (or NULL) as in the update kernels. *done false: not possible now
+   (the caller evaluates F and updates). */
+typedef PetscErrorCode (*SquallLSRKFusedStageFn)(TS ts, PetscReal t, Vec Q, Vec K, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done);
