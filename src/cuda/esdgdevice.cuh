@@ -70,7 +70,7 @@ typedef struct {
   PetscReal          wb;
   int                pfBlocks; /* > 0: the half sweep prefetches into L2 the inputs of the block this many blocks ahead (PrefetchElement); set by its launcher */
   PetscReal          pfDist;   /* that distance in waves of resident blocks, 0: no prefetch (the launcher turns it into pfBlocks) */
-  int                pfRanges; /* how many of PrefetchElement's ranges: 10 those loaded at the start, 12 also the fused stage's, 17 with its compensation */
+  int                pfRanges; /* how many of PrefetchElement's ranges: 10 those loaded at the start, 12 also the fused stage's */
 } ESDGArgs;
 
 static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
@@ -108,7 +108,7 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.wb       = wb;
   a.pfBlocks = 0;
   a.pfDist   = c->prefetch ? c->prefetchDist : 0;
-  a.pfRanges = c->prefetch == 2 ? (c->C ? 17 : 12) : 10;
+  a.pfRanges = c->prefetch == 2 ? 12 : 10;
   return a;
 }
 

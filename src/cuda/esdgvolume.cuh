@@ -160,7 +160,7 @@ __device__ static inline void PrefetchRangeL2(const void *p, size_t bytes)
    half sweep's blocks wait for these loads at their start, and with few blocks per multiprocessor that
    wait is not hidden (ncu, N = 4, face mode: 39% of the stall cycles on L1TEX). Block b prefetches for
    block b + W, W the blocks resident at once, so the data is in L2 (not DRAM) when that block starts;
-   range k (0..16) is one contiguous array section, issued by the element's thread k (k mod Np). */
+   range k (0..11) is one contiguous array section, issued by the element's thread k (k mod Np). */
 template <int NQ, bool LIFT> __device__ static inline void PrefetchElement(const ESDGArgs &a, PetscInt e, size_t qe, int k, const PetscScalar *Q)
 {
   constexpr int NP = NQ * NQ * NQ, NFP = NQ * NQ;
@@ -183,8 +183,6 @@ template <int NQ, bool LIFT> __device__ static inline void PrefetchElement(const
     PrefetchRangeL2(a.K + qe, st);
   else if (k == 11 && a.Fref)
     PrefetchRangeL2(a.Fref + qe, st);
-  else if (k >= 12 && k < 17 && a.C && ((a.cmask >> (k - 12)) & 1)) /* the compensated fields' registers only */
-    PrefetchRangeL2(a.C + qe + (k - 12) * NP, nd);
 }
 
 /* RADD: the partner's share is scaled by its sender and added by the partner (the variant before
