@@ -5,7 +5,9 @@
 #   and with every field compensated; the SASS opcode counts of the N = 4 box kernels (volume half sweep, faces) and
 #   ncu's instruction, issue and stall counters of one launch of each (where single precision's time goes).
 # MODE=2 (double, the same code): the same tests; esdg_bench; the plain bubble 1000 steps, and with density and
-#   energy compensated.
+#   energy compensated; SASS and ncu as in MODE=1 (ten launches: the faces, the finishing and the plain volume kernel).
+# MODE=3 (single, with the compensated fields' registers prefetched into L2 with the fused stage's other inputs): the
+#   same tests; the plain bubble 1000 steps, with density alone compensated and with density and energy.
 MODE=${MODE:-1}; O=/tmp/resT$MODE
 . "$P/device-prologue.sh"
 MESH="-dm_p4est_brick_size 1,1,1 -dm_p4est_brick_periodicity 1,1,0 -dm_p4est_brick_bounds -1000,1000,-1000,1000,0,2000 -dm_vec_type cuda"
@@ -39,7 +41,14 @@ elif [ $MODE = 2 ]; then
    bubble bubble1000-plain 1000; echo "== plain $(el)"
    bubble bubble1000-comp04 1000 -ts_lsrk_compensated_fields 0,4; echo "== comp04 $(el)"
    sass; echo "== sass $(el)"
-   timeout 150 ncu --clock-control none --metrics $NCUM -k regex:"ESDGVolumeHalf|ESDGFaceFlux" -c 4 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 4 -bench_reps 1 > $O/ncu.txt 2>&1
+   timeout 150 ncu --clock-control none --metrics $NCUM -k regex:"ESDGVolumeHalf|ESDGFaceFlux" -c 10 ./bench/esdg_bench $MESH -dm_forest_initial_refinement 5 -bench_orders 4 -bench_reps 1 > $O/ncu.txt 2>&1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 3 ]; then
+  (sgl; timeout 200 ctest -L gpu -R "esdg|compensated" --timeout 120 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   bubble bubble1000-plain 1000; echo "== plain $(el)"
+   bubble bubble1000-comp0 1000 -ts_lsrk_compensated_fields 0; echo "== comp0 $(el)"
+   bubble bubble1000-comp04 1000 -ts_lsrk_compensated_fields 0,4; echo "== comp04 $(el)"
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 grep -E "tests passed|tests failed" $O/ctest.log
