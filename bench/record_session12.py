@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Turn the raw output of the twelfth GPU session (resT1-resT3 in RAW_DIR, see its README.md; one H200 each, the
+script that ran them is RAW_DIR/runT-script.sh) into one versioned record.
+
+    python3 bench/record_session12.py RAW_DIR OUT_JSON
+
+Every number is read from the raw files (the device's clocks from smi.txt, the commit from commit.txt). The issue
+ceiling of a launch is the time its warp instructions would take with every scheduler issuing one each cycle (132 SMs
+x 4 sub-partitions, at the launch's clock): a single-precision kernel cannot run faster than that, whatever its
+arithmetic costs."""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rawio import record_head, run_dirs, write_record  # noqa: E402
+from record_session8 import bubble  # noqa: E402
+from record_session11 import best  # noqa: E402
+
+RUNS = ("resT1", "resT2", "resT3")
+SCHEDULERS = 132 * 4
+
+
+def ncu_launches(path):
+    """per profiled launch: the kernel with its template arguments and its metrics (name -> number, clocks in Hz)"""
+    out, cur = [], None
+    for line in open(path):
+        m = re.match(r"\s+void (ESDG\w+<[^>]*>)", line)
+        if m:
+            cur = {"kernel": m.group(1)}
+            out.append(cur)
+            continue
+        m = re.match(r"\s+([a-z0-9_]+__[a-z0-9_.]+)\s+(\S*)\s+([0-9.,]+)\s*$", line)
+        if m and cur is not None:
+            cur[m.group(1)] = float(m.group(3).replace(",", "")) * {"Ghz": 1e9, "Mhz": 1e6}.get(m.group(2), 1)
+    return out
+
+
+def ncu_summary(path):
+    """per kernel, the first launch's main counters and its issue ceiling"""
+    out = {}
+    for k in ncu_launches(path):
+        if k["kernel"] in out:
+            continue
+        t_us, inst, hz = k["gpu__time_duration.sum"], k["smsp__inst_executed.sum"], k["sm__cycles_elapsed.avg.per_second"]
+        floor_us = inst / SCHEDULERS / hz * 1e6
+        out[k["kernel"]] = {
+            "time_us": t_us,
+            "warp_instructions": inst,
+            "issue_active_pct": k["smsp__issue_active.avg.pct_of_peak_sustained_active"],
+            "warps_active_pct": k["sm__warps_active.avg.pct_of_peak_sustained_active"],
+            "fp64_pipe_pct": k["sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active"],
+            "instructions_by_pipe": {p: k["smsp__inst_executed_pipe_" + p + ".sum"] for p in ("fma", "fp64", "alu", "lsu", "xu")},
+            "dram_gb_per_s": round(k["dram__bytes.sum"] * 1e6 / (t_us * 1e-6) / 1e9, 1),
+            "issue_ceiling_us": round(floor_us, 1),
+            "stall_cycles_per_warp": {s: k["smsp__average_warp_latency_issue_stalled_" + s + ".ratio"] for s in ("long_scoreboard", "barrier", "wait", "not_selected", "selected", "short_scoreboard", "dispatch_stall", "math_pipe_throttle", "mio_throttle", "lg_throttle")},
+        }
+    return out
+
+
+def sass(path, pattern):
+    """static opcode counts of the kernels whose mangled name matches pattern (cuobjdump -sass, counted on the device)"""
+    out = {}
+    for line in open(path):
+        f, op, n = line.split()
+        if re.search(pattern, f):
+            out.setdefault(f, {})[op] = int(n)
+    return {f: dict(sorted(c.items(), key=lambda x: -x[1])) for f, c in out.items()}
+
+
+def main():
+    raw, out_json = sys.argv[1:3]
+    p = run_dirs(raw, RUNS)
+    rec = record_head(p, "squall GPU session 12: the compensated stage update folded into the ESDG GPU's fused stage and restricted to chosen fields (-ts_lsrk_compensated_fields); the bubble in both precisions with and without it; ncu and SASS of the N = 4 kernels in both precisions (where single precision's time goes)", "2026-12-01")
+    rec["note"] = "esdg_bench: boxes, 32,768 elements for N=2..6 and 4,096 for N=7, 8, median of 10 launches. Bubble: N=4, 262,144 elements, 1000 steps of the 14-stage LSRK fused into the finishing volume kernel, the defaults; ncu with the clocks as found (1.93-1.96 GHz)"
+    for r, prec in (("resT1", "single"), ("resT2", "double"), ("resT3", "single")):
+        if r not in p:
+            continue
+        d = rec[prec + "_" + r] = {}
+        b = os.path.join(p[r], "bench.jsonl")
+        if os.path.exists(b):
+            d["kernels"] = best(b, "new")
+        for f in sorted(os.listdir(p[r])):
+            if f.startswith("bubble") and f.endswith(".txt"):
+                d[f[:-4]] = bubble(os.path.join(p[r], f))
+        if os.path.exists(os.path.join(p[r], "ncu.txt")):
+            d["ncu_N4"] = ncu_summary(os.path.join(p[r], "ncu.txt"))
+        if os.path.exists(os.path.join(p[r], "sass-counts.txt")):
+            d["sass_N4_box_volume"] = sass(os.path.join(p[r], "sass-counts.txt"), r"ESDGVolumeHalfILi5ELb1ELb[01]ELi0ELi6ELb0ELb0ELb0E")
+    if "resT1" in p and "resT2" in p:
+        s, d = rec["single_resT1"], rec["double_resT2"]
+        sp, dp = s["bubble1000-plain"]["s_per_step"], d["bubble1000-plain"]["s_per_step"]
+        k = "ESDGVolumeHalf<5, 1, 1, 0, 6, 0, 0, 0>"
+        ks, kd = s["ncu_N4"][k], d["ncu_N4"][k]
+        rec["single_vs_double"] = {
+            "bubble_plain_double_over_single": round(dp / sp, 3),
+            "bubble_double_plain_over_single_comp04": round(dp / s["bubble1000-comp04"]["s_per_step"], 3),
+            "bubble_double_comp04_over_single_comp04": round(d["bubble1000-comp04"]["s_per_step"] / s["bubble1000-comp04"]["s_per_step"], 3),
+            "finishing_volume_kernel_N4": {
+                "time_double_over_single": round(kd["time_us"] / ks["time_us"], 3),
+                "instructions_single_over_double": round(ks["warp_instructions"] / kd["warp_instructions"], 3),
+                "best_ratio_at_full_issue_in_single": round(kd["time_us"] / ks["issue_ceiling_us"], 3),
+                "single_issue_needed_for_1p95x_pct": round(100 * ks["issue_ceiling_us"] / (kd["time_us"] / 1.95), 1),
+            },
+        }
+        if "resT3" in p:
+            t = rec["single_resT3"]
+            rec["single_vs_double"]["bubble_double_plain_over_single_comp0_resT3"] = round(dp / t["bubble1000-comp0"]["s_per_step"], 3)
+            rec["single_vs_double"]["bubble_double_plain_over_single_plain_resT3"] = round(dp / t["bubble1000-plain"]["s_per_step"], 3)
+    write_record(rec, out_json)
+
+
+if __name__ == "__main__":
+    main()
