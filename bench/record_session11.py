@@ -48,11 +48,12 @@ def ab(path):
     return {n: {key: round(new[n][key] / old[n][key], 3) for key in KEYS} for n in new if n in old}
 
 
-def ncu_metrics(path):
-    """per profiled launch of ncu --metrics: the kernel's template arguments and its metrics (name -> number)"""
+def ncu_metrics(path, kernel=r"ESDGVolumeHalf<[^>]*>"):
+    """per profiled launch of ncu --metrics whose kernel matches kernel: its template arguments and its metrics (name ->
+    number)"""
     out, cur = [], None
     for line in open(path):
-        m = re.match(r"\s+void (ESDGVolumeHalf<[^>]*>)", line)
+        m = re.match(r"\s+void (" + kernel + ")", line)
         if m:
             cur = {"kernel": m.group(1)}
             out.append(cur)

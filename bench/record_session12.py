@@ -15,31 +15,16 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rawio import record_head, run_dirs, write_record  # noqa: E402
 from record_session8 import bubble  # noqa: E402
-from record_session11 import best  # noqa: E402
+from record_session11 import best, ncu_metrics  # noqa: E402
 
 RUNS = ("resT1", "resT2", "resT3")
 SCHEDULERS = 132 * 4
 
 
-def ncu_launches(path):
-    """per profiled launch: the kernel with its template arguments and its metrics (name -> number, clocks in Hz)"""
-    out, cur = [], None
-    for line in open(path):
-        m = re.match(r"\s+void (ESDG\w+<[^>]*>)", line)
-        if m:
-            cur = {"kernel": m.group(1)}
-            out.append(cur)
-            continue
-        m = re.match(r"\s+([a-z0-9_]+__[a-z0-9_.]+)\s+(\S*)\s+([0-9.,]+)\s*$", line)
-        if m and cur is not None:
-            cur[m.group(1)] = float(m.group(3).replace(",", "")) * {"Ghz": 1e9, "Mhz": 1e6}.get(m.group(2), 1)
-    return out
-
-
 def ncu_summary(path):
     """per kernel, the first launch's main counters and its issue ceiling"""
     out = {}
-    for k in ncu_launches(path):
+    for k in ncu_metrics(path, r"ESDG\w+<[^>]*>"):
         if k["kernel"] in out:
             continue
         t_us, inst, hz = k["gpu__time_duration.sum"], k["smsp__inst_executed.sum"], k["sm__cycles_elapsed.avg.per_second"]

@@ -52,60 +52,31 @@ static PetscErrorCode RHSConst(TS ts, PetscReal t, Vec U, Vec F, void *ptr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* n steps of dt = 1/n of u' = rate from u = 1; returns u(1) - (1 + rate) */
-static PetscErrorCode SolveConst(PetscBool compensated, PetscInt n, PetscReal rate, PetscReal *err)
-{
-  TS                 ts;
-  Vec                U;
-  const PetscScalar *u;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 1, &U));
-  PetscCall(VecSet(U, 1.0));
-  PetscCall(TSCreate(PETSC_COMM_SELF, &ts));
-  PetscCall(TSSetOptionsPrefix(ts, compensated ? "comp_" : "plain_"));
-  PetscCall(TSSetRHSFunction(ts, NULL, RHSConst, &rate));
-  PetscCall(TSSetType(ts, SQUALL_TSLSRK));
-  PetscCall(SquallTSLSRKSetType(ts, "5s4"));
-  PetscCall(TSSetTimeStep(ts, (PetscReal)1 / n));
-  PetscCall(TSSetMaxSteps(ts, n));
-  PetscCall(TSSetMaxTime(ts, 10));
-  PetscCall(PetscOptionsSetValue(NULL, compensated ? "-comp_ts_lsrk_compensated" : "-plain_ts_lsrk_compensated", compensated ? "1" : "0"));
-  PetscCall(TSSetFromOptions(ts));
-  PetscCall(TSSolve(ts, U));
-  PetscCall(VecGetArrayRead(U, &u));
-  *err = PetscRealPart(u[0]) - (1 + rate);
-  PetscCall(VecRestoreArrayRead(U, &u));
-  PetscCall(TSDestroy(&ts));
-  PetscCall(VecDestroy(&U));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the same for four entries in two fields of two entries each (stride 2), -ts_lsrk_compensated_fields 1:
+/* n steps of dt = 1/n of u' = rate from u = 1 for every entry of a vector of m entries (TS options prefix pre, its
+   -pre_ts_lsrk_compensated* options set by the caller; stride > 0: the field layout stride, 2 fields);
    err[i] = u_i(1) - (1 + rate) */
-static PetscErrorCode SolveConstFields(PetscInt n, PetscReal rate, PetscReal err[4])
+static PetscErrorCode SolveConst(const char pre[], PetscInt m, PetscInt stride, PetscInt n, PetscReal rate, PetscReal err[])
 {
   TS                 ts;
   Vec                U;
   const PetscScalar *u;
 
   PetscFunctionBeginUser;
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 4, &U));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, &U));
   PetscCall(VecSet(U, 1.0));
   PetscCall(TSCreate(PETSC_COMM_SELF, &ts));
-  PetscCall(TSSetOptionsPrefix(ts, "fields_"));
+  PetscCall(TSSetOptionsPrefix(ts, pre));
   PetscCall(TSSetRHSFunction(ts, NULL, RHSConst, &rate));
   PetscCall(TSSetType(ts, SQUALL_TSLSRK));
   PetscCall(SquallTSLSRKSetType(ts, "5s4"));
-  PetscCall(SquallTSLSRKSetFieldLayout(ts, 2, 2));
+  if (stride > 0) PetscCall(SquallTSLSRKSetFieldLayout(ts, stride, 2));
   PetscCall(TSSetTimeStep(ts, (PetscReal)1 / n));
   PetscCall(TSSetMaxSteps(ts, n));
   PetscCall(TSSetMaxTime(ts, 10));
-  PetscCall(PetscOptionsSetValue(NULL, "-fields_ts_lsrk_compensated_fields", "1"));
   PetscCall(TSSetFromOptions(ts));
   PetscCall(TSSolve(ts, U));
   PetscCall(VecGetArrayRead(U, &u));
-  for (PetscInt i = 0; i < 4; i++) err[i] = PetscRealPart(u[i]) - (1 + rate);
+  for (PetscInt i = 0; i < m; i++) err[i] = PetscRealPart(u[i]) - (1 + rate);
   PetscCall(VecRestoreArrayRead(U, &u));
   PetscCall(TSDestroy(&ts));
   PetscCall(VecDestroy(&U));
@@ -530,8 +501,9 @@ int main(int argc, char **argv)
     const PetscReal eps = PETSC_MACHINE_EPSILON, rate = 100 * eps;
     PetscReal       ep, ec;
 
-    PetscCall(SolveConst(PETSC_FALSE, 2000, rate, &ep));
-    PetscCall(SolveConst(PETSC_TRUE, 2000, rate, &ec));
+    PetscCall(PetscOptionsSetValue(NULL, "-comp_ts_lsrk_compensated", "1"));
+    PetscCall(SolveConst("plain_", 1, 0, 2000, rate, &ep));
+    PetscCall(SolveConst("comp_", 1, 0, 2000, rate, &ec));
     CHECK(PetscAbsReal(ec) <= 2 * eps, "compensated update: u(1) - exact = %g (> 2 eps)", (double)ec);
     CHECK(PetscAbsReal(ep) >= 50 * eps, "plain update: u(1) - exact = %g, expected the increments to be rounded away (the test needs them to be)", (double)ep);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "constant rate 100 eps over 2000 steps: plain update error %.3g eps, compensated %.3g eps\n", (double)(ep / eps), (double)(ec / eps)));
@@ -540,7 +512,8 @@ int main(int argc, char **argv)
     const PetscReal eps = PETSC_MACHINE_EPSILON, rate = 100 * eps;
     PetscReal       err[4];
 
-    PetscCall(SolveConstFields(2000, rate, err));
+    PetscCall(PetscOptionsSetValue(NULL, "-fields_ts_lsrk_compensated_fields", "1"));
+    PetscCall(SolveConst("fields_", 4, 2, 2000, rate, err));
     for (PetscInt i = 0; i < 2; i++) CHECK(PetscAbsReal(err[i]) >= 50 * eps, "field 0 (not compensated), entry %" PetscInt_FMT ": u(1) - exact = %g, expected the plain update's loss", i, (double)err[i]);
     for (PetscInt i = 2; i < 4; i++) CHECK(PetscAbsReal(err[i]) <= 2 * eps, "field 1 (compensated), entry %" PetscInt_FMT ": u(1) - exact = %g (> 2 eps)", i, (double)err[i]);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "compensated field 1 of 2: errors %.3g %.3g (field 0) %.3g %.3g (field 1) eps\n", (double)(err[0] / eps), (double)(err[1] / eps), (double)(err[2] / eps), (double)(err[3] / eps)));
