@@ -15,8 +15,6 @@ static char help[] = "hipBone benchmark sweep; one JSON object per line.\n"
                      "                       same operator, switched by MatSetFromOptions(); \"kernel\" 2d_v3, 2d_v3_L3, 2d_v3_L4 (2d_v4.., 2d_v5..) and \"v3_layers\"\n"
                      "                       (the layers the kernel runs, 0 for the 3D and v6 kernels) name it; CG and later operators run with the\n"
                      "                       first); default: -hb_v3_layers\n"
-                     "  -prefetch_distances 0,0.5  time each kernel of -v3_layers (or the operator's) for each -hb_prefetch_distance in turn\n"
-                     "                       (\"prefetch\" names it; the operator is left on the first); default: -hb_prefetch_distance\n"
                      "  -hb_log_setup 0      no timestamped setup phases on stderr (default on)\n"
                      "Records: \"hb_operator\" (element kernel GFLOP/s against the measured 8-read:1-write streaming roofline, the\n"
                      "Z^T gather, the whole MatMult), \"hb_cg\" (time per iteration, NekBone FOM, DOF x iterations / s).\n";
@@ -56,10 +54,9 @@ static PetscErrorCode BenchOperator(Mat A, PetscInt reps, PetscMPIInt size)
   SquallHBInfo        info;
   SquallHBBenchResult r;
   PetscLogDouble      loc[3], glob[3];
-  PetscReal           tmax[4], tl[4], pf = 0;
+  PetscReal           tmax[4], tl[4];
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-hb_prefetch_distance", &pf, NULL));
   PetscCall(SquallHBGetInfo(A, &info));
   PetscCall(SquallHBBenchmarkOperator(A, reps, &r));
   /* the slowest rank sets the times; flops and bytes add up */
@@ -79,33 +76,16 @@ static PetscErrorCode BenchOperator(Mat A, PetscInt reps, PetscMPIInt size)
     PetscCall(PetscPrintf(comm,
                           "{\"bench\":\"hb_operator\",\"tag\":\"%s\",\"N\":%" PetscInt_FMT ",\"E\":%" PetscInt_FMT ",\"NG\":%" PetscInt_FMT ",\"NL\":%" PetscInt_FMT ",\"ranks\":%d,\"device\":%s,\"kernel\":\"%s\",\"v3_layers\":%" PetscInt_FMT
                           ",\"reps\":%" PetscInt_FMT ",\"t_kernel\":%.6e,\"kernel_gflops\":%.2f,\"kernel_gbs\":%.1f,\"kernel_bytes\":%.6e,\"kernel_flops\":%.6e,\"stream_gbs\":%.1f,\"roofline_gflops\":%.2f,\"roofline_fraction\":%.3f"
-                          ",\"t_gather\":%.6e,\"t_mult\":%.6e,\"mult_gflops_nekbone\":%.2f,\"prefetch\":%g}\n",
+                          ",\"t_gather\":%.6e,\"t_mult\":%.6e,\"mult_gflops_nekbone\":%.2f}\n",
                           Tag, info.order, info.nelem_global, info.ndof_global, info.nlocal_global, size, r.device ? "true" : "false", info.kernel, info.layers, reps, (double)tmax[0], gflops, gbs, glob[1], glob[0], stream, roof, gflops / roof,
-                          (double)tmax[1], (double)tmax[2], nekflops / tmax[2] / 1e9, (double)pf));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the operator benchmark at each of the npf prefetch distances (none: as it is), switched by MatSetFromOptions() and
-   left on the first */
-static PetscErrorCode BenchOperatorPrefetch(Mat A, PetscInt reps, PetscMPIInt size, PetscInt npf, const PetscReal pfs[])
-{
-  PetscFunctionBegin;
-  if (!npf) PetscCall(BenchOperator(A, reps, size));
-  for (PetscInt p = npf - 1; p >= 0; p--) {
-    char v[32];
-
-    PetscCall(PetscSNPrintf(v, sizeof(v), "%g", (double)pfs[p]));
-    PetscCall(PetscOptionsSetValue(NULL, "-hb_prefetch_distance", v));
-    PetscCall(MatSetFromOptions(A));
-    PetscCall(BenchOperator(A, reps, size));
+                          (double)tmax[1], (double)tmax[2], nekflops / tmax[2] / 1e9));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* the operator benchmark; an operator on the v3, v4 or v5 2D kernel is timed for each of the nlayers values
-   of -v3_layers (switched by MatSetFromOptions()) and left on the first; each at every prefetch distance */
-static PetscErrorCode BenchOperatorLayers(Mat A, PetscInt reps, PetscMPIInt size, PetscInt nlayers, const PetscInt layers[], PetscInt npf, const PetscReal pfs[])
+   of -v3_layers (switched by MatSetFromOptions()) and left on the first */
+static PetscErrorCode BenchOperatorLayers(Mat A, PetscInt reps, PetscMPIInt size, PetscInt nlayers, const PetscInt layers[])
 {
   SquallHBInfo info;
   PetscBool    v3, v4, v5;
@@ -116,7 +96,7 @@ static PetscErrorCode BenchOperatorLayers(Mat A, PetscInt reps, PetscMPIInt size
   PetscCall(PetscStrbeginswith(info.kernel, "2d_v4", &v4)); /* v4 and v5 take -hb_v3_layers too */
   PetscCall(PetscStrbeginswith(info.kernel, "2d_v5", &v5));
   if (!(v3 || v4 || v5) || !nlayers) {
-    PetscCall(BenchOperatorPrefetch(A, reps, size, npf, pfs));
+    PetscCall(BenchOperator(A, reps, size));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (PetscInt l = nlayers - 1; l >= 0; l--) { /* the first last: CG and later operators run with it */
@@ -125,7 +105,7 @@ static PetscErrorCode BenchOperatorLayers(Mat A, PetscInt reps, PetscMPIInt size
     PetscCall(PetscSNPrintf(v, sizeof(v), "%" PetscInt_FMT, layers[l]));
     PetscCall(PetscOptionsSetValue(NULL, "-hb_v3_layers", v));
     PetscCall(MatSetFromOptions(A));
-    PetscCall(BenchOperatorPrefetch(A, reps, size, npf, pfs));
+    PetscCall(BenchOperator(A, reps, size));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -179,8 +159,7 @@ int main(int argc, char **argv)
 {
   MPI_Comm       comm;
   PetscInt       orders[16], norders = 16, reps = 50, iterations = 50, nsolvers = 3, nvariants = 4, layers[3], nlayers = 3;
-  PetscReal      dofs = 2e6, adofs = 1e6, pfs[8];
-  PetscInt       npf        = 8;
+  PetscReal      dofs = 2e6, adofs = 1e6;
   char          *solvers[3] = {NULL, NULL, NULL}, *variants[4] = {NULL, NULL, NULL, NULL};
   PetscBool      flg, run[3]                                   = {PETSC_TRUE, PETSC_TRUE, PETSC_FALSE};
   PetscLogDouble t0;
@@ -221,8 +200,6 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsIntArray("-v3_layers", "-hb_v3_layers values to time in turn for the v3, v4 and v5 2D kernels (2, 3, 4)", NULL, layers, &nlayers, &flg));
   if (!flg) nlayers = 0;
   for (PetscInt l = 0; l < nlayers; l++) PetscCheck(layers[l] >= 2 && layers[l] <= 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "-v3_layers: %" PetscInt_FMT " is out of range: valid values are 2, 3, 4", layers[l]);
-  PetscCall(PetscOptionsRealArray("-prefetch_distances", "-hb_prefetch_distance values to time in turn", NULL, pfs, &npf, &flg));
-  if (!flg) npf = 0;
   PetscOptionsEnd();
 
   for (PetscInt o = 0; o < norders; o++) {
@@ -240,7 +217,7 @@ int main(int argc, char **argv)
       PetscCall(SquallHBCreateOperator(comm, N, E, &A));
       if (v == 0) break;
       PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator benchmark", N));
-      PetscCall(BenchOperatorLayers(A, reps, size, nlayers, layers, npf, pfs));
+      PetscCall(BenchOperatorLayers(A, reps, size, nlayers, layers));
       PetscCall(MatDestroy(&A));
     }
     if (!nvariants) {
@@ -249,7 +226,7 @@ int main(int argc, char **argv)
     }
     PetscCall(SquallHBGetInfo(A, &info));
     PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": operator benchmark", N));
-    PetscCall(BenchOperatorLayers(A, reps, size, nlayers, layers, npf, pfs));
+    PetscCall(BenchOperatorLayers(A, reps, size, nlayers, layers));
     if (iterations && run[0]) {
       PetscCall(Stamp(comm, t0, "N=%" PetscInt_FMT ": hbcg", N));
       PetscCall(BenchCG(A, A, names[0], SQUALL_KSPHBCG, iterations, &info, size));

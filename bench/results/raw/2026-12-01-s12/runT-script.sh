@@ -8,10 +8,6 @@
 #   energy compensated; SASS and ncu as in MODE=1 (ten launches: the faces, the finishing and the plain volume kernel).
 # MODE=3 (single, with the compensated fields' registers prefetched into L2 with the fused stage's other inputs): the
 #   same tests; the plain bubble 1000 steps, with density alone compensated and with density and energy.
-# MODE=4 (double, a022995's library: the same code as the final one): compute-sanitizer memcheck of the compensated
-#   fused stage (all fields; density and energy, face and element mode); hb_bench at N = 5 and 8 (2e7 unknowns, the
-#   defaults) and ncu's sections (speed of light, occupancy, warp states, memory and compute workload) of one launch of
-#   each order's operator kernel: where the two orders below 90% of the roofline lose their time.
 MODE=${MODE:-1}; O=/tmp/resT$MODE
 . "$P/device-prologue.sh"
 MESH="-dm_p4est_brick_size 1,1,1 -dm_p4est_brick_periodicity 1,1,0 -dm_p4est_brick_bounds -1000,1000,-1000,1000,0,2000 -dm_vec_type cuda"
@@ -53,15 +49,6 @@ elif [ $MODE = 3 ]; then
    bubble bubble1000-plain 1000; echo "== plain $(el)"
    bubble bubble1000-comp0 1000 -ts_lsrk_compensated_fields 0; echo "== comp0 $(el)"
    bubble bubble1000-comp04 1000 -ts_lsrk_compensated_fields 0,4; echo "== comp04 $(el)"
-   echo "== done $(el)") > $O/pipe.log 2>&1
-elif [ $MODE = 4 ]; then
-  (dbl; for t in gpu_esdg_compensated gpu_esdg_compensated_fields gpu_esdg_compensated_fields_element; do san memcheck $t; done
-   echo "== sanitizer $(el)"
-   timeout 120 ./bench/hb_bench -hb_vec_type cuda -orders 5,8 -dofs 2e7 -reps 20 -cg_iterations 0 > $O/hb.txt 2>&1
-   echo "== hb_bench $(el)"
-   for N in 5 8; do
-     timeout 90 ncu --clock-control none -k regex:HBLocalOp --launch-skip 5 --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section LaunchStats ./bench/hb_bench -hb_vec_type cuda -orders $N -dofs 2e7 -reps 10 -cg_iterations 0 > $O/ncu-hb$N.txt 2>&1
-   done
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 grep -E "tests passed|tests failed" $O/ctest.log
