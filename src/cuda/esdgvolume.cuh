@@ -4,7 +4,6 @@
    the kernels for every order); not a header of its own. */
 #pragma once
 #include "cuda/esdgdevice.cuh"
-#include "cuda/prefetch.cuh"
 
 /* The start of the full sweep and of the unbalanced ablation: D into shared memory, this thread's element
    (false: the block's slot threadIdx.y has none), its node's values and logarithms in own and saux */
@@ -142,6 +141,21 @@ template <int NQ, bool CART> static constexpr int ESDGVolumeMinBlocks()
   return (CART && NQ <= 6 && 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) > 1) ? 65536 / (80 * ((NQ * NQ * NQ * ESDGElementsPerBlock<NQ>() + 31) / 32 * 32)) : 1;
 }
 
+/* L2 prefetch of [p, p + bytes): one bulk prefetch (sm_90), else one per 128-byte line. The bulk form
+   wants 16-byte bounds: the start is rounded down (at most 8 bytes, within the array: device arrays start
+   256-byte aligned) and the end too, so that nothing past the array is touched */
+__device__ static inline void PrefetchRangeL2(const void *p, size_t bytes)
+{
+  const uintptr_t b = (uintptr_t)p & ~(uintptr_t)15, e = ((uintptr_t)p + bytes) & ~(uintptr_t)15;
+
+  if (e <= b) return;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" : : "l"(b), "r"((unsigned)(e - b)));
+#else
+  for (uintptr_t q = b & ~(uintptr_t)127; q < e; q += 128) asm volatile("prefetch.global.L2 [%0];" : : "l"(q));
+#endif
+}
+
 /* Everything a volume kernel will load for element e (state offset qe), into L2 ahead of its block: the
    half sweep's blocks wait for these loads at their start, and with few blocks per multiprocessor that
    wait is not hidden (ncu, N = 4, face mode: 39% of the stall cycles on L1TEX). Block b prefetches for
@@ -153,22 +167,22 @@ template <int NQ, bool LIFT> __device__ static inline void PrefetchElement(const
   const size_t  st = 5 * NP * sizeof(PetscScalar), nd = NP * sizeof(PetscReal);
 
   if (k == 0)
-    SquallPrefetchL2(Q + qe, st);
+    PrefetchRangeL2(Q + qe, st);
   else if (k == 1 && a.Qref)
-    SquallPrefetchL2(a.Qref + qe, st);
+    PrefetchRangeL2(a.Qref + qe, st);
   else if (k == 2)
-    SquallPrefetchL2(a.Phi + (size_t)e * NP, nd);
+    PrefetchRangeL2(a.Phi + (size_t)e * NP, nd);
   if (!LIFT) return;
   if (k == 3)
-    SquallPrefetchL2(a.J + (size_t)e * NP, nd);
+    PrefetchRangeL2(a.J + (size_t)e * NP, nd);
   else if (k == 4 && a.fcor)
-    SquallPrefetchL2(a.fcor + (size_t)e * NP, nd);
+    PrefetchRangeL2(a.fcor + (size_t)e * NP, nd);
   else if (k >= 5 && k < 10)
-    SquallPrefetchL2(a.FB + (k - 5) * a.nSlots + (size_t)e * 6 * NFP, 6 * NFP * sizeof(PetscReal));
+    PrefetchRangeL2(a.FB + (k - 5) * a.nSlots + (size_t)e * 6 * NFP, 6 * NFP * sizeof(PetscReal));
   else if (k == 10 && a.K)
-    SquallPrefetchL2(a.K + qe, st);
+    PrefetchRangeL2(a.K + qe, st);
   else if (k == 11 && a.Fref)
-    SquallPrefetchL2(a.Fref + qe, st);
+    PrefetchRangeL2(a.Fref + qe, st);
 }
 
 /* RADD: the partner's share is scaled by its sender and added by the partner (the variant before

@@ -88,7 +88,7 @@ template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant v
 static PetscErrorCode HBLocalOp(Mat_HB *hb, PetscInt e0, PetscInt e1, const PetscScalar *x, cudaStream_t stream)
 {
   SquallHBCUDA    c     = hb->cuda;
-  const HBOpArgs  a     = {c->gidx, c->G, c->W, c->D, hb->lambda, hb->nown, x, c->xghost, c->yL, e1, hb->prefetch, 0};
+  const HBOpArgs  a     = {c->gidx, c->G, c->W, c->D, hb->lambda, hb->nown, x, c->xghost, c->yL};
   const PetscBool use3d = SquallHBUse3D(hb);
 
   PetscFunctionBegin;

@@ -328,7 +328,6 @@ template <int Nq, int L, SquallHBKernelVariant V> __global__ static void __launc
   const size_t                                  base   = (size_t)(e0 + (PetscInt)blockIdx.x) * Np + (active ? i : Nq - 1) + Nq * j;
   PetscReal                                     ra[Nq], g[L][SQUALL_SEM_NGEO], w[L];
 
-  HBPrefetchElement<Np>(a, e0 + (PetscInt)blockIdx.x, i + W * j);
   {
     PetscInt l[Nq];
 
@@ -470,10 +469,8 @@ template <int Nq, int L, SquallHBKernelVariant V> __global__ static void __launc
    Nq = 14 on for L = 4), which each instantiation must be allowed once */
 template <int Nq, int L, SquallHBKernelVariant V> static PetscErrorCode HBLaunch2Dv3(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
-  static bool  allowed  = false;
-  static int   resident = 0;
-  const size_t shm      = HBShared2D(V, Nq, L);
-  HBOpArgs     ap       = a;
+  static bool  allowed = false;
+  const size_t shm     = HBShared2D(V, Nq, L);
 
   PetscFunctionBegin;
   static_assert(HBShared2D(V, Nq, L) <= 227 * 1024, "v3/v4 kernel: shared memory above the 227 KB per block of sm_90");
@@ -483,8 +480,7 @@ template <int Nq, int L, SquallHBKernelVariant V> static PetscErrorCode HBLaunch
     PetscCallCUDA(cudaFuncSetAttribute(HBLocalOp2Dv3<Nq, L, V>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     allowed = true;
   }
-  PetscCall(HBPrefetchBlocks(HBLocalOp2Dv3<Nq, L, V>, HBLayout2DOf(V, Nq).W * Nq, shm, &resident, &ap));
-  HBLocalOp2Dv3<Nq, L, V><<<(unsigned int)(e1 - e0), dim3(HBLayout2DOf(V, Nq).W, Nq), shm, stream>>>(e0, ap);
+  HBLocalOp2Dv3<Nq, L, V><<<(unsigned int)(e1 - e0), dim3(HBLayout2DOf(V, Nq).W, Nq), shm, stream>>>(e0, a);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -4,7 +4,6 @@
 #pragma once
 #include "cuda/hbutil.h"
 #include "physics/sem.h"
-#include "cuda/prefetch.cuh"
 #include <type_traits>
 
 struct _n_SquallHBCUDA {
@@ -24,9 +23,6 @@ typedef struct {
   PetscInt           nown;
   const PetscScalar *x, *xg;
   PetscScalar       *yL;
-  PetscInt           e1;     /* the launch's elements end here (e0 is the kernel's argument) */
-  PetscReal          pfDist; /* -hb_prefetch_distance: in waves of resident blocks, 0: no prefetch */
-  int                pf;     /* that distance in blocks, set by the launcher (HBPrefetchBlocks) */
 } HBOpArgs;
 
 /* the six factors of a node: 48 (24) contiguous bytes, read as three 16 (8) byte vectors */
@@ -63,54 +59,6 @@ __device__ static inline PetscScalar HBReadXLdg(const HBOpArgs &a, PetscInt l)
 
   if (l >= 0) v = __ldg(src);
   return v;
-}
-
-/* The per-node inputs of element e + a.pf (indices, factors, weights: the 48-84 bytes per node that are read once)
-   into L2, in sections of at most 16 KB, section t by the block's thread t: a block then finds its inputs in L2, not
-   in DRAM. The layer kernels wait for these loads at their start with few blocks per multiprocessor (ncu, N = 5 and 8:
-   57-60% of the stall cycles on L1TEX at 31-37% occupancy), as the ESDG half sweep did before its prefetch. */
-template <int Np> __device__ static inline void HBPrefetchElement(const HBOpArgs &a, PetscInt e, int t)
-{
-  constexpr size_t CH = 16384, bi = Np * sizeof(PetscInt), bg = SQUALL_SEM_NGEO * Np * sizeof(PetscReal), bw = Np * sizeof(PetscReal);
-  constexpr int    ni = (int)((bi + CH - 1) / CH), ng = (int)((bg + CH - 1) / CH), nw = (int)((bw + CH - 1) / CH);
-  const PetscInt   ef = e + a.pf;
-  const char      *p;
-  size_t           len, off;
-
-  if (!a.pf || ef >= a.e1 || t >= ni + ng + nw) return;
-  if (t < ni) {
-    p   = (const char *)(a.gidx + (size_t)ef * Np);
-    len = bi;
-    off = (size_t)t * CH;
-  } else if (t < ni + ng) {
-    p   = (const char *)(a.G + (size_t)ef * SQUALL_SEM_NGEO * Np);
-    len = bg;
-    off = (size_t)(t - ni) * CH;
-  } else {
-    p   = (const char *)(a.W + (size_t)ef * Np);
-    len = bw;
-    off = (size_t)(t - ni - ng) * CH;
-  }
-  SquallPrefetchL2(p + off, len - off < CH ? len - off : CH);
-}
-
-/* the prefetch distance in blocks of kernel k (threads per block, dynamic shared memory): a.pfDist waves of the blocks
-   resident at once on the device, at least 1; 0 without prefetch. *W caches the resident blocks per kernel. */
-template <typename K> static PetscErrorCode HBPrefetchBlocks(K k, int threads, size_t shm, int *W, HBOpArgs *a)
-{
-  PetscFunctionBegin;
-  a->pf = 0;
-  if (a->pfDist > 0) {
-    if (!*W) {
-      int nb, dev, sms;
-      PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, threads, shm));
-      PetscCallCUDA(cudaGetDevice(&dev));
-      PetscCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      *W = PetscMax(1, nb * sms);
-    }
-    a->pf = PetscMax(1, (int)(*W * a->pfDist));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* elements per block of the 3D kernel: up to about 512 threads */

@@ -86,7 +86,6 @@ template <int Nq, int L> __global__ static void __launch_bounds__(HBWidthV5(Nq) 
   const size_t                                  base[2] = {e + ig + Nq * j, e + ig + Nq * (j + J < Nq ? j + J : Nq - 1)};
   PetscReal                                     ra[2][Nq], g[L][2][SQUALL_SEM_NGEO], w[L][2];
 
-  HBPrefetchElement<Np>(a, e0 + (PetscInt)blockIdx.x, i + W * j);
   {
     PetscInt l[2][Nq];
 
@@ -254,10 +253,8 @@ template <int Nq, int L> __global__ static void __launch_bounds__(HBWidthV5(Nq) 
 /* v5's launch; its dynamic shared memory goes above 48 KB from Nq = 15 on (L = 2) */
 template <int Nq, int L> static PetscErrorCode HBLaunch2Dv5(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
-  static bool  allowed  = false;
-  static int   resident = 0;
-  const size_t shm      = HBShared2Dv5(Nq, L);
-  HBOpArgs     ap       = a;
+  static bool  allowed = false;
+  const size_t shm     = HBShared2Dv5(Nq, L);
 
   PetscFunctionBegin;
   static_assert(HBShared2Dv5(Nq, L) <= 227 * 1024, "v5 kernel: shared memory above the 227 KB per block of sm_90");
@@ -266,8 +263,7 @@ template <int Nq, int L> static PetscErrorCode HBLaunch2Dv5(PetscInt e0, PetscIn
     PetscCallCUDA(cudaFuncSetAttribute(HBLocalOp2Dv5<Nq, L>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     allowed = true;
   }
-  PetscCall(HBPrefetchBlocks(HBLocalOp2Dv5<Nq, L>, HBWidthV5(Nq) * ((Nq + 1) / 2), shm, &resident, &ap));
-  HBLocalOp2Dv5<Nq, L><<<(unsigned int)(e1 - e0), dim3(HBWidthV5(Nq), (Nq + 1) / 2), shm, stream>>>(e0, ap);
+  HBLocalOp2Dv5<Nq, L><<<(unsigned int)(e1 - e0), dim3(HBWidthV5(Nq), (Nq + 1) / 2), shm, stream>>>(e0, a);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -78,7 +78,6 @@ typedef struct {
 
   SquallHBKernelVariant kvariant; /* CUDA element kernels */
   PetscInt              v3layers; /* v3/v4/v5 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4; 0: by order, SquallHBV3Layers()) */
-  PetscReal             prefetch; /* v3/v4/v5 2D kernel: L2 prefetch of the inputs of the block this many waves ahead (-hb_prefetch_distance; 0: none) */
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */
   PetscInt  nelem, nint;

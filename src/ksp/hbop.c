@@ -60,9 +60,6 @@ static PetscErrorCode HBV3LayersFromOptions(PetscOptionItems *PetscOptionsObject
                             "CUDA, v3-v6 layer-by-layer kernel: layers each thread computes per step (2, 3 or 4; more layers share each shared-memory load of D and q, for more registers and shared memory; 0: the fastest measured for the order)",
                             "SquallHBCreateOperator", hb->v3layers, &hb->v3layers, NULL));
   PetscCheck(hb->v3layers == 0 || (hb->v3layers >= 2 && hb->v3layers <= 4), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 0 (by order), 2, 3, 4", hb->v3layers);
-  PetscCall(PetscOptionsReal("-hb_prefetch_distance", "CUDA, v3-v5 layer-by-layer kernel: prefetch into L2 the indices, factors and weights of the element this many waves of resident blocks ahead (0: none)", "SquallHBCreateOperator", hb->prefetch,
-                             &hb->prefetch, NULL));
-  PetscCheck(hb->prefetch >= 0 && hb->prefetch <= 8, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_prefetch_distance %g is out of range: valid values are 0 (none) to 8 waves", (double)hb->prefetch);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -580,8 +577,8 @@ static PetscErrorCode MatView_HB(Mat A, PetscViewer viewer)
   if (isascii) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "hipBone operator Z^T (S_L + lambda W) Z: order %" PetscInt_FMT ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements, %" PetscInt_FMT " unknowns, lambda %g%s\n", hb->N, hb->E[0], hb->E[1],
                                      hb->E[2], hb->nglobal, (double)hb->lambda, hb->dirichlet ? ", Dirichlet boundary" : ""));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s (%s thread blocks, -hb_kernel_switch %" PetscInt_FMT ", -hb_kernel_variant %s, -hb_v3_layers %" PetscInt_FMT ", -hb_prefetch_distance %g), vectors %s\n", SquallHBKernelName(hb),
-                                     SquallHBUse3D(hb) ? (hb->kvariant == SQUALL_HB_KERNEL_V6 ? "multi-element layer-sweep" : "3D") : "2D layer-by-layer", SquallHBSwitch(hb), SquallHBKernelVariants[hb->kvariant], SquallHBV3Layers(hb), (double)hb->prefetch, hb->vectype));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: %s (%s thread blocks, -hb_kernel_switch %" PetscInt_FMT ", -hb_kernel_variant %s, -hb_v3_layers %" PetscInt_FMT "), vectors %s\n", SquallHBKernelName(hb),
+                                     SquallHBUse3D(hb) ? (hb->kvariant == SQUALL_HB_KERNEL_V6 ? "multi-element layer-sweep" : "3D") : "2D layer-by-layer", SquallHBSwitch(hb), SquallHBKernelVariants[hb->kvariant], SquallHBV3Layers(hb), hb->vectype));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  elements partitioned %s\n", hb->forest ? "as a p8est DMForest of the brick (-hb_partition forest)" : "in slabs of the lexicographic order (-hb_partition slabs)"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -658,7 +655,6 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
   hb->kswitch  = 0;                             /* by variant (SquallHBSwitch) */
   hb->kvariant = SquallHBDefaultVariant(hb->N); /* by order, also where -hb_kernel_variant is not given to MatSetFromOptions() */
   hb->v3layers = 0;                             /* by order (SquallHBV3Layers) */
-  hb->prefetch = 0;                             /* no L2 prefetch (-hb_prefetch_distance) */
   hb->overlap  = PETSC_TRUE;
   PetscCall(PetscStrncpy(hb->vectype, "standard", sizeof(hb->vectype)));
   PetscCall(HBSetFromOptions(hb));
