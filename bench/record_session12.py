@@ -8,16 +8,17 @@ Every number is read from the raw files (the device's clocks from smi.txt, the c
 ceiling of a launch is the time its warp instructions would take with every scheduler issuing one each cycle (132 SMs
 x 4 sub-partitions, at the launch's clock): a single-precision kernel cannot run faster than that, whatever its
 arithmetic costs."""
+import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rawio import record_head, run_dirs, write_record  # noqa: E402
+from rawio import jsonl, record_head, run_dirs, write_record  # noqa: E402
 from record_session8 import bubble  # noqa: E402
 from record_session11 import best, ncu_metrics  # noqa: E402
 
-RUNS = ("resT1", "resT2", "resT3")
+RUNS = ("resT1", "resT2", "resT3", "resT4", "resT5", "resT6")
 SCHEDULERS = 132 * 4
 
 
@@ -43,6 +44,37 @@ def ncu_summary(path):
     return out
 
 
+def ncu_sections(path):
+    """the headline values of ncu's sections for the one launch profiled (name (unit) -> number)"""
+    out = {}
+    keys = ("Duration", "DRAM Throughput", "Memory Throughput", "L1/TEX Hit Rate", "L2 Hit Rate", "Issue Slots Busy", "Warp Cycles Per Issued Instruction", "Avg. Active Threads Per Warp", "Registers Per Thread", "Block Size", "Theoretical Occupancy", "Achieved Occupancy")
+    text = open(path).read()
+    for key in keys:
+        m = re.search(r"^\s*" + re.escape(key) + r"\s+(\S+)?\s+([0-9.,]+)\s*$", text, re.M)
+        if m:
+            out[key + (" (" + m.group(1) + ")" if m.group(1) else "")] = float(m.group(2).replace(",", ""))
+    m = re.search(r"stalled waiting for a scoreboard dependency\s+on\s+a L1TEX.*?represents about ([0-9.]+)%", text, re.S)
+    out["L1TEX scoreboard share of the stalls (%)"] = float(m.group(1)) if m else None
+    return out
+
+
+def hb_records(path):
+    """hb_bench's lines; its session-12 build printed the prefetch distance with PETSc's %g, "1." (not JSON)"""
+    return [json.loads(re.sub(r'"prefetch":(\d+)\.}', r'"prefetch":\1.0}', line)) for line in open(path) if line.startswith("{")]
+
+
+def hb_best(path):
+    """per order and prefetch distance, the fastest kernel (over variants and layers): its % of the roofline"""
+    out = {}
+    for r in hb_records(path):
+        if r.get("bench") != "hb_operator":
+            continue
+        k = out.setdefault(str(r["N"]), {}).setdefault(str(r["prefetch"]), {"roofline_pct": 0})
+        if 100 * r["roofline_fraction"] > k["roofline_pct"]:
+            k.update({"roofline_pct": round(100 * r["roofline_fraction"], 1), "kernel": r["kernel"], "layers": r["v3_layers"], "gflops": r["kernel_gflops"], "t_kernel": r["t_kernel"], "stream_gbs": r["stream_gbs"]})
+    return out
+
+
 def sass(path, pattern):
     """static opcode counts of the kernels whose mangled name matches pattern (cuobjdump -sass, counted on the device)"""
     out = {}
@@ -56,7 +88,7 @@ def sass(path, pattern):
 def main():
     raw, out_json = sys.argv[1:3]
     p = run_dirs(raw, RUNS)
-    rec = record_head(p, "squall GPU session 12: the compensated stage update folded into the ESDG GPU's fused stage and restricted to chosen fields (-ts_lsrk_compensated_fields); the bubble in both precisions with and without it; ncu and SASS of the N = 4 kernels in both precisions (where single precision's time goes)", "2026-12-01")
+    rec = record_head(p, "squall GPU session 12: the compensated stage update folded into the ESDG GPU's fused stage and restricted to chosen fields (-ts_lsrk_compensated_fields); the bubble in both precisions with and without it; ncu and SASS of the N = 4 kernels in both precisions (where single precision's time goes); compute-sanitizer of the compensated stage; ncu of the hipBone kernels at N = 5, 8 and their L2 prefetch (-hb_prefetch_distance) over N = 3..15", "2026-12-01")
     rec["note"] = "esdg_bench: boxes, 32,768 elements for N=2..6 and 4,096 for N=7, 8, median of 10 launches. Bubble: N=4, 262,144 elements, 1000 steps of the 14-stage LSRK fused into the finishing volume kernel, the defaults; ncu with the clocks as found (1.93-1.96 GHz)"
     for r, prec in (("resT1", "single"), ("resT2", "double"), ("resT3", "single")):
         if r not in p:
@@ -92,6 +124,14 @@ def main():
             t = rec["single_resT3"]
             rec["single_vs_double"]["bubble_double_plain_over_single_comp0_resT3"] = round(dp / t["bubble1000-comp0"]["s_per_step"], 3)
             rec["single_vs_double"]["bubble_double_plain_over_single_plain_resT3"] = round(dp / t["bubble1000-plain"]["s_per_step"], 3)
+    if "resT4" in p:
+        d = rec["double_resT4"] = {"sanitizer": open(os.path.join(p["resT4"], "sanitizer-summary.txt")).read().split("\n")[:-1]}
+        d["hb_bench"] = {str(r["N"]): {"kernel": r["kernel"], "layers": r["v3_layers"], "roofline_pct": round(100 * r["roofline_fraction"], 1), "kernel_gbs": r["kernel_gbs"], "stream_gbs": r["stream_gbs"]} for r in jsonl(os.path.join(p["resT4"], "hb.txt"))}
+        d["ncu_hb"] = {n: ncu_sections(os.path.join(p["resT4"], "ncu-hb%s.txt" % n)) for n in ("5", "8")}
+    if "resT5" in p:
+        rec["double_resT5"] = {"hb_default_variants": hb_best(os.path.join(p["resT5"], "hb-pf.jsonl")), "hb_v4_v5": hb_best(os.path.join(p["resT5"], "hb-pf-v45.jsonl"))}
+    if "resT6" in p:
+        rec["double_resT6"] = {"hb_short_distances": hb_best(os.path.join(p["resT6"], "hb-pf-short.jsonl"))}
     write_record(rec, out_json)
 
 

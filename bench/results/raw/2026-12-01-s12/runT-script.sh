@@ -8,6 +8,15 @@
 #   energy compensated; SASS and ncu as in MODE=1 (ten launches: the faces, the finishing and the plain volume kernel).
 # MODE=3 (single, with the compensated fields' registers prefetched into L2 with the fused stage's other inputs): the
 #   same tests; the plain bubble 1000 steps, with density alone compensated and with density and energy.
+# MODE=4 (double, a022995's library: the same code as the final one): compute-sanitizer memcheck of the compensated
+#   fused stage (all fields; density and energy, face and element mode); hb_bench at N = 5 and 8 (2e7 unknowns, the
+#   defaults) and ncu's sections (speed of light, occupancy, warp states, memory and compute workload) of one launch of
+#   each order's operator kernel: where the two orders below 90% of the roofline lose their time.
+# MODE=5 (double, the hipBone 2D kernels' L2 prefetch of the next blocks' inputs): the hipBone GPU tests; hb_bench at
+#   N = 3..15 (2e7 unknowns, each order's default variant) timing every layer count at prefetch distances 0, 0.5, 1
+#   waves; the same for v4 and v5 at N = 9..15.
+# MODE=6 (double, the same code): hb_bench at N = 5, 8, 12, 15 with short prefetch distances (0, 1e-6 (one block ahead),
+#   0.02, 0.1 waves), every layer count.
 MODE=${MODE:-1}; O=/tmp/resT$MODE
 . "$P/device-prologue.sh"
 MESH="-dm_p4est_brick_size 1,1,1 -dm_p4est_brick_periodicity 1,1,0 -dm_p4est_brick_bounds -1000,1000,-1000,1000,0,2000 -dm_vec_type cuda"
@@ -49,6 +58,25 @@ elif [ $MODE = 3 ]; then
    bubble bubble1000-plain 1000; echo "== plain $(el)"
    bubble bubble1000-comp0 1000 -ts_lsrk_compensated_fields 0; echo "== comp0 $(el)"
    bubble bubble1000-comp04 1000 -ts_lsrk_compensated_fields 0,4; echo "== comp04 $(el)"
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 4 ]; then
+  (dbl; for t in gpu_esdg_compensated gpu_esdg_compensated_fields gpu_esdg_compensated_fields_element; do san memcheck $t; done
+   echo "== sanitizer $(el)"
+   timeout 120 ./bench/hb_bench -hb_vec_type cuda -orders 5,8 -dofs 2e7 -reps 20 -cg_iterations 0 > $O/hb.txt 2>&1
+   echo "== hb_bench $(el)"
+   for N in 5 8; do
+     timeout 90 ncu --clock-control none -k regex:HBLocalOp --launch-skip 5 --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section LaunchStats ./bench/hb_bench -hb_vec_type cuda -orders $N -dofs 2e7 -reps 10 -cg_iterations 0 > $O/ncu-hb$N.txt 2>&1
+   done
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 5 ]; then
+  (dbl; timeout 200 ctest -L gpu -R "gpu_hb" --timeout 120 -j8 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   timeout 200 ./bench/hb_bench -hb_vec_type cuda -orders 3,4,5,6,7,8,9,10,11,12,13,14,15 -dofs 2e7 -reps 20 -cg_iterations 0 -v3_layers 2,3,4 -prefetch_distances 0,0.5,1 -tag default > $O/hb-pf.jsonl 2> $O/hb-pf.err
+   echo "== default $(el)"
+   timeout 150 ./bench/hb_bench -hb_vec_type cuda -orders 9,10,11,12,13,14,15 -dofs 2e7 -reps 20 -cg_iterations 0 -kernel_variants v4,v5 -v3_layers 2,3,4 -prefetch_distances 0,0.5,1 -tag v4v5 > $O/hb-pf-v45.jsonl 2> $O/hb-pf-v45.err
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 6 ]; then
+  (dbl; timeout 150 ./bench/hb_bench -hb_vec_type cuda -orders 5,8,12,15 -dofs 2e7 -reps 20 -cg_iterations 0 -v3_layers 2,3,4 -prefetch_distances 0,1e-6,0.02,0.1 -tag short > $O/hb-pf-short.jsonl 2> $O/hb-pf-short.err
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 grep -E "tests passed|tests failed" $O/ctest.log
