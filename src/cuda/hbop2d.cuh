@@ -244,9 +244,23 @@ __host__ __device__ constexpr int HBEven(int n)
 {
   return (n + 1) & ~1;
 }
-__host__ __device__ constexpr size_t HBShared2D(SquallHBKernelVariant v, int Nq, int L)
+/* the reals of one element's q, r and s (D and D^T are the block's) */
+__host__ __device__ constexpr int HBElemShared2D(SquallHBKernelVariant v, int Nq, int L)
 {
-  return (size_t)(2 * HBEven(Nq * HBLayout2DOf(v, Nq).Pd) + HBEven(Nq * Nq * HBLayout2DOf(v, Nq).Pq) + HBEven(2 * L * Nq * HBLayout2DOf(v, Nq).Pr) + HBEven(2 * L * Nq * HBLayout2DOf(v, Nq).Ps)) * sizeof(PetscReal);
+  return HBEven(Nq * Nq * HBLayout2DOf(v, Nq).Pq) + HBEven(2 * L * Nq * HBLayout2DOf(v, Nq).Pr) + HBEven(2 * L * Nq * HBLayout2DOf(v, Nq).Ps);
+}
+__host__ __device__ constexpr size_t HBShared2D(SquallHBKernelVariant v, int Nq, int L, int E = 1)
+{
+  return (size_t)(2 * HBEven(Nq * HBLayout2DOf(v, Nq).Pd) + E * HBElemShared2D(v, Nq, L)) * sizeof(PetscReal);
+}
+/* Several elements per block (E, -hb_2d_elements), one per threadIdx.z: at Nq = 6 an element's 36 threads fill 18 of
+   each warp's 32 lanes and its 96 registers per thread allow 10 blocks (20 warps) per SM, so that the kernel, waiting on
+   its global loads (ncu: 60% of its stall cycles at 30% occupancy), has 360 threads' loads in flight per SM; 3 elements
+   per block (4 warps, 84% of the lanes) keep 540. Instantiated at Nq = 6 only (N = 5, the order whose one-element block
+   wastes most lanes). */
+__host__ __device__ constexpr bool HBMultiElement2D(int Nq)
+{
+  return Nq == 6;
 }
 /* registers per thread to ask for (see HBMinBlocks). Left alone nvcc takes more (it hoists shared
    loads); at these caps ptxas -v (sm_90, double) reports 8-48 bytes of spill, once per element outside
@@ -310,22 +324,24 @@ template <bool PAIR> __device__ static inline void HBLdsPair(const PetscReal *p,
    thread without a node (v4's padded rows) reads its neighbour's node from global memory (the same
    sectors: no extra traffic), so that no global load needs a predicate and every pad column it fills
    and reads holds finite values; it writes no y_L. */
-template <int Nq, int L, SquallHBKernelVariant V> __global__ static void __launch_bounds__(HBLayout2DOf(V, Nq).W *Nq, HBMinBlocks(HBLayout2DOf(V, Nq).W *Nq, HBRegsV3(Nq, L))) HBLocalOp2Dv3(PetscInt e0, HBOpArgs a)
+template <int Nq, int L, SquallHBKernelVariant V, int E> __global__ static void __launch_bounds__(HBLayout2DOf(V, Nq).W *Nq *E, HBMinBlocks(HBLayout2DOf(V, Nq).W *Nq *E, HBRegsV3(Nq, L))) HBLocalOp2Dv3(PetscInt e0, PetscInt e1, HBOpArgs a)
 {
   constexpr HBLayout2D lay = HBLayout2DOf(V, Nq);
   constexpr int        Np = Nq * Nq * Nq, Nq2 = Nq * Nq, W = lay.W, PD = lay.Pd, PQ = lay.Pq, PR = lay.Pr, PS = lay.Ps;
   constexpr int        LD = Nq * PD, LQ = Nq * PQ, LR = Nq * PR, LS = Nq * PS; /* one matrix (layer) of each array */
   constexpr bool       ahead = HBAheadV3(Nq, L), paird = PD % 2 == 0, pairq = PQ % 2 == 0, pairr = PR % 2 == 0;
   extern __shared__ __align__(16) unsigned char hbsmem[];
-  PetscReal                                    *sD  = reinterpret_cast<PetscReal *>(hbsmem); /* D[a][b] at a PD + b */
-  PetscReal                                    *sDT = sD + HBEven(LD);                       /* D[b][a] at a PD + b */
-  PetscReal                                    *sq  = sDT + HBEven(LD);                      /* q[k][j][i] at k LQ + j PQ + i */
-  PetscReal                                    *sr  = sq + HBEven(Nq * LQ);                  /* [2 buffers][L layers][j][i], pitch PR */
-  PetscReal                                    *ss  = sr + HBEven(2 * L * LR);               /* the same, pitch PS */
-  const PetscReal                              *cD  = HBConstD + HBConstOffset(Nq);          /* D[k][m]: the same k and m in every thread */
+  PetscReal                                    *sD  = reinterpret_cast<PetscReal *>(hbsmem);                     /* D[a][b] at a PD + b */
+  PetscReal                                    *sDT = sD + HBEven(LD);                                           /* D[b][a] at a PD + b */
+  PetscReal                                    *sq  = sDT + HBEven(LD) + threadIdx.z * HBElemShared2D(V, Nq, L); /* q[k][j][i] at k LQ + j PQ + i */
+  PetscReal                                    *sr  = sq + HBEven(Nq * LQ);                                      /* [2 buffers][L layers][j][i], pitch PR */
+  PetscReal                                    *ss  = sr + HBEven(2 * L * LR);                                   /* the same, pitch PS */
+  const PetscReal                              *cD  = HBConstD + HBConstOffset(Nq);                              /* D[k][m]: the same k and m in every thread */
   const int                                     i = threadIdx.x, j = threadIdx.y, ijq = j * PQ + i, ijr = j * PR + i, ijs = j * PS + i;
   const bool                                    active = W == Nq || i < Nq; /* threads i >= Nq own no node */
-  const size_t                                  base   = (size_t)(e0 + (PetscInt)blockIdx.x) * Np + (active ? i : Nq - 1) + Nq * j;
+  const PetscInt                                eb     = e0 + (PetscInt)blockIdx.x * E + (PetscInt)threadIdx.z;
+  const bool                                    valid  = E == 1 || eb < e1; /* the last block's slots past e1 read the last element, store nothing */
+  const size_t                                  base   = (size_t)(valid ? eb : e1 - 1) * Np + (active ? i : Nq - 1) + Nq * j;
   PetscReal                                     ra[Nq], g[L][SQUALL_SEM_NGEO], w[L];
 
   {
@@ -345,7 +361,7 @@ template <int Nq, int L, SquallHBKernelVariant V> __global__ static void __launc
       }
     }
   }
-  {
+  if (threadIdx.z == 0) {
     const PetscReal d = a.D[j * Nq + (active ? i : Nq - 1)];
 
     sD[j * PD + i]                        = d;
@@ -459,28 +475,46 @@ template <int Nq, int L, SquallHBKernelVariant V> __global__ static void __launc
       }
     }
   }
-  if (active) {
+  if (active && valid) {
 #pragma unroll
     for (int k = 0; k < Nq; k++) a.yL[base + Nq2 * k] = ra[k];
   }
 }
 
-/* the v3/v4 kernel's launch: its dynamic shared memory goes above 48 KB from Nq = 15 on (L = 2; from
-   Nq = 14 on for L = 4), which each instantiation must be allowed once */
-template <int Nq, int L, SquallHBKernelVariant V> static PetscErrorCode HBLaunch2Dv3(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+/* the v3/v4 kernel's launch with E elements per block: its dynamic shared memory goes above 48 KB from Nq = 15 on (L = 2;
+   from Nq = 14 on for L = 4), which each instantiation must be allowed once */
+template <int Nq, int L, SquallHBKernelVariant V, int E> static PetscErrorCode HBLaunch2Dv3E(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   static bool  allowed = false;
-  const size_t shm     = HBShared2D(V, Nq, L);
+  const size_t shm     = HBShared2D(V, Nq, L, E);
 
   PetscFunctionBegin;
-  static_assert(HBShared2D(V, Nq, L) <= 227 * 1024, "v3/v4 kernel: shared memory above the 227 KB per block of sm_90");
+  static_assert(HBShared2D(V, Nq, L, E) <= 227 * 1024, "v3/v4 kernel: shared memory above the 227 KB per block of sm_90");
   static_assert(HBLayout2DOf(V, Nq).W >= Nq && HBLayout2DOf(V, Nq).W <= HBLayout2DOf(V, Nq).Pd && HBLayout2DOf(V, Nq).W <= HBLayout2DOf(V, Nq).Pq && HBLayout2DOf(V, Nq).W <= HBLayout2DOf(V, Nq).Pr && HBLayout2DOf(V, Nq).W <= HBLayout2DOf(V, Nq).Ps,
                 "v3/v4 kernel: the threads of a row must fit in every pitch (their pad columns)");
   if (!allowed) {
-    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOp2Dv3<Nq, L, V>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOp2Dv3<Nq, L, V, E>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     allowed = true;
   }
-  HBLocalOp2Dv3<Nq, L, V><<<(unsigned int)(e1 - e0), dim3(HBLayout2DOf(V, Nq).W, Nq), shm, stream>>>(e0, a);
+  HBLocalOp2Dv3<Nq, L, V, E><<<(unsigned int)((e1 - e0 + E - 1) / E), dim3(HBLayout2DOf(V, Nq).W, Nq, E), shm, stream>>>(e0, e1, a);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* E elements per block: 1, or at the orders of HBMultiElement2D 2, 3, 4, 6 */
+template <int Nq, int L, SquallHBKernelVariant V> static PetscErrorCode HBLaunch2Dv3(PetscInt e0, PetscInt e1, const HBOpArgs &a, PetscInt E, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  if constexpr (HBMultiElement2D(Nq)) {
+    switch (E) {
+      case 2: PetscCall((HBLaunch2Dv3E<Nq, L, V, 2>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
+      case 3: PetscCall((HBLaunch2Dv3E<Nq, L, V, 3>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
+      case 4: PetscCall((HBLaunch2Dv3E<Nq, L, V, 4>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
+      case 6: PetscCall((HBLaunch2Dv3E<Nq, L, V, 6>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
+      default: break;
+    }
+  }
+  PetscCheck(E == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_2d_elements %" PetscInt_FMT " is not available at N = %d: valid values are 1, and 2, 3, 4, 6 at N = 5", E, Nq - 1);
+  PetscCall((HBLaunch2Dv3E<Nq, L, V, 1>(e0, e1, a, stream)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -499,11 +533,11 @@ template <typename F> static PetscErrorCode HBWithLayers(PetscInt L, F launch)
 }
 
 /* v3 or v4 (V; v4 at even Nq runs v3's instantiation, the same layout) with L layers per step */
-template <int Nq, SquallHBKernelVariant V> static PetscErrorCode HBLaunch2DLayers(PetscInt L, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+template <int Nq, SquallHBKernelVariant V> static PetscErrorCode HBLaunch2DLayers(PetscInt L, PetscInt E, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   constexpr SquallHBKernelVariant K = HBLayout2DIsV3(V, Nq) ? SQUALL_HB_KERNEL_V3 : V;
 
   PetscFunctionBegin;
-  PetscCall(HBWithLayers(L, [&](auto l) { return HBLaunch2Dv3<Nq, decltype(l)::value, K>(e0, e1, a, stream); }));
+  PetscCall(HBWithLayers(L, [&](auto l) { return HBLaunch2Dv3<Nq, decltype(l)::value, K>(e0, e1, a, E, stream); }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

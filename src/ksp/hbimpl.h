@@ -78,6 +78,7 @@ typedef struct {
 
   SquallHBKernelVariant kvariant; /* CUDA element kernels */
   PetscInt              v3layers; /* v3/v4/v5 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4; 0: by order, SquallHBV3Layers()) */
+  PetscInt              elems2d;  /* v3/v4 2D kernel: elements per thread block (-hb_2d_elements; 0: 1; 2, 3, 4, 6 at N = 5) */
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */
   PetscInt  nelem, nint;

@@ -60,6 +60,10 @@ static PetscErrorCode HBV3LayersFromOptions(PetscOptionItems *PetscOptionsObject
                             "CUDA, v3-v6 layer-by-layer kernel: layers each thread computes per step (2, 3 or 4; more layers share each shared-memory load of D and q, for more registers and shared memory; 0: the fastest measured for the order)",
                             "SquallHBCreateOperator", hb->v3layers, &hb->v3layers, NULL));
   PetscCheck(hb->v3layers == 0 || (hb->v3layers >= 2 && hb->v3layers <= 4), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 0 (by order), 2, 3, 4", hb->v3layers);
+  PetscCall(PetscOptionsInt("-hb_2d_elements", "CUDA, v3/v4 layer-by-layer kernel: elements per thread block (0 or 1: one; 2, 3, 4, 6 at N = 5, whose one-element blocks fill 18 of a warp's 32 lanes)", "SquallHBCreateOperator", hb->elems2d,
+                            &hb->elems2d, NULL));
+  PetscCheck(hb->elems2d == 0 || hb->elems2d == 1 || (hb->N == 5 && (hb->elems2d == 2 || hb->elems2d == 3 || hb->elems2d == 4 || hb->elems2d == 6)), hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hb_2d_elements %" PetscInt_FMT " is out of range at N = %" PetscInt_FMT ": valid values are 0, 1, and at N = 5 also 2, 3, 4, 6", hb->elems2d, hb->N);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -655,6 +659,7 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
   hb->kswitch  = 0;                             /* by variant (SquallHBSwitch) */
   hb->kvariant = SquallHBDefaultVariant(hb->N); /* by order, also where -hb_kernel_variant is not given to MatSetFromOptions() */
   hb->v3layers = 0;                             /* by order (SquallHBV3Layers) */
+  hb->elems2d  = 0;                             /* one element per block of the 2D kernel */
   hb->overlap  = PETSC_TRUE;
   PetscCall(PetscStrncpy(hb->vectype, "standard", sizeof(hb->vectype)));
   PetscCall(HBSetFromOptions(hb));
