@@ -144,6 +144,14 @@ static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
   return hb->kvariant == SQUALL_HB_KERNEL_V5 ? best5[hb->N] : (hb->kvariant == SQUALL_HB_KERNEL_V4 || hb->kvariant == SQUALL_HB_KERNEL_V6 ? best4[hb->N] : best3[hb->N]);
 }
 
+/* elements per block of the v3/v4 2D kernel: -hb_2d_elements, or by order: 4 at N = 5 (resT7 of
+   bench/results/gpu-h200-2026-12-01-session12.json, double, 2e7 unknowns, best layer count: 1, 2, 3, 4, 6 elements
+   82.6, 88.1, 90.4, 91.3, 88.4% of the roofline), else 1 */
+static inline PetscInt SquallHBElems2D(const Mat_HB *hb)
+{
+  return hb->elems2d > 0 ? hb->elems2d : (hb->N == 5 ? 4 : 1);
+}
+
 /* The order from which the CUDA operator runs its 2D (layer-by-layer) kernel: -hb_kernel_switch, or by
    default 3 (v6: 10, its own low-order kernel up to N = 9). runO1 (bench/results/raw/2026-12-01, double,
    -hb_kernel_switch 1 against v2's 3D kernel, % of the streaming roofline): v4's 2D kernel at its best layers
