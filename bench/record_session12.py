@@ -18,7 +18,7 @@ from rawio import jsonl, record_head, run_dirs, write_record  # noqa: E402
 from record_session8 import bubble  # noqa: E402
 from record_session11 import best, ncu_metrics  # noqa: E402
 
-RUNS = ("resT1", "resT2", "resT3", "resT4", "resT5", "resT6")
+RUNS = ("resT1", "resT2", "resT3", "resT4", "resT5", "resT6", "resT7", "resT8")
 SCHEDULERS = 132 * 4
 
 
@@ -132,6 +132,15 @@ def main():
         rec["double_resT5"] = {"hb_default_variants": hb_best(os.path.join(p["resT5"], "hb-pf.jsonl")), "hb_v4_v5": hb_best(os.path.join(p["resT5"], "hb-pf-v45.jsonl"))}
     if "resT6" in p:
         rec["double_resT6"] = {"hb_short_distances": hb_best(os.path.join(p["resT6"], "hb-pf-short.jsonl"))}
+    for r in ("resT7", "resT8"):
+        if r not in p:
+            continue
+        runs = {}
+        for x in jsonl(os.path.join(p[r], "hb-elems.jsonl")):
+            k = runs.setdefault(x["tag"], {"roofline_pct": 0})
+            if 100 * x["roofline_fraction"] > k["roofline_pct"]:
+                k.update({"roofline_pct": round(100 * x["roofline_fraction"], 1), "kernel": x["kernel"], "layers": x["v3_layers"], "gflops": x["kernel_gflops"], "t_kernel": x["t_kernel"], "stream_gbs": x["stream_gbs"]})
+        rec["double_" + r] = {"note": "hb_bench N = 5, 2e7 unknowns: the best layer count of each run, by tag (E<n>: -hb_2d_elements n; default: the defaults), each in its own process", "hb_N5_elements_per_block": runs}
     write_record(rec, out_json)
 
 

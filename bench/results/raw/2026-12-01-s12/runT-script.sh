@@ -17,6 +17,10 @@
 #   waves; the same for v4 and v5 at N = 9..15.
 # MODE=6 (double, the same code): hb_bench at N = 5, 8, 12, 15 with short prefetch distances (0, 1e-6 (one block ahead),
 #   0.02, 0.1 waves), every layer count.
+# MODE=7 (double, several elements per block of the 2D kernel at N = 5): its GPU tests; hb_bench at N = 5 with
+#   -hb_2d_elements 1, 2, 3, 4, 6, every layer count, each in its own process.
+# MODE=8 (double, 4 elements per block the default at N = 5): every hipBone GPU test; hb_bench at N = 5 with the
+#   defaults and with -hb_2d_elements 1.
 MODE=${MODE:-1}; O=/tmp/resT$MODE
 . "$P/device-prologue.sh"
 MESH="-dm_p4est_brick_size 1,1,1 -dm_p4est_brick_periodicity 1,1,0 -dm_p4est_brick_bounds -1000,1000,-1000,1000,0,2000 -dm_vec_type cuda"
@@ -77,6 +81,19 @@ elif [ $MODE = 5 ]; then
    echo "== done $(el)") > $O/pipe.log 2>&1
 elif [ $MODE = 6 ]; then
   (dbl; timeout 150 ./bench/hb_bench -hb_vec_type cuda -orders 5,8,12,15 -dofs 2e7 -reps 20 -cg_iterations 0 -v3_layers 2,3,4 -prefetch_distances 0,1e-6,0.02,0.1 -tag short > $O/hb-pf-short.jsonl 2> $O/hb-pf-short.err
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 7 ]; then
+  (dbl; timeout 100 ctest -L gpu -R "gpu_hb_2d_elements|gpu_hb_np1|gpu_hb_2d_all" --timeout 60 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   for E in 1 3 2 4 6; do
+     timeout 40 ./bench/hb_bench -hb_vec_type cuda -orders 5 -dofs 2e7 -reps 20 -cg_iterations 0 -v3_layers 2,3,4 -hb_2d_elements $E -tag E$E >> $O/hb-elems.jsonl 2>> $O/hb-elems.err
+   done
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 8 ]; then
+  (dbl; timeout 120 ctest -L gpu -R "gpu_hb" --timeout 100 -j8 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   timeout 30 ./bench/hb_bench -hb_vec_type cuda -orders 5 -dofs 2e7 -reps 20 -cg_iterations 0 -tag default >> $O/hb-elems.jsonl 2>> $O/hb-elems.err
+   timeout 30 ./bench/hb_bench -hb_vec_type cuda -orders 5 -dofs 2e7 -reps 20 -cg_iterations 0 -hb_2d_elements 1 -tag E1 >> $O/hb-elems.jsonl 2>> $O/hb-elems.err
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 grep -E "tests passed|tests failed" $O/ctest.log
