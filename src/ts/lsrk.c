@@ -309,7 +309,8 @@ static PetscErrorCode TSSetUp_LSRK(TS ts)
       lsrk->comp.nfields = lsrk->nfields;
     } else if (layout)
       PetscCall((*layout)(ts, &lsrk->comp.stride, &lsrk->comp.nfields));
-    PetscCheck(lsrk->comp.nfields > 1, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_WRONGSTATE, "-ts_lsrk_compensated_fields needs the solution's field layout: SquallTSLSRKSetFieldLayout(), or a block size > 1 of the solution vector");
+    PetscCheck(lsrk->comp.nfields > 1 && lsrk->comp.nfields <= 30, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_WRONGSTATE,
+               "-ts_lsrk_compensated_fields needs the solution's field layout of 2 to 30 fields: SquallTSLSRKSetFieldLayout(), or the solution vector's block size (%" PetscInt_FMT ")", bs);
     for (PetscInt f = 0; f < lsrk->ncfields; f++) {
       PetscCheck(lsrk->cfields[f] >= 0 && lsrk->cfields[f] < lsrk->comp.nfields, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_OUTOFRANGE,
                  "-ts_lsrk_compensated_fields: field %" PetscInt_FMT " is not in [0, %" PetscInt_FMT "), the solution's fields", lsrk->cfields[f], lsrk->comp.nfields);
@@ -446,7 +447,7 @@ PetscErrorCode SquallTSLSRKSetType(TS ts, const char name[])
   Input Parameters:
 + ts      - the time stepper; ignored unless its type is "lsrk"
 . stride  - consecutive entries of one field (1: interleaved fields, the solution's block size nfields)
-- nfields - number of fields, at most 32
+- nfields - number of fields, at most 30 (a bit mask of PetscInt selects them)
 
   Notes:
   Without a layout set here, the one the RHS provider composes on the TS ("SquallTSLSRKFieldLayout_C") is used: the
@@ -458,7 +459,7 @@ PetscErrorCode SquallTSLSRKSetFieldLayout(TS ts, PetscInt stride, PetscInt nfiel
   PetscFunctionBegin;
   PetscValidHeaderSpecific(ts, TS_CLASSID, 1);
   PetscCheck(stride >= 1, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_OUTOFRANGE, "SquallTSLSRKSetFieldLayout: stride %" PetscInt_FMT " must be >= 1", stride);
-  PetscCheck(nfields >= 1 && nfields <= 32, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_OUTOFRANGE, "SquallTSLSRKSetFieldLayout: nfields %" PetscInt_FMT " must be in [1, 32]", nfields);
+  PetscCheck(nfields >= 1 && nfields <= 30, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_OUTOFRANGE, "SquallTSLSRKSetFieldLayout: nfields %" PetscInt_FMT " must be in [1, 30]", nfields);
   PetscTryMethod(ts, "SquallTSLSRKSetFieldLayout_C", (TS, PetscInt, PetscInt), (ts, stride, nfields));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
