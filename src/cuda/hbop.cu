@@ -87,30 +87,31 @@ template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant v
 /* y_L on local elements [e0, e1) */
 static PetscErrorCode HBLocalOp(Mat_HB *hb, PetscInt e0, PetscInt e1, const PetscScalar *x, cudaStream_t stream)
 {
-  SquallHBCUDA    c     = hb->cuda;
-  const HBOpArgs  a     = {c->gidx, c->G, c->W, c->D, hb->lambda, hb->nown, x, c->xghost, c->yL};
-  const PetscBool use3d = SquallHBUse3D(hb);
+  SquallHBCUDA    c      = hb->cuda;
+  const HBOpArgs  a      = {c->gidx, c->G, c->W, c->D, hb->lambda, hb->nown, x, c->xghost, c->yL};
+  const PetscBool use3d  = SquallHBUse3D(hb);
+  const PetscInt  layers = SquallHBV3Layers(hb), elems = SquallHBElems2D(hb);
 
   PetscFunctionBegin;
   if (e1 <= e0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(SQUALL_HBLocalOp, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   switch (hb->Nq) {
-    case 2: PetscCall(HBLaunchLocalOpN<2>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 3: PetscCall(HBLaunchLocalOpN<3>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 4: PetscCall(HBLaunchLocalOpN<4>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 5: PetscCall(HBLaunchLocalOpN<5>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 6: PetscCall(HBLaunchLocalOpN<6>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 7: PetscCall(HBLaunchLocalOpN<7>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 8: PetscCall(HBLaunchLocalOpN<8>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 9: PetscCall(HBLaunchLocalOpN<9>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 10: PetscCall(HBLaunchLocalOpN<10>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 11: PetscCall(HBLaunchLocalOpN<11>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 12: PetscCall(HBLaunchLocalOpN<12>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 13: PetscCall(HBLaunchLocalOpN<13>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 14: PetscCall(HBLaunchLocalOpN<14>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 15: PetscCall(HBLaunchLocalOpN<15>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
-    case 16: PetscCall(HBLaunchLocalOpN<16>(hb->kvariant, use3d, hb->capregs, SquallHBV3Layers(hb), SquallHBElems2D(hb), e0, e1, a, stream)); break;
+    case 2: PetscCall(HBLaunchLocalOpN<2>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 3: PetscCall(HBLaunchLocalOpN<3>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 4: PetscCall(HBLaunchLocalOpN<4>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 5: PetscCall(HBLaunchLocalOpN<5>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 6: PetscCall(HBLaunchLocalOpN<6>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 7: PetscCall(HBLaunchLocalOpN<7>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 8: PetscCall(HBLaunchLocalOpN<8>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 9: PetscCall(HBLaunchLocalOpN<9>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 10: PetscCall(HBLaunchLocalOpN<10>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 11: PetscCall(HBLaunchLocalOpN<11>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 12: PetscCall(HBLaunchLocalOpN<12>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 13: PetscCall(HBLaunchLocalOpN<13>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 14: PetscCall(HBLaunchLocalOpN<14>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 15: PetscCall(HBLaunchLocalOpN<15>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 16: PetscCall(HBLaunchLocalOpN<16>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
     default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA kernel for order %" PetscInt_FMT " (valid orders are 1 to %d)", hb->N, SQUALL_LGL_MAX_ORDER);
   }
   PetscCallCUDA(cudaGetLastError());

@@ -14,7 +14,7 @@ __global__ static void LSRKStageKernel(PetscInt n, PetscReal a, PetscReal dt, Pe
 {
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
     PetscScalar k = a == 0 ? (PetscScalar)0 : K[i], q = Q[i]; /* K is not read in the first stage */
-    if (COMP && (!mask || ((mask >> ((i / stride) % nf)) & 1))) {
+    if (COMP && SquallLSRKFieldCompensated(mask, stride, nf, i)) {
       PetscScalar c = C[i];
       SquallLSRKStageCompensated(a, dt, b, F[i], &k, &q, &c);
       C[i] = c;

@@ -22,6 +22,13 @@ SQUALL_HOST_DEVICE static inline void SquallLSRKStage(PetscReal a, PetscReal dt,
   *q = SquallFMA_Private(b, kn, *q);
 }
 
+/* whether local entry i gets the compensated update: every entry (mask 0), or those of the fields whose bits mask sets,
+   entry i being of field (i / stride) % nfields */
+SQUALL_HOST_DEVICE static inline int SquallLSRKFieldCompensated(PetscInt mask, PetscInt stride, PetscInt nfields, PetscInt i)
+{
+  return !mask || ((mask >> ((i / stride) % nfields)) & 1);
+}
+
 /* The same with the compensated (Kahan) update of q, c its carried error: the product b k enters through one
    explicit FMA, so that the update kernel and the fused stage round it alike (the product and the subtraction of c
    would otherwise be contracted or not at the compiler's choice); c as in SquallKahanAdd() */

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <squall.h>
+#include "physics/lsrkstage.h"
 
 /* The compensated (Kahan) update of the solution (-ts_lsrk_compensated, -ts_lsrk_compensated_fields):
    C holds the low-order part of each update that the addition to Q rounded away. mask 0: every entry;
@@ -17,7 +18,7 @@ typedef struct {
 /* whether local entry i is compensated */
 static inline PetscBool SquallLSRKCompensatedEntry(const SquallLSRKCompensation *c, PetscInt i)
 {
-  return (PetscBool)(!c->mask || ((c->mask >> ((i / c->stride) % c->nfields)) & 1));
+  return (PetscBool)SquallLSRKFieldCompensated(c->mask, c->stride, c->nfields, i);
 }
 
 /* A whole stage, RHS and update, from whoever provides the RHS (composed on the TS as "SquallTSLSRKFusedStage_C"):
