@@ -1,0 +1,293 @@
+/* The hipBone operator's v7 element kernel: the contractions on the FP64 tensor cores (DMMA).
+   Part of the translation unit of src/cuda/hbop.cu, which includes it; not a header of its own. */
+#pragma once
+#include "cuda/hbopdevice.cuh"
+
+/* v7. The 2D kernels v3-v5 run out of shared-memory bandwidth from N = 9 on: each FMA of the three
+   contractions and their transposes reads at least one operand from shared memory, 2.1-2.9 wavefronts per
+   node in v4's model (src/cuda/hbop2d.cuh) against ~4.5 clocks of HBM time per node, and they measure
+   54-80% of the streaming roofline there. Every one of the six contractions is a product of the 16 x 16
+   matrix D (or D^T; padded with zeros to 16 x 16 below Nq = 16) with a 16 x 256 slab of the element, so
+   here each is a sequence of 8x8x4 FP64 tensor-core products (mma.sync m8n8k4, PTX ISA "Matrix
+   Fragments for mma.m8n8k4 with .f64": A 8x4 row-major, the lane holds A[lane/4][lane%4]; B 4x8, the lane
+   holds B[lane%4][lane/4]; C 8x8, the lane holds C[lane/4][2 (lane%4) + 0, 1]). D's fragments stay in
+   registers for the whole element (the A fragment of D is the B fragment of D^T and the other way round:
+   16 reals per lane), so a product of D with a 16 x 256 slab reads the slab once from shared memory as
+   B (or A) fragments, 1/16 of a wavefront per node, and the tensor cores do 256 FMAs per instruction.
+   One element per block of 8 warps, in four phases (H200: about 0.75 clocks of tensor-core time per node at
+   Nq = 16, 2 blocks per SM by shared memory):
+   0. the element's x through its indices into shared q[k][j][i] (zeros in the padding);
+   1. q_t = D q along k into shared t[k][j][i]: warp w the columns j = 2w, 2w+1;
+   2. warp w layers k = 2w, 2w+1, each alone: q_r = q_k D^T and q_s = D q_k (C fragments: the lane owns
+      nodes (j, i), (j, i+1) of 4 tiles), the geometric factors at its own nodes (q_t read there) give
+      g_r, g_s, g_t; g_r overwrites q_k, g_t t_k, g_s goes to the warp's scratch slice, and lambda W q
+      starts the result, to which g_r D and D^T g_s are added in the same fragments; the result overwrites
+      q_k. Only the warp touches layer k here, so __syncwarp orders it;
+   3. D^T g_t along k, started from the stored result, the sum written to y_L (warp w columns 2w, 2w+1).
+   Shared memory: q and t at row pitch 20 and layer pitch 324 reals (both 4 mod 16: the fragment loads,
+   four rows by four consecutive reals per half-warp, fall in 16 different 8-byte bank pairs), plus a 16 x 20
+   slice per warp: 103 KB. Double precision only (FP64 tensor cores); orders N = 9 .. 15 (Nq = 10 .. 16). The
+   sums run in another order than the CPU's: equal to round-off, not bit for bit. */
+#if defined(PETSC_USE_REAL_DOUBLE)
+  #define HB_V7_WARPS 8
+  #define HB_V7_PJ    20
+  #define HB_V7_PK    (16 * HB_V7_PJ + 4)
+
+__host__ __device__ constexpr bool HBHaveV7(int Nq)
+{
+  return Nq >= 10 && Nq <= 16;
+}
+__host__ __device__ constexpr size_t HBSharedV7(void)
+{
+  return (size_t)(2 * 16 * HB_V7_PK + HB_V7_WARPS * 16 * HB_V7_PJ) * sizeof(double);
+}
+
+/* (c0, c1) += a b: one 8x8x4 product, the lane's fragments as above */
+__device__ static inline void HBDmma(double &c0, double &c1, double a, double b)
+{
+  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};" : "+d"(c0), "+d"(c1) : "d"(a), "d"(b));
+}
+
+__device__ static inline double2 HBLds2d(const double *p)
+{
+  return *reinterpret_cast<const double2 *>(p);
+}
+__device__ static inline void HBSts2d(double *p, double a, double b)
+{
+  *reinterpret_cast<double2 *>(p) = make_double2(a, b);
+}
+
+template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) HBLocalOpV7(PetscInt e0, HBOpArgs a)
+{
+  constexpr int Np = Nq * Nq * Nq, Nq2 = Nq * Nq, PJ = HB_V7_PJ, PK = HB_V7_PK, LPW = 2; /* layers (phase 2) and columns j (1, 3) per warp */
+  extern __shared__ __align__(16) unsigned char hbsmem[];
+  double                                       *sQ = reinterpret_cast<double *>(hbsmem), *sT = sQ + 16 * PK;
+  const int                                     lane = threadIdx.x & 31, w = threadIdx.x >> 5, lr = lane >> 2, lc = lane & 3;
+  double                                       *sS    = sT + 16 * PK + w * 16 * PJ; /* this warp's slice of g_s */
+  const size_t                                  ebase = (size_t)(e0 + (PetscInt)blockIdx.x) * Np;
+  double                                        DA[2][4], DTA[2][4]; /* DA[r][s] = D[8r + lane/4][4s + lane%4], DTA[r][s] = D[4s + lane%4][8r + lane/4] */
+
+  static_assert(HBHaveV7(Nq) && (Nq + LPW - 1) / LPW <= HB_V7_WARPS, "v7: orders with Nq = 10 .. 16");
+  /* 0: every index, then every x value, requested before the first barrier */
+  {
+    constexpr int C = (Np + 32 * HB_V7_WARPS - 1) / (32 * HB_V7_WARPS);
+    PetscInt      l[C];
+
+  #pragma unroll
+    for (int c = 0; c < C; c++) {
+      const int n = threadIdx.x + 32 * HB_V7_WARPS * c;
+
+      l[c] = n < Np ? __ldg(a.gidx + ebase + n) : -1;
+    }
+  #pragma unroll
+    for (int c = 0; c < C; c++) {
+      const int n = threadIdx.x + 32 * HB_V7_WARPS * c;
+
+      if (n < Np) sQ[(n / Nq2) * PK + ((n / Nq) % Nq) * PJ + n % Nq] = HBReadXLdg(a, l[c]);
+    }
+  }
+  if constexpr (Nq < 16) {
+    for (int p = threadIdx.x; p < 16 * 16 * 16; p += 32 * HB_V7_WARPS) {
+      const int k = p >> 8, j = (p >> 4) & 15, i = p & 15;
+
+      if (i >= Nq || j >= Nq || k >= Nq) sQ[k * PK + j * PJ + i] = 0;
+    }
+  }
+  #pragma unroll
+  for (int r = 0; r < 2; r++) {
+  #pragma unroll
+    for (int s = 0; s < 4; s++) {
+      const int ra = 8 * r + lr, ca = 4 * s + lc;
+
+      DA[r][s]  = ra < Nq && ca < Nq ? __ldg(a.D + ra * Nq + ca) : 0;
+      DTA[r][s] = ra < Nq && ca < Nq ? __ldg(a.D + ca * Nq + ra) : 0;
+    }
+  }
+  __syncthreads();
+
+  /* 1: t[k][j][i] = sum_m D[k][m] q[m][j][i], columns j of this warp */
+  #pragma unroll
+  for (int jj = 0; jj < LPW; jj++) {
+    const int j = LPW * w + jj;
+
+    if (j < Nq) {
+  #pragma unroll
+      for (int ct = 0; ct < 2; ct++) {
+        double B[4];
+
+  #pragma unroll
+        for (int s = 0; s < 4; s++) B[s] = sQ[(4 * s + lc) * PK + j * PJ + 8 * ct + lr];
+  #pragma unroll
+        for (int rt = 0; rt < 2; rt++) {
+          double c0 = 0, c1 = 0;
+
+  #pragma unroll
+          for (int s = 0; s < 4; s++) HBDmma(c0, c1, DA[rt][s], B[s]);
+          HBSts2d(sT + (8 * rt + lr) * PK + j * PJ + 8 * ct + 2 * lc, c0, c1);
+        }
+      }
+    }
+  }
+  __syncthreads();
+
+  /* 2: layer by layer, each warp its own layers */
+  #pragma unroll 1
+  for (int kk = 0; kk < LPW; kk++) {
+    const int k = LPW * w + kk;
+
+    if (k < Nq) {
+      double *Qk = sQ + k * PK, *Tk = sT + k * PK;
+      double  cr[2][2][2], cs[2][2][2], y[2][2][2]; /* [row tile j][column tile i][the lane's two nodes] */
+
+  #pragma unroll
+      for (int jt = 0; jt < 2; jt++) {
+  #pragma unroll
+        for (int it = 0; it < 2; it++) cr[jt][it][0] = cr[jt][it][1] = cs[jt][it][0] = cs[jt][it][1] = 0;
+      }
+      /* q_r[j][i] = sum_m q[j][m] D[i][m]: A = q_k rows, B = D^T's fragment, which is DA */
+  #pragma unroll
+      for (int jt = 0; jt < 2; jt++) {
+        double A[4];
+
+  #pragma unroll
+        for (int s = 0; s < 4; s++) A[s] = Qk[(8 * jt + lr) * PJ + 4 * s + lc];
+  #pragma unroll
+        for (int it = 0; it < 2; it++) {
+  #pragma unroll
+          for (int s = 0; s < 4; s++) HBDmma(cr[jt][it][0], cr[jt][it][1], A[s], DA[it][s]);
+        }
+      }
+      /* q_s[j][i] = sum_m D[j][m] q[m][i]: A = DA, B = q_k columns */
+  #pragma unroll
+      for (int it = 0; it < 2; it++) {
+        double B[4];
+
+  #pragma unroll
+        for (int s = 0; s < 4; s++) B[s] = Qk[(4 * s + lc) * PJ + 8 * it + lr];
+  #pragma unroll
+        for (int jt = 0; jt < 2; jt++) {
+  #pragma unroll
+          for (int s = 0; s < 4; s++) HBDmma(cs[jt][it][0], cs[jt][it][1], DA[jt][s], B[s]);
+        }
+      }
+      __syncwarp(); /* every lane has read q_k before any overwrites its nodes with g_r */
+  #pragma unroll
+      for (int jt = 0; jt < 2; jt++) {
+  #pragma unroll
+        for (int it = 0; it < 2; it++) {
+          const int     j = 8 * jt + lr, i0 = 8 * it + 2 * lc, o = j * PJ + i0;
+          const double2 q = HBLds2d(Qk + o), qt = HBLds2d(Tk + o);
+          double        gr[2], gs[2], gt[2];
+
+  #pragma unroll
+          for (int e = 0; e < 2; e++) {
+            if (i0 + e < Nq && j < Nq) {
+              const size_t n = ebase + (size_t)(k * Nq2 + j * Nq + i0 + e);
+              double       g[SQUALL_SEM_NGEO];
+
+              HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * n, g);
+              SquallSEMGeoApply(g, cr[jt][it][e], cs[jt][it][e], e ? qt.y : qt.x, &gr[e], &gs[e], &gt[e]);
+              y[jt][it][e] = a.lambda * __ldg(a.W + n) * (e ? q.y : q.x);
+            } else gr[e] = gs[e] = gt[e] = y[jt][it][e] = 0; /* the padding: the transposes multiply it by D's zeros */
+          }
+          HBSts2d(Qk + o, gr[0], gr[1]);
+          HBSts2d(Tk + o, gt[0], gt[1]);
+          HBSts2d(sS + o, gs[0], gs[1]);
+        }
+      }
+      __syncwarp();
+      /* y[j][i] += sum_m g_r[j][m] D[m][i]: A = g_r rows, B = D's fragment, which is DTA */
+  #pragma unroll
+      for (int jt = 0; jt < 2; jt++) {
+        double A[4];
+
+  #pragma unroll
+        for (int s = 0; s < 4; s++) A[s] = Qk[(8 * jt + lr) * PJ + 4 * s + lc];
+  #pragma unroll
+        for (int it = 0; it < 2; it++) {
+  #pragma unroll
+          for (int s = 0; s < 4; s++) HBDmma(y[jt][it][0], y[jt][it][1], A[s], DTA[it][s]);
+        }
+      }
+      /* y[j][i] += sum_m D[m][j] g_s[m][i]: A = D^T's fragment (DTA), B = g_s columns */
+  #pragma unroll
+      for (int it = 0; it < 2; it++) {
+        double B[4];
+
+  #pragma unroll
+        for (int s = 0; s < 4; s++) B[s] = sS[(4 * s + lc) * PJ + 8 * it + lr];
+  #pragma unroll
+        for (int jt = 0; jt < 2; jt++) {
+  #pragma unroll
+          for (int s = 0; s < 4; s++) HBDmma(y[jt][it][0], y[jt][it][1], DTA[jt][s], B[s]);
+        }
+      }
+      __syncwarp(); /* every lane has read g_r and g_s before the result overwrites g_r (and the next layer g_s) */
+  #pragma unroll
+      for (int jt = 0; jt < 2; jt++) {
+  #pragma unroll
+        for (int it = 0; it < 2; it++) HBSts2d(Qk + (8 * jt + lr) * PJ + 8 * it + 2 * lc, y[jt][it][0], y[jt][it][1]);
+      }
+    }
+  }
+  __syncthreads();
+
+  /* 3: y[k][j][i] += sum_m D[m][k] g_t[m][j][i] (A = DTA, B = g_t columns), into y_L */
+  #pragma unroll
+  for (int jj = 0; jj < LPW; jj++) {
+    const int j = LPW * w + jj;
+
+    if (j < Nq) {
+  #pragma unroll
+      for (int ct = 0; ct < 2; ct++) {
+        double B[4];
+
+  #pragma unroll
+        for (int s = 0; s < 4; s++) B[s] = sT[(4 * s + lc) * PK + j * PJ + 8 * ct + lr];
+  #pragma unroll
+        for (int rt = 0; rt < 2; rt++) {
+          const int k = 8 * rt + lr, i0 = 8 * ct + 2 * lc;
+          double2   c = HBLds2d(sQ + k * PK + j * PJ + i0);
+
+  #pragma unroll
+          for (int s = 0; s < 4; s++) HBDmma(c.x, c.y, DTA[rt][s], B[s]);
+          if (k < Nq && i0 < Nq) {
+            PetscScalar *yn = a.yL + ebase + (size_t)(k * Nq2 + j * Nq + i0);
+
+            if (Nq % 2 == 0) *reinterpret_cast<double2 *>(yn) = c; /* i0 + 1 < Nq, and the node index is even */
+            else {
+              yn[0] = c.x;
+              if (i0 + 1 < Nq) yn[1] = c.y;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* the v7 launch: its 103 KB of dynamic shared memory must be allowed once per instantiation */
+template <int Nq> static PetscErrorCode HBLaunchV7(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+{
+  static bool allowed = false;
+
+  PetscFunctionBegin;
+  static_assert(HBSharedV7() <= 113 * 1024, "v7: two blocks per SM need at most 113 KB each");
+  if (!allowed) {
+    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOpV7<Nq>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)HBSharedV7()));
+    allowed = true;
+  }
+  HBLocalOpV7<Nq><<<(unsigned int)(e1 - e0), 32 * HB_V7_WARPS, HBSharedV7(), stream>>>(e0, a);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#else
+__host__ __device__ constexpr bool HBHaveV7(int)
+{
+  return false;
+}
+template <int Nq> static PetscErrorCode HBLaunchV7(PetscInt, PetscInt, const HBOpArgs &, cudaStream_t)
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel_variant v7 needs double precision (FP64 tensor cores)");
+}
+#endif
