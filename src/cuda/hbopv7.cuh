@@ -27,7 +27,16 @@
    Shared memory: q and t at row pitch 20 and layer pitch 324 reals (both 4 mod 16: the fragment loads,
    four rows by four consecutive reals per half-warp, fall in 16 different 8-byte bank pairs), plus a 16 x 20
    slice per warp: 103 KB. Double precision only (FP64 tensor cores); orders N = 9 .. 15 (Nq = 10 .. 16). The
-   sums run in another order than the CPU's: equal to round-off, not bit for bit. */
+   sums run in another order than the CPU's: equal to round-off, not bit for bit.
+   Measured (resU1 of bench/results/gpu-h200-2026-12-01-session13.json, 2e7 unknowns): 60.7% of the streaming
+   roofline at N = 15 (7.65 TFLOP/s; v5 65.1, v4 59.6 in the same call), 43-48% at N = 11-14 and 31-36% at N = 9, 10,
+   where the padding to 16 leaves fewer nodes per element for the same latency. The shared-memory bound is gone
+   (ncu, N = 15: issue slots 12% busy, L1 57%), and the kernel is latency bound instead: 128 registers and 103 KB per
+   block allow 2 blocks (16 warps, 25% occupancy) per SM, 64% of the stall cycles wait on global loads, and DRAM runs
+   at 58% of its peak. A block's global traffic comes in bursts (the gather before the first barrier, then each warp's
+   factors tile by tile in phase 2), so an element takes ~30 us for ~311 KB; the factors would have to stream with
+   deeper prefetch than the registers allow (a ring in shared memory does not fit beside q and t). Kept as a
+   variant for that reason, not a default. */
 #if defined(PETSC_USE_REAL_DOUBLE)
   #define HB_V7_WARPS 8
   #define HB_V7_PJ    20
