@@ -38,9 +38,9 @@
    deeper prefetch than the registers allow (a ring in shared memory does not fit beside q and t). Kept as a
    variant for that reason, not a default. */
 #if defined(PETSC_USE_REAL_DOUBLE)
-  #define HB_V7_WARPS 8
-  #define HB_V7_PJ    20
-  #define HB_V7_PK    (16 * HB_V7_PJ + 4)
+#  define HB_V7_WARPS 8
+#  define HB_V7_PJ 20
+#  define HB_V7_PK (16 * HB_V7_PJ + 4)
 
 __host__ __device__ constexpr bool HBHaveV7(int Nq)
 {
@@ -68,7 +68,7 @@ __device__ static inline void HBSts2d(double *p, double a, double b)
 
 template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) HBLocalOpV7(PetscInt e0, HBOpArgs a)
 {
-  constexpr int Np = Nq * Nq * Nq, Nq2 = Nq * Nq, PJ = HB_V7_PJ, PK = HB_V7_PK, LPW = 2; /* layers (phase 2) and columns j (1, 3) per warp */
+  constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, PJ = HB_V7_PJ, PK = HB_V7_PK, LPW = 2; /* layers (phase 2) and columns j (1, 3) per warp */
   extern __shared__ __align__(16) unsigned char hbsmem[];
   double                                       *sQ = reinterpret_cast<double *>(hbsmem), *sT = sQ + 16 * PK;
   const int                                     lane = threadIdx.x & 31, w = threadIdx.x >> 5, lr = lane >> 2, lc = lane & 3;
@@ -82,13 +82,13 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
     constexpr int C = (Np + 32 * HB_V7_WARPS - 1) / (32 * HB_V7_WARPS);
     PetscInt      l[C];
 
-  #pragma unroll
+#  pragma unroll
     for (int c = 0; c < C; c++) {
       const int n = threadIdx.x + 32 * HB_V7_WARPS * c;
 
       l[c] = n < Np ? __ldg(a.gidx + ebase + n) : -1;
     }
-  #pragma unroll
+#  pragma unroll
     for (int c = 0; c < C; c++) {
       const int n = threadIdx.x + 32 * HB_V7_WARPS * c;
 
@@ -102,9 +102,9 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
       if (i >= Nq || j >= Nq || k >= Nq) sQ[k * PK + j * PJ + i] = 0;
     }
   }
-  #pragma unroll
+#  pragma unroll
   for (int r = 0; r < 2; r++) {
-  #pragma unroll
+#  pragma unroll
     for (int s = 0; s < 4; s++) {
       const int ra = 8 * r + lr, ca = 4 * s + lc;
 
@@ -114,23 +114,23 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
   }
   __syncthreads();
 
-  /* 1: t[k][j][i] = sum_m D[k][m] q[m][j][i], columns j of this warp */
-  #pragma unroll
+/* 1: t[k][j][i] = sum_m D[k][m] q[m][j][i], columns j of this warp */
+#  pragma unroll
   for (int jj = 0; jj < LPW; jj++) {
     const int j = LPW * w + jj;
 
     if (j < Nq) {
-  #pragma unroll
+#  pragma unroll
       for (int ct = 0; ct < 2; ct++) {
         double B[4];
 
-  #pragma unroll
+#  pragma unroll
         for (int s = 0; s < 4; s++) B[s] = sQ[(4 * s + lc) * PK + j * PJ + 8 * ct + lr];
-  #pragma unroll
+#  pragma unroll
         for (int rt = 0; rt < 2; rt++) {
           double c0 = 0, c1 = 0;
 
-  #pragma unroll
+#  pragma unroll
           for (int s = 0; s < 4; s++) HBDmma(c0, c1, DA[rt][s], B[s]);
           HBSts2d(sT + (8 * rt + lr) * PK + j * PJ + 8 * ct + 2 * lc, c0, c1);
         }
@@ -139,8 +139,8 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
   }
   __syncthreads();
 
-  /* 2: layer by layer, each warp its own layers */
-  #pragma unroll 1
+/* 2: layer by layer, each warp its own layers */
+#  pragma unroll 1
   for (int kk = 0; kk < LPW; kk++) {
     const int k = LPW * w + kk;
 
@@ -148,47 +148,47 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
       double *Qk = sQ + k * PK, *Tk = sT + k * PK;
       double  cr[2][2][2], cs[2][2][2], y[2][2][2]; /* [row tile j][column tile i][the lane's two nodes] */
 
-  #pragma unroll
+#  pragma unroll
       for (int jt = 0; jt < 2; jt++) {
-  #pragma unroll
+#  pragma unroll
         for (int it = 0; it < 2; it++) cr[jt][it][0] = cr[jt][it][1] = cs[jt][it][0] = cs[jt][it][1] = 0;
       }
       /* q_r[j][i] = sum_m q[j][m] D[i][m]: A = q_k rows, B = D^T's fragment, which is DA */
-  #pragma unroll
+#  pragma unroll
       for (int jt = 0; jt < 2; jt++) {
         double A[4];
 
-  #pragma unroll
+#  pragma unroll
         for (int s = 0; s < 4; s++) A[s] = Qk[(8 * jt + lr) * PJ + 4 * s + lc];
-  #pragma unroll
+#  pragma unroll
         for (int it = 0; it < 2; it++) {
-  #pragma unroll
+#  pragma unroll
           for (int s = 0; s < 4; s++) HBDmma(cr[jt][it][0], cr[jt][it][1], A[s], DA[it][s]);
         }
       }
       /* q_s[j][i] = sum_m D[j][m] q[m][i]: A = DA, B = q_k columns */
-  #pragma unroll
+#  pragma unroll
       for (int it = 0; it < 2; it++) {
         double B[4];
 
-  #pragma unroll
+#  pragma unroll
         for (int s = 0; s < 4; s++) B[s] = Qk[(4 * s + lc) * PJ + 8 * it + lr];
-  #pragma unroll
+#  pragma unroll
         for (int jt = 0; jt < 2; jt++) {
-  #pragma unroll
+#  pragma unroll
           for (int s = 0; s < 4; s++) HBDmma(cs[jt][it][0], cs[jt][it][1], DA[jt][s], B[s]);
         }
       }
       __syncwarp(); /* every lane has read q_k before any overwrites its nodes with g_r */
-  #pragma unroll
+#  pragma unroll
       for (int jt = 0; jt < 2; jt++) {
-  #pragma unroll
+#  pragma unroll
         for (int it = 0; it < 2; it++) {
           const int     j = 8 * jt + lr, i0 = 8 * it + 2 * lc, o = j * PJ + i0;
           const double2 q = HBLds2d(Qk + o), qt = HBLds2d(Tk + o);
           double        gr[2], gs[2], gt[2];
 
-  #pragma unroll
+#  pragma unroll
           for (int e = 0; e < 2; e++) {
             if (i0 + e < Nq && j < Nq) {
               const size_t n = ebase + (size_t)(k * Nq2 + j * Nq + i0 + e);
@@ -197,7 +197,8 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
               HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * n, g);
               SquallSEMGeoApply(g, cr[jt][it][e], cs[jt][it][e], e ? qt.y : qt.x, &gr[e], &gs[e], &gt[e]);
               y[jt][it][e] = a.lambda * __ldg(a.W + n) * (e ? q.y : q.x);
-            } else gr[e] = gs[e] = gt[e] = y[jt][it][e] = 0; /* the padding: the transposes multiply it by D's zeros */
+            } else
+              gr[e] = gs[e] = gt[e] = y[jt][it][e] = 0; /* the padding: the transposes multiply it by D's zeros */
           }
           HBSts2d(Qk + o, gr[0], gr[1]);
           HBSts2d(Tk + o, gt[0], gt[1]);
@@ -206,64 +207,65 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
       }
       __syncwarp();
       /* y[j][i] += sum_m g_r[j][m] D[m][i]: A = g_r rows, B = D's fragment, which is DTA */
-  #pragma unroll
+#  pragma unroll
       for (int jt = 0; jt < 2; jt++) {
         double A[4];
 
-  #pragma unroll
+#  pragma unroll
         for (int s = 0; s < 4; s++) A[s] = Qk[(8 * jt + lr) * PJ + 4 * s + lc];
-  #pragma unroll
+#  pragma unroll
         for (int it = 0; it < 2; it++) {
-  #pragma unroll
+#  pragma unroll
           for (int s = 0; s < 4; s++) HBDmma(y[jt][it][0], y[jt][it][1], A[s], DTA[it][s]);
         }
       }
       /* y[j][i] += sum_m D[m][j] g_s[m][i]: A = D^T's fragment (DTA), B = g_s columns */
-  #pragma unroll
+#  pragma unroll
       for (int it = 0; it < 2; it++) {
         double B[4];
 
-  #pragma unroll
+#  pragma unroll
         for (int s = 0; s < 4; s++) B[s] = sS[(4 * s + lc) * PJ + 8 * it + lr];
-  #pragma unroll
+#  pragma unroll
         for (int jt = 0; jt < 2; jt++) {
-  #pragma unroll
+#  pragma unroll
           for (int s = 0; s < 4; s++) HBDmma(y[jt][it][0], y[jt][it][1], DTA[jt][s], B[s]);
         }
       }
       __syncwarp(); /* every lane has read g_r and g_s before the result overwrites g_r (and the next layer g_s) */
-  #pragma unroll
+#  pragma unroll
       for (int jt = 0; jt < 2; jt++) {
-  #pragma unroll
+#  pragma unroll
         for (int it = 0; it < 2; it++) HBSts2d(Qk + (8 * jt + lr) * PJ + 8 * it + 2 * lc, y[jt][it][0], y[jt][it][1]);
       }
     }
   }
   __syncthreads();
 
-  /* 3: y[k][j][i] += sum_m D[m][k] g_t[m][j][i] (A = DTA, B = g_t columns), into y_L */
-  #pragma unroll
+/* 3: y[k][j][i] += sum_m D[m][k] g_t[m][j][i] (A = DTA, B = g_t columns), into y_L */
+#  pragma unroll
   for (int jj = 0; jj < LPW; jj++) {
     const int j = LPW * w + jj;
 
     if (j < Nq) {
-  #pragma unroll
+#  pragma unroll
       for (int ct = 0; ct < 2; ct++) {
         double B[4];
 
-  #pragma unroll
+#  pragma unroll
         for (int s = 0; s < 4; s++) B[s] = sT[(4 * s + lc) * PK + j * PJ + 8 * ct + lr];
-  #pragma unroll
+#  pragma unroll
         for (int rt = 0; rt < 2; rt++) {
           const int k = 8 * rt + lr, i0 = 8 * ct + 2 * lc;
           double2   c = HBLds2d(sQ + k * PK + j * PJ + i0);
 
-  #pragma unroll
+#  pragma unroll
           for (int s = 0; s < 4; s++) HBDmma(c.x, c.y, DTA[rt][s], B[s]);
           if (k < Nq && i0 < Nq) {
             PetscScalar *yn = a.yL + ebase + (size_t)(k * Nq2 + j * Nq + i0);
 
-            if (Nq % 2 == 0) *reinterpret_cast<double2 *>(yn) = c; /* i0 + 1 < Nq, and the node index is even */
+            if (Nq % 2 == 0)
+              *reinterpret_cast<double2 *>(yn) = c; /* i0 + 1 < Nq, and the node index is even */
             else {
               yn[0] = c.x;
               if (i0 + 1 < Nq) yn[1] = c.y;
