@@ -3,9 +3,11 @@
 # MODE=1 (double, hipBone v7: the contractions on the FP64 tensor cores): the v7 GPU tests and gpu_hb_np1; hb_bench at
 #   N = 9..15 (2e7 unknowns) timing v4, v5 (their default layers) and v7 on one operator size each; ncu's sections of one
 #   launch of the v7 kernel at N = 15 and N = 11; compute-sanitizer memcheck of gpu_hb_v7_np1 (one rank).
+# MODE=2 (double, v7 with D's fragments in shared memory and phase 2's factors in two batches per layer, the first
+#   requested a layer ahead): the same as MODE=1.
 MODE=${MODE:-1}; O=/tmp/resU$MODE
 . "$P/device-prologue.sh"
-if [ $MODE = 1 ]; then
+if [ $MODE = 1 ] || [ $MODE = 2 ]; then
   (dbl; timeout 150 ctest -L gpu -R "gpu_hb_v7|gpu_hb_np1" --timeout 120 -j4 --output-on-failure > $O/ctest.log 2>&1
    echo "== tests done $(el)"
    timeout 200 ./bench/hb_bench -hb_vec_type cuda -orders 15,14,13,12,11,10,9 -dofs 2e7 -reps 20 -cg_iterations 0 -kernel_variants v4,v5,v7 -tag v457 > $O/hb-v7.jsonl 2> $O/hb-v7.err
