@@ -35,8 +35,12 @@
    block allow 2 blocks (16 warps, 25% occupancy) per SM, 64% of the stall cycles wait on global loads, and DRAM runs
    at 58% of its peak. A block's global traffic comes in bursts (the gather before the first barrier, then each warp's
    factors tile by tile in phase 2), so an element takes ~30 us for ~311 KB; the factors would have to stream with
-   deeper prefetch than the registers allow (a ring in shared memory does not fit beside q and t). Kept as a
-   variant for that reason, not a default. */
+   deeper prefetch than the registers allow (a ring in shared memory does not fit beside q and t). Measured and
+   reverted (6844797, resU2): D's fragments read from shared memory instead of registers, which leaves room for phase
+   2's factors in two batches of two tiles per layer, the first requested a layer ahead: 38-53% at N = 9-14 (+5-7
+   points) but 55.2% at N = 15 (-5.5), below v4 and v5 at every order either way. Kept as a variant, not a default:
+   the next step for it is a persistent block that streams the factors of the next element into a ring of shared
+   memory with bulk copies (TMA) while the current one computes, at one block of 16 warps per SM. */
 #if defined(PETSC_USE_REAL_DOUBLE)
 #  define HB_V7_WARPS 8
 #  define HB_V7_PJ 20
@@ -48,7 +52,7 @@ __host__ __device__ constexpr bool HBHaveV7(int Nq)
 }
 __host__ __device__ constexpr size_t HBSharedV7(void)
 {
-  return (size_t)(2 * 16 * HB_V7_PK + (2 + HB_V7_WARPS) * 16 * HB_V7_PJ) * sizeof(double); /* q, t, D, D^T, the warps' slices */
+  return (size_t)(2 * 16 * HB_V7_PK + HB_V7_WARPS * 16 * HB_V7_PJ) * sizeof(double);
 }
 
 /* (c0, c1) += a b: one 8x8x4 product, the lane's fragments as above */
@@ -66,44 +70,18 @@ __device__ static inline void HBSts2d(double *p, double a, double b)
   *reinterpret_cast<double2 *>(p) = make_double2(a, b);
 }
 
-/* one batch of phase 2's global loads: the factors and W of the lane's nodes in tiles (jt, 0) and (jt, 1) of layer k
-   (zeros outside the element), gb[it][e][0..5] the factors, gb[it][e][6] W */
-template <int Nq> __device__ static inline void HBV7LoadBatch(const HBOpArgs &a, size_t ebase, int k, int jt, int lr, int lc, double gb[2][2][SQUALL_SEM_NGEO + 1])
-{
-#  pragma unroll
-  for (int it = 0; it < 2; it++) {
-#  pragma unroll
-    for (int e = 0; e < 2; e++) {
-      const int j = 8 * jt + lr, i = 8 * it + 2 * lc + e;
-
-      if (k < Nq && j < Nq && i < Nq) {
-        const size_t n = ebase + (size_t)(k * Nq * Nq + j * Nq + i);
-
-        HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * n, gb[it][e]);
-        gb[it][e][SQUALL_SEM_NGEO] = __ldg(a.W + n);
-      } else {
-#  pragma unroll
-        for (int c = 0; c <= SQUALL_SEM_NGEO; c++) gb[it][e][c] = 0;
-      }
-    }
-  }
-}
-
 template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) HBLocalOpV7(PetscInt e0, HBOpArgs a)
 {
   constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, PJ = HB_V7_PJ, PK = HB_V7_PK, LPW = 2; /* layers (phase 2) and columns j (1, 3) per warp */
   extern __shared__ __align__(16) unsigned char hbsmem[];
-  double                                       *sQ = reinterpret_cast<double *>(hbsmem), *sT = sQ + 16 * PK, *sD = sT + 16 * PK, *sDT = sD + 16 * PJ; /* sD[a][b] = D[a][b], sDT[a][b] = D[b][a] */
-  const int                                     lane = threadIdx.x & 31, w = threadIdx.x >> 5, lr = lane >> 2, lc = lane & 3, fo = lr * PJ + lc;
-  double                                       *sS    = sDT + 16 * PJ + w * 16 * PJ; /* this warp's slice of g_s */
+  double                                       *sQ = reinterpret_cast<double *>(hbsmem), *sT = sQ + 16 * PK;
+  const int                                     lane = threadIdx.x & 31, w = threadIdx.x >> 5, lr = lane >> 2, lc = lane & 3;
+  double                                       *sS    = sT + 16 * PK + w * 16 * PJ; /* this warp's slice of g_s */
   const size_t                                  ebase = (size_t)(e0 + (PetscInt)blockIdx.x) * Np;
-  double                                        gb[2][2][SQUALL_SEM_NGEO + 1]; /* phase 2's batch of factors in flight */
+  double                                        DA[2][4], DTA[2][4]; /* DA[r][s] = D[8r + lane/4][4s + lane%4], DTA[r][s] = D[4s + lane%4][8r + lane/4] */
 
   static_assert(HBHaveV7(Nq) && (Nq + LPW - 1) / LPW <= HB_V7_WARPS, "v7: orders with Nq = 10 .. 16");
-  /* the fragments of D: A of D (B of D^T) at (r, s) is sD[fo + 8 r PJ + 4 s], A of D^T (B of D) sDT[the same] */
-  /* 0: every index, then every x value, requested before the first barrier; the first batch of phase 2's factors
-     (layer LPW w, row tile 0) too, so that it arrives during the gather and phase 1 */
-  HBV7LoadBatch<Nq>(a, ebase, LPW * w, 0, lr, lc, gb);
+  /* 0: every index, then every x value, requested before the first barrier */
   {
     constexpr int C = (Np + 32 * HB_V7_WARPS - 1) / (32 * HB_V7_WARPS);
     PetscInt      l[C];
@@ -128,50 +106,44 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
       if (i >= Nq || j >= Nq || k >= Nq) sQ[k * PK + j * PJ + i] = 0;
     }
   }
-  {
-    const int r = threadIdx.x >> 4, c = threadIdx.x & 15; /* 256 threads: one entry each */
+#  pragma unroll
+  for (int r = 0; r < 2; r++) {
+#  pragma unroll
+    for (int s = 0; s < 4; s++) {
+      const int ra = 8 * r + lr, ca = 4 * s + lc;
 
-    sD[r * PJ + c]  = r < Nq && c < Nq ? __ldg(a.D + r * Nq + c) : 0;
-    sDT[r * PJ + c] = r < Nq && c < Nq ? __ldg(a.D + c * Nq + r) : 0;
+      DA[r][s]  = ra < Nq && ca < Nq ? __ldg(a.D + ra * Nq + ca) : 0;
+      DTA[r][s] = ra < Nq && ca < Nq ? __ldg(a.D + ca * Nq + ra) : 0;
+    }
   }
   __syncthreads();
 
-  /* 1: t[k][j][i] = sum_m D[k][m] q[m][j][i], columns j of this warp */
-  {
-    double DA[2][4];
+/* 1: t[k][j][i] = sum_m D[k][m] q[m][j][i], columns j of this warp */
+#  pragma unroll
+  for (int jj = 0; jj < LPW; jj++) {
+    const int j = LPW * w + jj;
+
+    if (j < Nq) {
+#  pragma unroll
+      for (int ct = 0; ct < 2; ct++) {
+        double B[4];
 
 #  pragma unroll
-    for (int r = 0; r < 2; r++) {
+        for (int s = 0; s < 4; s++) B[s] = sQ[(4 * s + lc) * PK + j * PJ + 8 * ct + lr];
 #  pragma unroll
-      for (int s = 0; s < 4; s++) DA[r][s] = sD[fo + 8 * r * PJ + 4 * s];
-    }
-#  pragma unroll
-    for (int jj = 0; jj < LPW; jj++) {
-      const int j = LPW * w + jj;
-
-      if (j < Nq) {
-#  pragma unroll
-        for (int ct = 0; ct < 2; ct++) {
-          double B[4];
+        for (int rt = 0; rt < 2; rt++) {
+          double c0 = 0, c1 = 0;
 
 #  pragma unroll
-          for (int s = 0; s < 4; s++) B[s] = sQ[(4 * s + lc) * PK + j * PJ + 8 * ct + lr];
-#  pragma unroll
-          for (int rt = 0; rt < 2; rt++) {
-            double c0 = 0, c1 = 0;
-
-#  pragma unroll
-            for (int s = 0; s < 4; s++) HBDmma(c0, c1, DA[rt][s], B[s]);
-            HBSts2d(sT + (8 * rt + lr) * PK + j * PJ + 8 * ct + 2 * lc, c0, c1);
-          }
+          for (int s = 0; s < 4; s++) HBDmma(c0, c1, DA[rt][s], B[s]);
+          HBSts2d(sT + (8 * rt + lr) * PK + j * PJ + 8 * ct + 2 * lc, c0, c1);
         }
       }
     }
   }
   __syncthreads();
 
-/* 2: layer by layer, each warp its own layers; the factors come in two batches per layer (row tiles 0 and 1), the
-     first requested before the layer's gradient (during the previous layer's divergence) */
+/* 2: layer by layer, each warp its own layers */
 #  pragma unroll 1
   for (int kk = 0; kk < LPW; kk++) {
     const int k = LPW * w + kk;
@@ -185,31 +157,35 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
 #  pragma unroll
         for (int it = 0; it < 2; it++) cr[jt][it][0] = cr[jt][it][1] = cs[jt][it][0] = cs[jt][it][1] = 0;
       }
-      /* q_r[j][i] = sum_m q[j][m] D[i][m]: A = q_k rows, B = D^T's fragment (that of A of D); q_s[j][i] = sum_m D[j][m] q[m][i]:
-         A = D's fragment, B = q_k columns */
+      /* q_r[j][i] = sum_m q[j][m] D[i][m]: A = q_k rows, B = D^T's fragment, which is DA */
 #  pragma unroll
-      for (int s = 0; s < 4; s++) {
-        double A[2], B[2], F[2];
+      for (int jt = 0; jt < 2; jt++) {
+        double A[4];
 
 #  pragma unroll
-        for (int t = 0; t < 2; t++) {
-          A[t] = Qk[(8 * t + lr) * PJ + 4 * s + lc];
-          B[t] = Qk[(4 * s + lc) * PJ + 8 * t + lr];
-          F[t] = sD[fo + 8 * t * PJ + 4 * s];
+        for (int s = 0; s < 4; s++) A[s] = Qk[(8 * jt + lr) * PJ + 4 * s + lc];
+#  pragma unroll
+        for (int it = 0; it < 2; it++) {
+#  pragma unroll
+          for (int s = 0; s < 4; s++) HBDmma(cr[jt][it][0], cr[jt][it][1], A[s], DA[it][s]);
         }
+      }
+      /* q_s[j][i] = sum_m D[j][m] q[m][i]: A = DA, B = q_k columns */
+#  pragma unroll
+      for (int it = 0; it < 2; it++) {
+        double B[4];
+
+#  pragma unroll
+        for (int s = 0; s < 4; s++) B[s] = Qk[(4 * s + lc) * PJ + 8 * it + lr];
 #  pragma unroll
         for (int jt = 0; jt < 2; jt++) {
 #  pragma unroll
-          for (int it = 0; it < 2; it++) {
-            HBDmma(cr[jt][it][0], cr[jt][it][1], A[jt], F[it]);
-            HBDmma(cs[jt][it][0], cs[jt][it][1], F[jt], B[it]);
-          }
+          for (int s = 0; s < 4; s++) HBDmma(cs[jt][it][0], cs[jt][it][1], DA[jt][s], B[s]);
         }
       }
       __syncwarp(); /* every lane has read q_k before any overwrites its nodes with g_r */
 #  pragma unroll
       for (int jt = 0; jt < 2; jt++) {
-        if (jt == 1) HBV7LoadBatch<Nq>(a, ebase, k, 1, lr, lc, gb); /* row tile 0's factors are used up */
 #  pragma unroll
         for (int it = 0; it < 2; it++) {
           const int     j = 8 * jt + lr, i0 = 8 * it + 2 * lc, o = j * PJ + i0;
@@ -217,36 +193,47 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
           double        gr[2], gs[2], gt[2];
 
 #  pragma unroll
-          for (int e = 0; e < 2; e++) { /* outside the element the batch holds zeros: g_r, g_s, g_t and y are 0 there */
-            SquallSEMGeoApply(gb[it][e], cr[jt][it][e], cs[jt][it][e], e ? qt.y : qt.x, &gr[e], &gs[e], &gt[e]);
-            y[jt][it][e] = a.lambda * gb[it][e][SQUALL_SEM_NGEO] * (e ? q.y : q.x);
+          for (int e = 0; e < 2; e++) {
+            if (i0 + e < Nq && j < Nq) {
+              const size_t n = ebase + (size_t)(k * Nq2 + j * Nq + i0 + e);
+              double       g[SQUALL_SEM_NGEO];
+
+              HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * n, g);
+              SquallSEMGeoApply(g, cr[jt][it][e], cs[jt][it][e], e ? qt.y : qt.x, &gr[e], &gs[e], &gt[e]);
+              y[jt][it][e] = a.lambda * __ldg(a.W + n) * (e ? q.y : q.x);
+            } else
+              gr[e] = gs[e] = gt[e] = y[jt][it][e] = 0; /* the padding: the transposes multiply it by D's zeros */
           }
           HBSts2d(Qk + o, gr[0], gr[1]);
           HBSts2d(Tk + o, gt[0], gt[1]);
           HBSts2d(sS + o, gs[0], gs[1]);
         }
       }
-      if (kk + 1 < LPW) HBV7LoadBatch<Nq>(a, ebase, k + 1, 0, lr, lc, gb); /* the next layer's first batch */
       __syncwarp();
-      /* y[j][i] += sum_m g_r[j][m] D[m][i]: A = g_r rows, B = D's fragment (that of A of D^T); y[j][i] += sum_m D[m][j] g_s[m][i]:
-         A = D^T's fragment, B = g_s columns */
+      /* y[j][i] += sum_m g_r[j][m] D[m][i]: A = g_r rows, B = D's fragment, which is DTA */
 #  pragma unroll
-      for (int s = 0; s < 4; s++) {
-        double A[2], B[2], F[2];
+      for (int jt = 0; jt < 2; jt++) {
+        double A[4];
 
 #  pragma unroll
-        for (int t = 0; t < 2; t++) {
-          A[t] = Qk[(8 * t + lr) * PJ + 4 * s + lc];
-          B[t] = sS[(4 * s + lc) * PJ + 8 * t + lr];
-          F[t] = sDT[fo + 8 * t * PJ + 4 * s];
+        for (int s = 0; s < 4; s++) A[s] = Qk[(8 * jt + lr) * PJ + 4 * s + lc];
+#  pragma unroll
+        for (int it = 0; it < 2; it++) {
+#  pragma unroll
+          for (int s = 0; s < 4; s++) HBDmma(y[jt][it][0], y[jt][it][1], A[s], DTA[it][s]);
         }
+      }
+      /* y[j][i] += sum_m D[m][j] g_s[m][i]: A = D^T's fragment (DTA), B = g_s columns */
+#  pragma unroll
+      for (int it = 0; it < 2; it++) {
+        double B[4];
+
+#  pragma unroll
+        for (int s = 0; s < 4; s++) B[s] = sS[(4 * s + lc) * PJ + 8 * it + lr];
 #  pragma unroll
         for (int jt = 0; jt < 2; jt++) {
 #  pragma unroll
-          for (int it = 0; it < 2; it++) {
-            HBDmma(y[jt][it][0], y[jt][it][1], A[jt], F[it]);
-            HBDmma(y[jt][it][0], y[jt][it][1], F[jt], B[it]);
-          }
+          for (int s = 0; s < 4; s++) HBDmma(y[jt][it][0], y[jt][it][1], DTA[jt][s], B[s]);
         }
       }
       __syncwarp(); /* every lane has read g_r and g_s before the result overwrites g_r (and the next layer g_s) */
@@ -259,42 +246,33 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
   }
   __syncthreads();
 
-  /* 3: y[k][j][i] += sum_m D[m][k] g_t[m][j][i] (A = D^T's fragment, B = g_t columns), into y_L */
-  {
-    double DTA[2][4];
+/* 3: y[k][j][i] += sum_m D[m][k] g_t[m][j][i] (A = DTA, B = g_t columns), into y_L */
+#  pragma unroll
+  for (int jj = 0; jj < LPW; jj++) {
+    const int j = LPW * w + jj;
+
+    if (j < Nq) {
+#  pragma unroll
+      for (int ct = 0; ct < 2; ct++) {
+        double B[4];
 
 #  pragma unroll
-    for (int r = 0; r < 2; r++) {
+        for (int s = 0; s < 4; s++) B[s] = sT[(4 * s + lc) * PK + j * PJ + 8 * ct + lr];
 #  pragma unroll
-      for (int s = 0; s < 4; s++) DTA[r][s] = sDT[fo + 8 * r * PJ + 4 * s];
-    }
-#  pragma unroll
-    for (int jj = 0; jj < LPW; jj++) {
-      const int j = LPW * w + jj;
-
-      if (j < Nq) {
-#  pragma unroll
-        for (int ct = 0; ct < 2; ct++) {
-          double B[4];
+        for (int rt = 0; rt < 2; rt++) {
+          const int k = 8 * rt + lr, i0 = 8 * ct + 2 * lc;
+          double2   c = HBLds2d(sQ + k * PK + j * PJ + i0);
 
 #  pragma unroll
-          for (int s = 0; s < 4; s++) B[s] = sT[(4 * s + lc) * PK + j * PJ + 8 * ct + lr];
-#  pragma unroll
-          for (int rt = 0; rt < 2; rt++) {
-            const int k = 8 * rt + lr, i0 = 8 * ct + 2 * lc;
-            double2   c = HBLds2d(sQ + k * PK + j * PJ + i0);
+          for (int s = 0; s < 4; s++) HBDmma(c.x, c.y, DTA[rt][s], B[s]);
+          if (k < Nq && i0 < Nq) {
+            PetscScalar *yn = a.yL + ebase + (size_t)(k * Nq2 + j * Nq + i0);
 
-#  pragma unroll
-            for (int s = 0; s < 4; s++) HBDmma(c.x, c.y, DTA[rt][s], B[s]);
-            if (k < Nq && i0 < Nq) {
-              PetscScalar *yn = a.yL + ebase + (size_t)(k * Nq2 + j * Nq + i0);
-
-              if (Nq % 2 == 0)
-                *reinterpret_cast<double2 *>(yn) = c; /* i0 + 1 < Nq, and the node index is even */
-              else {
-                yn[0] = c.x;
-                if (i0 + 1 < Nq) yn[1] = c.y;
-              }
+            if (Nq % 2 == 0)
+              *reinterpret_cast<double2 *>(yn) = c; /* i0 + 1 < Nq, and the node index is even */
+            else {
+              yn[0] = c.x;
+              if (i0 + 1 < Nq) yn[1] = c.y;
             }
           }
         }
