@@ -219,10 +219,7 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
       const PetscInt dc = (PetscInt)((k / Np) % 9);
       PetscCheck(dc / 3 == dc % 3 || m->Ja[k] == 0, s->comm, PETSC_ERR_PLIB, "Cartesian element %" PetscInt_FMT " has an off-axis metric component: the box kernels assume Ja^d = |Ja^d| e_d", (PetscInt)(k / (9 * (size_t)Np)));
     }
-  c->boxPhiZ = m->cartesian;
-  for (PetscInt e = 0; e < E && c->boxPhiZ; e++) /* Phi = g z: on boxes a function of the node's k alone */
-    for (PetscInt n = 0; n < Np; n++)
-      if (s->Phi[e * Np + n] != s->Phi[e * Np + (n / (m->Nq * m->Nq)) * m->Nq * m->Nq]) c->boxPhiZ = PETSC_FALSE;
+  c->boxPhiZ = s->boxPhiZ;
   if (m->cartesian && !c->boxPhiZ) PetscCall(PetscInfo(NULL, "Phi varies along x or y within a box element: the general volume kernels run\n"));
   PetscCall(Upload(&c->D, m->D, (size_t)m->Nq * m->Nq));
   PetscCall(Upload(&c->elist, elist, (size_t)E));

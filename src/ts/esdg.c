@@ -136,6 +136,12 @@ PetscErrorCode SquallESDGSetUp(SquallESDG s)
        gravity fluctuation vanishes identically in the surface fluxes */
     for (PetscInt e = 0; e < nloc; e++)
       for (PetscInt n = 0; n < m->Np; n++) s->Phi[e * m->Np + n] = s->gas.g * SQUALL_DG_X(m, e)[2 * m->Np + n];
+    /* Phi = g z: on boxes a function of the node's k alone wherever k runs along z (the GPU's box kernels, and the
+       flops they log, leave the gravity terms of the x and y pairs out) */
+    s->boxPhiZ = m->cartesian;
+    for (PetscInt e = 0; e < m->nOwned && s->boxPhiZ; e++)
+      for (PetscInt n = 0; n < m->Np; n++)
+        if (s->Phi[e * m->Np + n] != s->Phi[e * m->Np + (n / (m->Nq * m->Nq)) * m->Nq * m->Nq]) s->boxPhiZ = PETSC_FALSE;
     PetscCall(PetscMalloc1((size_t)(SQUALL_NAUX + 5) * m->Np, &s->work));
   }
   {

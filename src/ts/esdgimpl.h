@@ -24,6 +24,7 @@ struct _n_SquallESDG {
   Vec                   Qloc;     /* local (ghosted) state; only the ghost face nodes are filled */
   PetscSF               ghostSF;  /* global -> Qloc for those face nodes (src/ts/esdgghost.c) */
   PetscReal            *Phi;      /* [nOwned+nGhost][Np] geopotential g z at the nodes */
+  PetscBool             boxPhiZ;  /* Cartesian, and Phi constant (bit for bit) over every k-plane of every owned element */
   PetscReal            *work;     /* per-element scratch: aux and the RHS accumulator */
   double                diag0[3]; /* mass, energy, entropy at the first monitor call */
   PetscBool             diag0set;
