@@ -70,6 +70,37 @@ __device__ static inline void HBSts2d(double *p, double a, double b)
   *reinterpret_cast<double2 *>(p) = make_double2(a, b);
 }
 
+/* the two in-layer products of a 16 x 16 layer, as tiles (jt, it) of the lane's fragments: CX[jt][it] += X[rows jt] FX[it]
+   (X's rows, pitch HB_V7_PJ, as A fragments), then CY[jt][it] += FY[jt] Y[columns it] (Y's columns as B fragments); CX and CY
+   may be the same array */
+__device__ static inline void HBV7LayerProducts(const double *X, const double *Y, const double FX[2][4], const double FY[2][4], int lr, int lc, double CX[2][2][2], double CY[2][2][2])
+{
+#  pragma unroll
+  for (int jt = 0; jt < 2; jt++) {
+    double A[4];
+
+#  pragma unroll
+    for (int s = 0; s < 4; s++) A[s] = X[(8 * jt + lr) * HB_V7_PJ + 4 * s + lc];
+#  pragma unroll
+    for (int it = 0; it < 2; it++) {
+#  pragma unroll
+      for (int s = 0; s < 4; s++) HBDmma(CX[jt][it][0], CX[jt][it][1], A[s], FX[it][s]);
+    }
+  }
+#  pragma unroll
+  for (int it = 0; it < 2; it++) {
+    double B[4];
+
+#  pragma unroll
+    for (int s = 0; s < 4; s++) B[s] = Y[(4 * s + lc) * HB_V7_PJ + 8 * it + lr];
+#  pragma unroll
+    for (int jt = 0; jt < 2; jt++) {
+#  pragma unroll
+      for (int s = 0; s < 4; s++) HBDmma(CY[jt][it][0], CY[jt][it][1], FY[jt][s], B[s]);
+    }
+  }
+}
+
 template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) HBLocalOpV7(PetscInt e0, HBOpArgs a)
 {
   constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, PJ = HB_V7_PJ, PK = HB_V7_PK, LPW = 2; /* layers (phase 2) and columns j (1, 3) per warp */
@@ -157,32 +188,9 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
 #  pragma unroll
         for (int it = 0; it < 2; it++) cr[jt][it][0] = cr[jt][it][1] = cs[jt][it][0] = cs[jt][it][1] = 0;
       }
-      /* q_r[j][i] = sum_m q[j][m] D[i][m]: A = q_k rows, B = D^T's fragment, which is DA */
-#  pragma unroll
-      for (int jt = 0; jt < 2; jt++) {
-        double A[4];
-
-#  pragma unroll
-        for (int s = 0; s < 4; s++) A[s] = Qk[(8 * jt + lr) * PJ + 4 * s + lc];
-#  pragma unroll
-        for (int it = 0; it < 2; it++) {
-#  pragma unroll
-          for (int s = 0; s < 4; s++) HBDmma(cr[jt][it][0], cr[jt][it][1], A[s], DA[it][s]);
-        }
-      }
-      /* q_s[j][i] = sum_m D[j][m] q[m][i]: A = DA, B = q_k columns */
-#  pragma unroll
-      for (int it = 0; it < 2; it++) {
-        double B[4];
-
-#  pragma unroll
-        for (int s = 0; s < 4; s++) B[s] = Qk[(4 * s + lc) * PJ + 8 * it + lr];
-#  pragma unroll
-        for (int jt = 0; jt < 2; jt++) {
-#  pragma unroll
-          for (int s = 0; s < 4; s++) HBDmma(cs[jt][it][0], cs[jt][it][1], DA[jt][s], B[s]);
-        }
-      }
+      /* q_r[j][i] = sum_m q[j][m] D[i][m] (A = q_k rows, B = D^T's fragment, which is DA) and q_s[j][i] = sum_m D[j][m] q[m][i]
+         (A = DA, B = q_k columns) */
+      HBV7LayerProducts(Qk, Qk, DA, DA, lr, lc, cr, cs);
       __syncwarp(); /* every lane has read q_k before any overwrites its nodes with g_r */
 #  pragma unroll
       for (int jt = 0; jt < 2; jt++) {
@@ -210,32 +218,9 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
         }
       }
       __syncwarp();
-      /* y[j][i] += sum_m g_r[j][m] D[m][i]: A = g_r rows, B = D's fragment, which is DTA */
-#  pragma unroll
-      for (int jt = 0; jt < 2; jt++) {
-        double A[4];
-
-#  pragma unroll
-        for (int s = 0; s < 4; s++) A[s] = Qk[(8 * jt + lr) * PJ + 4 * s + lc];
-#  pragma unroll
-        for (int it = 0; it < 2; it++) {
-#  pragma unroll
-          for (int s = 0; s < 4; s++) HBDmma(y[jt][it][0], y[jt][it][1], A[s], DTA[it][s]);
-        }
-      }
-      /* y[j][i] += sum_m D[m][j] g_s[m][i]: A = D^T's fragment (DTA), B = g_s columns */
-#  pragma unroll
-      for (int it = 0; it < 2; it++) {
-        double B[4];
-
-#  pragma unroll
-        for (int s = 0; s < 4; s++) B[s] = sS[(4 * s + lc) * PJ + 8 * it + lr];
-#  pragma unroll
-        for (int jt = 0; jt < 2; jt++) {
-#  pragma unroll
-          for (int s = 0; s < 4; s++) HBDmma(y[jt][it][0], y[jt][it][1], DTA[jt][s], B[s]);
-        }
-      }
+      /* y[j][i] += sum_m g_r[j][m] D[m][i] (A = g_r rows, B = D's fragment, which is DTA), then y[j][i] += sum_m D[m][j] g_s[m][i]
+         (A = D^T's fragment, DTA, B = g_s columns) */
+      HBV7LayerProducts(Qk, sS, DTA, DTA, lr, lc, y, y);
       __syncwarp(); /* every lane has read g_r and g_s before the result overwrites g_r (and the next layer g_s) */
 #  pragma unroll
       for (int jt = 0; jt < 2; jt++) {

@@ -5,6 +5,9 @@
 #   launch of the v7 kernel at N = 15 and N = 11; compute-sanitizer memcheck of gpu_hb_v7_np1 (one rank).
 # MODE=2 (double, v7 with D's fragments in shared memory and phase 2's factors in two batches per layer, the first
 #   requested a layer ahead): the same as MODE=1.
+# MODE=3 (double, the session's final library code): every GPU test (hipBone, ESDG, P1, meshes); compute-sanitizer
+#   memcheck of gpu_hb_v7_dirichlet_np2 (run on one rank) and of gpu_esdg_half_N4.
+# MODE=4 (single, the same code): every GPU test.
 MODE=${MODE:-1}; O=/tmp/resU$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ] || [ $MODE = 2 ]; then
@@ -17,6 +20,15 @@ if [ $MODE = 1 ] || [ $MODE = 2 ]; then
    done
    echo "== ncu done $(el)"
    san memcheck gpu_hb_v7_np1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 3 ]; then
+  (dbl; timeout 420 ctest -L gpu --timeout 150 -j8 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   san memcheck gpu_hb_v7_dirichlet_np2
+   san memcheck gpu_esdg_half_N4
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 4 ]; then
+  (sgl; timeout 480 ctest -L gpu --timeout 150 -j8 --output-on-failure > $O/ctest.log 2>&1
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 grep -E "tests passed|tests failed" $O/ctest.log
