@@ -41,7 +41,10 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "                        instead of the connectivity\n"
                      "  -bench_element_order natural|colored|sorted|morton  element order of the main runs (default natural: the mesh's;\n"
                      "                        -p1_element_order); the setup line records it\n"
-                     "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n";
+                     "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n"
+                     "  -bench_atomic_probe n,...  first measure FP64 atomicAdd updates per second into n values (each n), in the\n"
+                     "                       patterns consecutive, sectors and scattered (SquallP1CUDAAtomicProbe()), -bench_atomic_updates\n"
+                     "                       at a time (default 115e6: the reduce kernel's atomics at 21.1 M tets): the atomic assembly's roofline\n";
 
 #include <squall.h>
 #include "cuda/p1cuda.h"
@@ -583,7 +586,8 @@ int main(int argc, char **argv)
   PetscReal      maxm = 20;
   Limits         L    = {0.6, 5.5, 0.6, 0.6, 5.5, 6, 25, {SQUALL_P1_REDUCE_PLAIN}, SQUALL_P1_REDUCE_NUM_VARIANTS}; /* host, coo, coo3, order, bs3, gather, reduce; variants */
   PetscLogDouble end;
-  PetscInt       ndev = 0;
+  PetscInt       ndev = 0, probe[8], nprobe = 8;
+  PetscReal      pupdates = 115e6;
   PetscMPIInt    size;
   PetscBool      flg, hasjson;
   Bench          B;
@@ -622,6 +626,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_order_max_mtets", "Largest mesh (million tets) for the coloured and sorted element orders", NULL, L.order, &L.order, NULL));
   PetscCall(PetscOptionsEnum("-bench_element_order", "Element order of the main runs (the coloured and sorted comparisons set their own)", NULL, SquallP1ElementOrders, (PetscEnum)B.order, (PetscEnum *)&B.order, NULL));
   PetscCall(PetscOptionsString("-bench_json", "File for the JSON lines (default: stdout)", NULL, json, json, sizeof(json), &hasjson));
+  PetscCall(PetscOptionsIntArray("-bench_atomic_probe", "Values n of the FP64 atomicAdd probe (each n in turn)", NULL, probe, &nprobe, &flg));
+  if (!flg) nprobe = 0;
+  PetscCall(PetscOptionsReal("-bench_atomic_updates", "Updates per launch of the atomic probe", NULL, pupdates, &pupdates, NULL));
+  PetscCheck(pupdates >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_atomic_updates %g is out of range: must be at least 1", (double)pupdates);
+  for (PetscInt k = 0; k < nprobe; k++) PetscCheck(probe[k] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_atomic_probe: %" PetscInt_FMT " values, must be at least 1", probe[k]);
   PetscOptionsEnd();
   B.json = PETSC_STDOUT;
   if (hasjson && json[0]) PetscCall(PetscFOpen(PETSC_COMM_WORLD, json, "w", &B.json));
@@ -633,6 +642,14 @@ int main(int argc, char **argv)
   if (!B.gpu) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, "# no GPU: squall's CPU reference and PETSc's COO on the host instead of the GPU paths\n"));
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, "{\"bench\": \"p1_assembly\", \"method\": \"byte_model\", \"scalar_bytes\": %d, \"int_bytes\": %d, \"peak_GBps\": %.0f, \"model\": \"%s\"}\n", (int)sizeof(PetscScalar), (int)sizeof(PetscInt),
                          P1_PEAK_GBPS, BYTE_MODEL));
+  for (PetscInt k = 0; k < nprobe && B.gpu; k++) {
+    PetscLogDouble r[SQUALL_P1_PROBE_NUM];
+
+    PetscCall(SquallP1CUDAAtomicProbe(probe[k], (PetscInt)pupdates, B.repeats, r));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, "{\"bench\": \"p1_assembly\", \"method\": \"atomic_probe\", \"values\": %" PetscInt_FMT ", \"updates\": %.0f, \"repeats\": %" PetscInt_FMT, probe[k], (double)pupdates, B.repeats));
+    for (PetscInt p = 0; p < SQUALL_P1_PROBE_NUM; p++) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, ", \"%s_Gps\": %.2f", SquallP1AtomicProbePatterns[p], r[p] * 1e-9));
+    PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, "}\n"));
+  }
   for (PetscInt k = 0; k < n / 3; k++) {
     PetscCall(RunSize(&B, &cells[3 * k], &L));
     if (B.tets >= maxm * 1e6) break;

@@ -817,3 +817,53 @@ PetscErrorCode SquallP1CUDACopyToHost(PetscScalar *host, const PetscScalar *devi
   PetscCall(PetscLogGpuToCpu((PetscLogDouble)n * sizeof(PetscScalar)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* the atomic probe: update u of the launch adds 1 into value u mod n, 4 u mod n or a hash of u mod n */
+__global__ static void __launch_bounds__(P1_BLOCK) P1AtomicProbeKernel(PetscInt n, PetscInt updates, int pattern, PetscScalar *__restrict__ a)
+{
+  for (PetscInt u = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x; u < updates; u += (PetscInt)gridDim.x * P1_BLOCK) {
+    const unsigned long long v = (unsigned long long)u;
+    const PetscInt i = (PetscInt)(pattern == SQUALL_P1_PROBE_CONSECUTIVE ? v % (unsigned long long)n : pattern == SQUALL_P1_PROBE_SECTORS ? (4 * v + v / (unsigned long long)n) % (unsigned long long)n : (v * 2654435761ull) % (unsigned long long)n);
+
+    atomicAdd(&a[i], (PetscScalar)1);
+  }
+}
+
+PetscErrorCode SquallP1CUDAAtomicProbe(PetscInt n, PetscInt updates, PetscInt reps, PetscLogDouble rates[])
+{
+  PetscScalar       *a;
+  cudaStream_t       stream;
+  cudaEvent_t        t0, t1;
+  PetscReal         *t;
+  const unsigned int grid = (unsigned int)PetscMin((updates + P1_BLOCK - 1) / P1_BLOCK, (PetscInt)132 * 16);
+
+  PetscFunctionBegin;
+  PetscCheck(n >= 1 && updates >= 1 && reps >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The atomic probe needs n, updates and reps >= 1, not %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT, n, updates, reps);
+  PetscCall(SquallCUDAGetStream(&stream));
+  PetscCallCUDA(cudaMalloc((void **)&a, (size_t)n * sizeof(PetscScalar)));
+  PetscCallCUDA(cudaMemsetAsync(a, 0, (size_t)n * sizeof(PetscScalar), stream));
+  PetscCallCUDA(cudaEventCreate(&t0));
+  PetscCallCUDA(cudaEventCreate(&t1));
+  PetscCall(PetscMalloc1(reps, &t));
+  for (int p = 0; p < SQUALL_P1_PROBE_NUM; p++) {
+    P1AtomicProbeKernel<<<grid, P1_BLOCK, 0, stream>>>(n, updates, p, a); /* warm-up */
+    for (PetscInt r = 0; r < reps; r++) {
+      float ms;
+
+      PetscCallCUDA(cudaEventRecord(t0, stream));
+      P1AtomicProbeKernel<<<grid, P1_BLOCK, 0, stream>>>(n, updates, p, a);
+      PetscCallCUDA(cudaEventRecord(t1, stream));
+      PetscCallCUDA(cudaEventSynchronize(t1));
+      PetscCallCUDA(cudaEventElapsedTime(&ms, t0, t1));
+      t[r] = ms;
+    }
+    PetscCallCUDA(cudaGetLastError());
+    PetscCall(PetscSortReal(reps, t));
+    rates[p] = (PetscLogDouble)updates / (1e-3 * t[reps / 2]);
+  }
+  PetscCall(PetscFree(t));
+  PetscCallCUDA(cudaEventDestroy(t0));
+  PetscCallCUDA(cudaEventDestroy(t1));
+  PetscCallCUDA(cudaFree(a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

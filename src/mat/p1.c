@@ -8,12 +8,16 @@
 #include <petscdmplex.h>
 #include <petscsf.h>
 
-const char *const SquallP1Backends[]       = {"host", "cuda", "SquallP1Backend", "SQUALL_P1_", NULL};
-const char *const SquallP1AssemblyTypes[]  = {"atomic", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
-const char *const SquallP1Locations[]      = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
-const char *const SquallP1AtomicModes[]    = {"search", "slots", "gather", "reduce", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
-const char *const SquallP1ReduceVariants[] = {"plain", "plain_b3", "staged", "staged_b3", "balanced", "balanced_b3", "affine", "affine_xyz", "affine_shared", "SquallP1ReduceVariant", "SQUALL_P1_REDUCE_", NULL};
-const char *const SquallP1ElementOrders[]  = {"natural", "colored", "sorted", "morton", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
+const char *const SquallP1Backends[]      = {"host", "cuda", "SquallP1Backend", "SQUALL_P1_", NULL};
+const char *const SquallP1AssemblyTypes[] = {"atomic", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
+const char *const SquallP1Locations[]     = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
+/* the atomic probe's patterns (SquallP1CUDAAtomicProbe()): lane u of the launch adds into value u (a warp's 32 updates in 8
+   consecutive 32-byte sectors, as the reduce kernel's sorted entries), into value 4 u (one sector per lane), or into a hashed
+   value (the slot map's scattered updates) */
+const char *const SquallP1AtomicProbePatterns[] = {"consecutive", "sectors", "scattered", "SquallP1AtomicProbePattern", "SQUALL_P1_PROBE_", NULL};
+const char *const SquallP1AtomicModes[]         = {"search", "slots", "gather", "reduce", "SquallP1AtomicMode", "SQUALL_P1_ATOMIC_", NULL};
+const char *const SquallP1ReduceVariants[]      = {"plain", "plain_b3", "staged", "staged_b3", "balanced", "balanced_b3", "affine", "affine_xyz", "affine_shared", "SquallP1ReduceVariant", "SQUALL_P1_REDUCE_", NULL};
+const char *const SquallP1ElementOrders[]       = {"natural", "colored", "sorted", "morton", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
 
 /* the public term enum and the pointwise header's indices must agree */
 typedef char P1TermsAgree[((int)SQUALL_P1_MASS == SQUALL_P1_TERM_MASS && (int)SQUALL_P1_ADVECTION == SQUALL_P1_TERM_ADVECTION && (int)SQUALL_P1_DIFFUSION == SQUALL_P1_TERM_DIFFUSION && (int)SQUALL_P1_GRADDIV == SQUALL_P1_TERM_GRADDIV &&

@@ -87,4 +87,9 @@ PetscErrorCode SquallP1CUDACopyToHost(PetscScalar *host, const PetscScalar *devi
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+PetscErrorCode SquallP1CUDAAtomicProbe(PetscInt n, PetscInt updates, PetscInt reps, PetscLogDouble rates[])
+{
+  PetscFunctionBegin;
+  P1_NO_CUDA;
+}
 #endif

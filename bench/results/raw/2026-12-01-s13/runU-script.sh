@@ -6,7 +6,9 @@
 # MODE=2 (double, v7 with D's fragments in shared memory and phase 2's factors in two batches per layer, the first
 #   requested a layer ahead): the same as MODE=1.
 # MODE=3 (double, the session's final library code): every GPU test (hipBone, ESDG, P1, meshes); compute-sanitizer
-#   memcheck of gpu_hb_v7_dirichlet_np2 (run on one rank) and of gpu_esdg_half_N4.
+#   memcheck of gpu_hb_v7_dirichlet_np2 (run on one rank) and of gpu_esdg_half_N4; the FP64 atomicAdd probe (consecutive,
+#   one sector per lane, scattered) into 1.44 M and 53.1 M values (the scalar matrices' nnz at 0.56 M and 21.1 M tets), and
+#   ncu's L2 and memory tables of one launch of the reduce kernel at 21.1 M tets.
 # MODE=4 (single, the same code): every GPU test.
 MODE=${MODE:-1}; O=/tmp/resU$MODE
 . "$P/device-prologue.sh"
@@ -26,6 +28,10 @@ elif [ $MODE = 3 ]; then
    echo "== tests done $(el)"
    san memcheck gpu_hb_v7_dirichlet_np2
    san memcheck gpu_esdg_half_N4
+   echo "== sanitizer $(el)"
+   timeout 60 ./bench/p1_assembly -bench_cells 2,2,2 -bench_atomic_probe 1440117,53135989 -bench_repeats 10 -bench_json $O/p1-probe.jsonl > $O/p1-probe.out 2>&1
+   echo "== probe $(el)"
+   timeout 150 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis_Tables --section Occupancy -k regex:P1AssembleReduce --launch-count 1 ./bench/p1_assembly -bench_cells 154,154,148 -bench_coo_max_mtets 0 -bench_gather_max_mtets 0 -bench_reduce_variants affine_shared -bench_host_repeats 1 -bench_repeats 1 -bench_host_max_mtets 0 -bench_order_max_mtets 0 -bench_bs3_max_mtets 0 > $O/ncu-p1-large.txt 2>&1
    echo "== done $(el)") > $O/pipe.log 2>&1
 elif [ $MODE = 4 ]; then
   (sgl; timeout 480 ctest -L gpu --timeout 150 -j8 --output-on-failure > $O/ctest.log 2>&1
