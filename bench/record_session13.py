@@ -42,6 +42,8 @@ def main():
                 d[f[:-6]] = by_order_and_kernel(path)
             elif f.startswith("ncu-") and f.endswith(".txt"):
                 d[f[:-4]] = ncu_sections(path)
+            elif f == "p1-probe.jsonl":
+                d["p1_atomic_probe"] = [{k: v for k, v in r.items() if k not in ("bench", "method")} for r in jsonl(path) if r.get("method") == "atomic_probe"]
             elif f == "sanitizer-summary.txt":
                 d["sanitizer"] = open(path).read().split("\n")[:-1]
     write_record(rec, out_json)
