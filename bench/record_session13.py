@@ -35,7 +35,7 @@ def main():
     for r in RUNS:
         if r not in p:
             continue
-        d = rec["double_" + r] = {}
+        d = rec[("single_" if r == "resU4" else "double_") + r] = {}
         for f in sorted(os.listdir(p[r])):
             path = os.path.join(p[r], f)
             if f.startswith("hb-") and f.endswith(".jsonl"):

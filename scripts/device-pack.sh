@@ -19,7 +19,10 @@ work=$(mktemp -d /tmp/squall-pack.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 if [ ! -f "$dest/cuda-runtime.tar.xz" ]; then
-  (cd $deps && tar --exclude='cuda/lib/petsc' --exclude='cuda/lib/pkgconfig' --exclude='*.a' -cf - cuda/lib cuda/bin | xz -9e -T0 > "$dest/cuda-runtime.tar.xz") # -9e: 0.9 MB under -6, which the carry limit needs
+  # a single-only pack leaves out the double-precision PETSc, hypre and p4est (single-delta brings its own): 16 MB less,
+  # which the single pack needs to stay under the carry limit beside the checkout
+  skip=(); [ "$double" = 1 ] || skip=(--exclude='cuda/lib/libpetsc.so*' --exclude='cuda/lib/libHYPRE*' --exclude='cuda/lib/libp4est.so*')
+  (cd $deps && tar --exclude='cuda/lib/petsc' --exclude='cuda/lib/pkgconfig' --exclude='*.a' "${skip[@]}" -cf - cuda/lib cuda/bin | xz -9e -T0 > "$dest/cuda-runtime.tar.xz") # -9e: 0.9 MB under -6, which the carry limit needs
 fi
 if [ "$single" = 1 ] && [ ! -f "$dest/single-delta.tar.xz" ]; then
   files=$(cd $deps && for f in cuda-single/lib/*; do b=${f#cuda-single/}; [ -e "cuda/$b" ] && cmp -s "cuda/$b" "$f" && continue; echo "$f"; done)
