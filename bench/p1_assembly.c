@@ -44,7 +44,8 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n"
                      "  -bench_atomic_probe n,...  first measure FP64 atomicAdd updates per second into n values (each n), in the\n"
                      "                       patterns consecutive, sectors and scattered (SquallP1CUDAAtomicProbe()), -bench_atomic_updates\n"
-                     "                       at a time (default 115e6: the reduce kernel's atomics at 21.1 M tets): the atomic assembly's roofline\n";
+                     "                       at a time (default 115e6: the reduce kernel's atomics at 21.1 M tets): the atomic assembly's roofline\n"
+                     "  -bench_require_gpu    without a CUDA device end at once with exit code 200 (the test suite's \"skipped\")\n";
 
 #include <squall.h>
 #include "cuda/p1cuda.h"
@@ -589,7 +590,7 @@ int main(int argc, char **argv)
   PetscInt       ndev = 0, probe[8], nprobe = 8;
   PetscReal      pupdates = 115e6;
   PetscMPIInt    size;
-  PetscBool      flg, hasjson;
+  PetscBool      flg, hasjson, requiregpu = PETSC_FALSE;
   Bench          B;
   char           json[PETSC_MAX_PATH_LEN] = "";
 
@@ -629,6 +630,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsIntArray("-bench_atomic_probe", "Values n of the FP64 atomicAdd probe (each n in turn)", NULL, probe, &nprobe, &flg));
   if (!flg) nprobe = 0;
   PetscCall(PetscOptionsReal("-bench_atomic_updates", "Updates per launch of the atomic probe", NULL, pupdates, &pupdates, NULL));
+  PetscCall(PetscOptionsBool("-bench_require_gpu", "Without a CUDA device end at once with exit code 200 (skipped)", NULL, requiregpu, &requiregpu, NULL));
   PetscCheck(pupdates >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_atomic_updates %g is out of range: must be at least 1", (double)pupdates);
   for (PetscInt k = 0; k < nprobe; k++) PetscCheck(probe[k] >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_atomic_probe: %" PetscInt_FMT " values, must be at least 1", probe[k]);
   PetscOptionsEnd();
@@ -639,6 +641,11 @@ int main(int argc, char **argv)
   PetscCheck(B.repeats >= 1 && B.hrepeats >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-bench_repeats and -bench_host_repeats must be >= 1");
   if (SquallHaveCUDA()) PetscCall(SquallCUDADeviceCount(&ndev));
   B.gpu = ndev > 0 ? PETSC_TRUE : PETSC_FALSE;
+  if (!B.gpu && requiregpu) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no GPU: skipped (-bench_require_gpu)\n"));
+    PetscCall(PetscFinalize());
+    return 200;
+  }
   if (!B.gpu) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, "# no GPU: squall's CPU reference and PETSc's COO on the host instead of the GPU paths\n"));
   PetscCall(PetscFPrintf(PETSC_COMM_WORLD, B.json, "{\"bench\": \"p1_assembly\", \"method\": \"byte_model\", \"scalar_bytes\": %d, \"int_bytes\": %d, \"peak_GBps\": %.0f, \"model\": \"%s\"}\n", (int)sizeof(PetscScalar), (int)sizeof(PetscInt),
                          P1_PEAK_GBPS, BYTE_MODEL));

@@ -864,6 +864,22 @@ PetscErrorCode SquallP1CUDAAtomicProbe(PetscInt n, PetscInt updates, PetscInt re
   PetscCall(PetscFree(t));
   PetscCallCUDA(cudaEventDestroy(t0));
   PetscCallCUDA(cudaEventDestroy(t1));
+  {
+    /* every update landed: the values add up to the number of updates (integers, exact in double; in single while a value
+       stays below 2^24, which the check keeps to by its average of 2^20) */
+    const PetscLogDouble expect = (PetscLogDouble)updates * (reps + 1) * SQUALL_P1_PROBE_NUM;
+
+    if (PetscDefined(USE_REAL_DOUBLE) || expect / n <= 1048576.0) {
+      PetscScalar   *h;
+      PetscLogDouble sum = 0;
+
+      PetscCall(PetscMalloc1(n, &h));
+      PetscCallCUDA(cudaMemcpy(h, a, (size_t)n * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+      for (PetscInt i = 0; i < n; i++) sum += (PetscLogDouble)PetscRealPart(h[i]);
+      PetscCall(PetscFree(h));
+      PetscCheck(sum == expect, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Atomic probe: the %" PetscInt_FMT " values add up to %.17g, not to the %.17g updates made", n, (double)sum, (double)expect);
+    }
+  }
   PetscCallCUDA(cudaFree(a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
