@@ -10,6 +10,8 @@
 #   one sector per lane, scattered) into 1.44 M and 53.1 M values (the scalar matrices' nnz at 0.56 M and 21.1 M tets), and
 #   ncu's L2 and memory tables of one launch of the reduce kernel at 21.1 M tets.
 # MODE=4 (single, the same code): every GPU test.
+# MODE=5 (double, the atomic probe's self-check and gpu_p1_atomic_probe): every P1 GPU test; compute-sanitizer memcheck of
+#   gpu_p1_atomic_probe; the probe at the resU3 sizes again (now checked).
 MODE=${MODE:-1}; O=/tmp/resU$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ] || [ $MODE = 2 ]; then
@@ -35,6 +37,12 @@ elif [ $MODE = 3 ]; then
    echo "== done $(el)") > $O/pipe.log 2>&1
 elif [ $MODE = 4 ]; then
   (sgl; timeout 480 ctest -L gpu --timeout 150 -j8 --output-on-failure > $O/ctest.log 2>&1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 5 ]; then
+  (dbl; timeout 200 ctest -L gpu -R "p1" --timeout 120 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   san memcheck gpu_p1_atomic_probe
+   timeout 90 ./bench/p1_assembly -bench_require_gpu -bench_cells 2,2,2 -bench_atomic_probe 1440117,53135989 -bench_repeats 10 -bench_json $O/p1-probe.jsonl > $O/p1-probe.out 2>&1
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 grep -E "tests passed|tests failed" $O/ctest.log
