@@ -42,7 +42,7 @@ static char help[] = "Benchmark of P1 tetrahedral assembly on the terrain-follow
                      "  -bench_element_order natural|colored|sorted|morton  element order of the main runs (default natural: the mesh's;\n"
                      "                        -p1_element_order); the setup line records it\n"
                      "  -bench_json <file>    write the JSON lines to file (default: stdout); a summary table always ends stdout\n"
-                     "  -bench_atomic_probe n,...  first measure FP64 atomicAdd updates per second into n values (each n), in the\n"
+                     "  -bench_atomic_probe n,...  first measure atomicAdd updates per second (FP64; FP32 in single builds) into n values (each n), in the\n"
                      "                       patterns consecutive, sectors and scattered (SquallP1CUDAAtomicProbe()), -bench_atomic_updates\n"
                      "                       at a time (default 115e6: the reduce kernel's atomics at 21.1 M tets): the atomic assembly's roofline\n"
                      "  -bench_require_gpu    without a CUDA device end at once with exit code 200 (the test suite's \"skipped\")\n";
@@ -627,7 +627,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-bench_order_max_mtets", "Largest mesh (million tets) for the coloured and sorted element orders", NULL, L.order, &L.order, NULL));
   PetscCall(PetscOptionsEnum("-bench_element_order", "Element order of the main runs (the coloured and sorted comparisons set their own)", NULL, SquallP1ElementOrders, (PetscEnum)B.order, (PetscEnum *)&B.order, NULL));
   PetscCall(PetscOptionsString("-bench_json", "File for the JSON lines (default: stdout)", NULL, json, json, sizeof(json), &hasjson));
-  PetscCall(PetscOptionsIntArray("-bench_atomic_probe", "Values n of the FP64 atomicAdd probe (each n in turn)", NULL, probe, &nprobe, &flg));
+  PetscCall(PetscOptionsIntArray("-bench_atomic_probe", "Values n of the atomicAdd probe (each n in turn)", NULL, probe, &nprobe, &flg));
   if (!flg) nprobe = 0;
   PetscCall(PetscOptionsReal("-bench_atomic_updates", "Updates per launch of the atomic probe", NULL, pupdates, &pupdates, NULL));
   PetscCall(PetscOptionsBool("-bench_require_gpu", "Without a CUDA device end at once with exit code 200 (skipped)", NULL, requiregpu, &requiregpu, NULL));

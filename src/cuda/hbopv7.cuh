@@ -101,6 +101,36 @@ __device__ static inline void HBV7LayerProducts(const double *X, const double *Y
   }
 }
 
+/* the products along k of the warp's columns j = 2w, 2w + 1 (j < Nq): for the lane's nodes (k, j, i0), (k, j, i0 + 1) of each
+   8 x 8 tile, c = start(k, j, i0) + sum_m F[k][m] X[m][j][i] (F's A fragments, X's columns as B fragments, X at the layer
+   pitch HB_V7_PK), handed to done(k, j, i0, c): phase 1 (F = D, X = q, into t) and phase 3 (F = D^T, X = g_t, into y_L) */
+template <int Nq, typename Start, typename Done> __device__ static inline void HBV7ColumnProducts(const double *X, const double F[2][4], int w, int lr, int lc, Start start, Done done)
+{
+#  pragma unroll
+  for (int jj = 0; jj < 2; jj++) {
+    const int j = 2 * w + jj;
+
+    if (j < Nq) {
+#  pragma unroll
+      for (int ct = 0; ct < 2; ct++) {
+        double B[4];
+
+#  pragma unroll
+        for (int s = 0; s < 4; s++) B[s] = X[(4 * s + lc) * HB_V7_PK + j * HB_V7_PJ + 8 * ct + lr];
+#  pragma unroll
+        for (int rt = 0; rt < 2; rt++) {
+          const int k = 8 * rt + lr, i0 = 8 * ct + 2 * lc;
+          double2   c = start(k, j, i0);
+
+#  pragma unroll
+          for (int s = 0; s < 4; s++) HBDmma(c.x, c.y, F[rt][s], B[s]);
+          done(k, j, i0, c);
+        }
+      }
+    }
+  }
+}
+
 template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) HBLocalOpV7(PetscInt e0, HBOpArgs a)
 {
   constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, PJ = HB_V7_PJ, PK = HB_V7_PK, LPW = 2; /* layers (phase 2) and columns j (1, 3) per warp */
@@ -149,29 +179,9 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
   }
   __syncthreads();
 
-/* 1: t[k][j][i] = sum_m D[k][m] q[m][j][i], columns j of this warp */
-#  pragma unroll
-  for (int jj = 0; jj < LPW; jj++) {
-    const int j = LPW * w + jj;
-
-    if (j < Nq) {
-#  pragma unroll
-      for (int ct = 0; ct < 2; ct++) {
-        double B[4];
-
-#  pragma unroll
-        for (int s = 0; s < 4; s++) B[s] = sQ[(4 * s + lc) * PK + j * PJ + 8 * ct + lr];
-#  pragma unroll
-        for (int rt = 0; rt < 2; rt++) {
-          double c0 = 0, c1 = 0;
-
-#  pragma unroll
-          for (int s = 0; s < 4; s++) HBDmma(c0, c1, DA[rt][s], B[s]);
-          HBSts2d(sT + (8 * rt + lr) * PK + j * PJ + 8 * ct + 2 * lc, c0, c1);
-        }
-      }
-    }
-  }
+  /* 1: t[k][j][i] = sum_m D[k][m] q[m][j][i], columns j of this warp */
+  HBV7ColumnProducts<Nq>(
+    sQ, DA, w, lr, lc, [&](int, int, int) { return make_double2(0, 0); }, [&](int k, int j, int i0, double2 c) { HBSts2d(sT + k * PK + j * PJ + i0, c.x, c.y); });
   __syncthreads();
 
 /* 2: layer by layer, each warp its own layers */
@@ -231,39 +241,21 @@ template <int Nq> __global__ static void __launch_bounds__(32 * HB_V7_WARPS, 2) 
   }
   __syncthreads();
 
-/* 3: y[k][j][i] += sum_m D[m][k] g_t[m][j][i] (A = DTA, B = g_t columns), into y_L */
-#  pragma unroll
-  for (int jj = 0; jj < LPW; jj++) {
-    const int j = LPW * w + jj;
+  /* 3: y[k][j][i] += sum_m D[m][k] g_t[m][j][i] (A = DTA, B = g_t columns), into y_L */
+  HBV7ColumnProducts<Nq>(
+    sT, DTA, w, lr, lc, [&](int k, int j, int i0) { return HBLds2d(sQ + k * PK + j * PJ + i0); },
+    [&](int k, int j, int i0, double2 c) {
+      if (k < Nq && i0 < Nq) {
+        PetscScalar *yn = a.yL + ebase + (size_t)(k * Nq2 + j * Nq + i0);
 
-    if (j < Nq) {
-#  pragma unroll
-      for (int ct = 0; ct < 2; ct++) {
-        double B[4];
-
-#  pragma unroll
-        for (int s = 0; s < 4; s++) B[s] = sT[(4 * s + lc) * PK + j * PJ + 8 * ct + lr];
-#  pragma unroll
-        for (int rt = 0; rt < 2; rt++) {
-          const int k = 8 * rt + lr, i0 = 8 * ct + 2 * lc;
-          double2   c = HBLds2d(sQ + k * PK + j * PJ + i0);
-
-#  pragma unroll
-          for (int s = 0; s < 4; s++) HBDmma(c.x, c.y, DTA[rt][s], B[s]);
-          if (k < Nq && i0 < Nq) {
-            PetscScalar *yn = a.yL + ebase + (size_t)(k * Nq2 + j * Nq + i0);
-
-            if (Nq % 2 == 0)
-              *reinterpret_cast<double2 *>(yn) = c; /* i0 + 1 < Nq, and the node index is even */
-            else {
-              yn[0] = c.x;
-              if (i0 + 1 < Nq) yn[1] = c.y;
-            }
-          }
+        if (Nq % 2 == 0)
+          *reinterpret_cast<double2 *>(yn) = c; /* i0 + 1 < Nq, and the node index is even */
+        else {
+          yn[0] = c.x;
+          if (i0 + 1 < Nq) yn[1] = c.y;
         }
       }
-    }
-  }
+    });
 }
 
 /* the v7 launch: its 103 KB of dynamic shared memory must be allowed once per instantiation */

@@ -831,14 +831,18 @@ __global__ static void __launch_bounds__(P1_BLOCK) P1AtomicProbeKernel(PetscInt 
 
 PetscErrorCode SquallP1CUDAAtomicProbe(PetscInt n, PetscInt updates, PetscInt reps, PetscLogDouble rates[])
 {
-  PetscScalar       *a;
-  cudaStream_t       stream;
-  cudaEvent_t        t0, t1;
-  PetscReal         *t;
-  const unsigned int grid = (unsigned int)PetscMin((updates + P1_BLOCK - 1) / P1_BLOCK, (PetscInt)132 * 16);
+  PetscScalar *a;
+  cudaStream_t stream;
+  cudaEvent_t  t0, t1;
+  PetscReal   *t;
+  int          dev, sms;
+  unsigned int grid;
 
   PetscFunctionBegin;
   PetscCheck(n >= 1 && updates >= 1 && reps >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The atomic probe needs n, updates and reps >= 1, not %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT, n, updates, reps);
+  PetscCallCUDA(cudaGetDevice(&dev));
+  PetscCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  grid = (unsigned int)PetscMin((updates + P1_BLOCK - 1) / P1_BLOCK, (PetscInt)16 * sms); /* two waves of the device's resident blocks */
   PetscCall(SquallCUDAGetStream(&stream));
   PetscCallCUDA(cudaMalloc((void **)&a, (size_t)n * sizeof(PetscScalar)));
   PetscCallCUDA(cudaMemsetAsync(a, 0, (size_t)n * sizeof(PetscScalar), stream));

@@ -31,7 +31,7 @@ PETSC_EXTERN PetscErrorCode          SquallP1CUDATimerStart(SquallP1CUDATimer);
 PETSC_EXTERN PetscErrorCode          SquallP1CUDATimerStop(SquallP1CUDATimer, PetscLogDouble *ms); /* synchronizes */
 PETSC_EXTERN PetscErrorCode          SquallP1CUDATimerDestroy(SquallP1CUDATimer *);
 PETSC_EXTERN PetscErrorCode          SquallP1CUDASynchronize(void);
-/* the hardware limit of the atomic assembly: FP64 atomicAdd updates per second into n values, updates at a time, in the
+/* the hardware limit of the atomic assembly: atomicAdd updates of PetscScalar (FP64 in double builds) per second into n values, updates at a time, in the
    patterns of SquallP1AtomicProbePatterns (rates[p], median of reps launches) */
 typedef enum { SQUALL_P1_PROBE_CONSECUTIVE, SQUALL_P1_PROBE_SECTORS, SQUALL_P1_PROBE_SCATTERED, SQUALL_P1_PROBE_NUM } SquallP1AtomicProbePattern;
 PETSC_EXTERN const char *const SquallP1AtomicProbePatterns[];

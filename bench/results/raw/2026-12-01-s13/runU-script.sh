@@ -12,6 +12,8 @@
 # MODE=4 (single, the same code): every GPU test.
 # MODE=5 (double, the atomic probe's self-check and gpu_p1_atomic_probe): every P1 GPU test; compute-sanitizer memcheck of
 #   gpu_p1_atomic_probe; the probe at the resU3 sizes again (now checked).
+# MODE=6 (double, the review: v7's phase 1 and 3 through one helper, the probe's grid from the device's SM count): the
+#   hipBone and P1 GPU tests; memcheck of gpu_hb_v7_np1; hb_bench v7 at N = 15 and 11.
 MODE=${MODE:-1}; O=/tmp/resU$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ] || [ $MODE = 2 ]; then
@@ -43,6 +45,12 @@ elif [ $MODE = 5 ]; then
    echo "== tests done $(el)"
    san memcheck gpu_p1_atomic_probe
    timeout 90 ./bench/p1_assembly -bench_require_gpu -bench_cells 2,2,2 -bench_atomic_probe 1440117,53135989 -bench_repeats 10 -bench_json $O/p1-probe.jsonl > $O/p1-probe.out 2>&1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 6 ]; then
+  (dbl; timeout 300 ctest -L gpu -R "gpu_hb|p1" --timeout 150 -j8 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   san memcheck gpu_hb_v7_np1
+   timeout 60 ./bench/hb_bench -hb_vec_type cuda -orders 15,11 -dofs 2e7 -reps 20 -cg_iterations 0 -hb_kernel_variant v7 -tag v7review > $O/hb-v7.jsonl 2> $O/hb-v7.err
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 grep -E "tests passed|tests failed" $O/ctest.log
