@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rawio import jsonl, record_head, run_dirs, write_record  # noqa: E402
 from record_session12 import ncu_sections  # noqa: E402
 
-RUNS = ("resU1", "resU2", "resU3", "resU4", "resU5")
+RUNS = ("resU1", "resU2", "resU3", "resU4", "resU5", "resU6")
 
 
 def by_order_and_kernel(path):
