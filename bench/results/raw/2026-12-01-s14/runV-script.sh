@@ -1,0 +1,23 @@
+#!/bin/bash
+# device call V (1 x H200), session 14. P=.deps/packD (double); MODE picks the work.
+# MODE=1 (double, hipBone v8: v7's tensor-core element in a persistent block per SM, the factors streamed into shared
+#   memory a layer ahead by cp.async): the v8 and v7 GPU tests (v8 equal to v7 bit for bit); hb_bench at N = 9..15
+#   (2e7 unknowns) timing v4, v5, v7 and v8 on one operator size each; ncu's sections of one v8 launch at N = 15 and
+#   N = 11; compute-sanitizer memcheck and racecheck of gpu_hb_v8_np1 (one rank).
+MODE=${MODE:-1}; O=/tmp/resV$MODE
+. "$P/device-prologue.sh"
+if [ $MODE = 1 ]; then
+  (dbl; timeout 150 ctest -L gpu -R "gpu_hb_v8|gpu_hb_v7_np1" --timeout 120 -j4 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   timeout 240 ./bench/hb_bench -hb_vec_type cuda -orders 15,14,13,12,11,10,9 -dofs 2e7 -reps 20 -cg_iterations 0 -kernel_variants v4,v5,v7,v8 -tag v4578 > $O/hb-v8.jsonl 2> $O/hb-v8.err
+   echo "== bench done $(el)"
+   for N in 15 11; do
+     timeout 60 ncu --clock-control none -k regex:HBLocalOpV8 --launch-skip 3 --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section LaunchStats ./bench/hb_bench -hb_vec_type cuda -orders $N -dofs 2e7 -reps 5 -cg_iterations 0 -hb_kernel_variant v8 > $O/ncu-v8-$N.txt 2>&1
+   done
+   echo "== ncu done $(el)"
+   san memcheck gpu_hb_v8_np1
+   san racecheck gpu_hb_v8_np1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+fi
+grep -E "tests passed|tests failed" $O/ctest.log
+finish resV$MODE
