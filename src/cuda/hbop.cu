@@ -27,8 +27,7 @@
       all, is the fastest from N = 3 on in double (v6 at N <= 2 by default; single: N = 1-3, 5);
       v7 (src/cuda/hbopv7.cuh, double, N = 9..15): the whole element per block of 8 warps, every
       contraction on the FP64 tensor cores (8x8x4 products with D's fragments in registers), which
-      removes the shared-memory bound of the 2D kernels at high order; v8 (src/cuda/hbopv8.cuh): v7's
-      arithmetic in one persistent block per SM that streams the factors in by asynchronous copies;
+      removes the shared-memory bound of the 2D kernels at high order;
    2. Z^T: a CSR row sum over the element copies of each node.
    MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
@@ -39,7 +38,6 @@
 #include "cuda/hbopv5.cuh"
 #include "cuda/hbopv6.cuh"
 #include "cuda/hbopv7.cuh"
-#include "cuda/hbopv8.cuh"
 
 /* v3, v4 and v5 have no 3D kernel of their own: below -hb_kernel_switch they run v2's; v6 runs its
    layer sweep there and v4's 2D kernel from the switch on */
@@ -52,13 +50,6 @@ template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant v
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel_variant v7 is available at N = 9 to 15 in double precision, not at N = %d", Nq - 1);
-  }
-  if (variant == SQUALL_HB_KERNEL_V8) {
-    if constexpr (HBHaveV8(Nq)) {
-      PetscCall(HBLaunchV8<Nq>(e0, e1, a, stream));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel_variant v8 is available at N = 9 to 15 in double precision with 32-bit PetscInt, not at N = %d", Nq - 1);
   }
   if constexpr (Nq <= 10) {
     if (use3d && variant == SQUALL_HB_KERNEL_V6) {

@@ -39,8 +39,15 @@
    reverted (6844797, resU2): D's fragments read from shared memory instead of registers, which leaves room for phase
    2's factors in two batches of two tiles per layer, the first requested a layer ahead: 38-53% at N = 9-14 (+5-7
    points) but 55.2% at N = 15 (-5.5), below v4 and v5 at every order either way. Kept as a variant, not a default:
-   the next step for it is a persistent block that streams the factors of the next element into a ring of shared
-   memory with bulk copies (TMA) while the current one computes, at one block of 16 warps per SM. */
+   the next step for it was a persistent block that streams the factors into shared memory while the element computes.
+   Measured and reverted (f6d4d7c, resV1 of bench/results/gpu-h200-2026-12-01-session14.json): one block of 8 warps per
+   SM walking the elements, each warp's layer of factors and W (14 KB at Nq = 16) copied into its own slot by cp.async a
+   layer ahead (the next element's first layer and indices during phase 3), equal to v7 bit for bit: 51.3% at N = 15 and
+   28-44% at N = 9-14, below v7 at every order (61.0% in the same call). ncu at N = 15: 12.5% occupancy (one block of 8
+   warps: 213 KB), DRAM 48% busy, half of the stall cycles on L1TEX loads: the element's phases still come one after the
+   other (gather, then the factors of one layer per warp, then the next layer's, which wait), and one block per SM
+   cannot fill the gaps as two blocks do. At Nq = 16 the element's q and t (2 x 32 KB padded to 41 KB) leave room for one
+   layer of factors per warp at one block per SM, and none at two. */
 #if defined(PETSC_USE_REAL_DOUBLE)
 #  define HB_V7_WARPS 8
 #  define HB_V7_PJ 20

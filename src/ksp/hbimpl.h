@@ -58,10 +58,8 @@ typedef struct _n_SquallHBCUDA *SquallHBCUDA;
        element, the t-direction in registers, r and s through one shared slice per layer) instead of
        v2's 3D kernel; from the switch on v4's 2D kernel;
    v7: double precision, N = 9..15: one element per block, every contraction as 8x8x4 products on the
-       FP64 tensor cores (src/cuda/hbopv7.cuh);
-   v8: v7's arithmetic in a persistent block per SM whose warps stream the geometric factors (and the
-       next element's indices) into shared memory a layer ahead by asynchronous copies (src/cuda/hbopv8.cuh) */
-typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3, SQUALL_HB_KERNEL_V4, SQUALL_HB_KERNEL_V5, SQUALL_HB_KERNEL_V6, SQUALL_HB_KERNEL_V7, SQUALL_HB_KERNEL_V8 } SquallHBKernelVariant;
+       FP64 tensor cores (src/cuda/hbopv7.cuh) */
+typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3, SQUALL_HB_KERNEL_V4, SQUALL_HB_KERNEL_V5, SQUALL_HB_KERNEL_V6, SQUALL_HB_KERNEL_V7 } SquallHBKernelVariant;
 PETSC_INTERN const char *const SquallHBKernelVariants[];
 
 typedef struct {
