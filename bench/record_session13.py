@@ -27,15 +27,16 @@ def by_order_and_kernel(path):
     return out
 
 
-def main():
-    raw, out_json = sys.argv[1:3]
-    p = run_dirs(raw, RUNS)
-    rec = record_head(p, "squall GPU session 13: hipBone v7, the element's contractions on the FP64 tensor cores (mma.sync m8n8k4), against v4 and v5 at N = 9..15", "2026-12-01")
+def write_hb_session(raw, out_json, runs, title, single=()):
+    """the record of one session's calls: per run (double_ or single_ by the precision it ran), the hb_bench tables by
+    order and kernel, ncu's sections, the atomic probe and the sanitizer summary"""
+    p = run_dirs(raw, runs)
+    rec = record_head(p, title, "2026-12-01")
     rec["note"] = "hb_bench, double, 2e7 unknowns, 20 back-to-back applications per timing; the streaming roofline measured in the same process (8 reads : 1 write); ncu with the clocks as found"
-    for r in RUNS:
+    for r in runs:
         if r not in p:
             continue
-        d = rec[("single_" if r == "resU4" else "double_") + r] = {}
+        d = rec[("single_" if r in single else "double_") + r] = {}
         for f in sorted(os.listdir(p[r])):
             path = os.path.join(p[r], f)
             if f.startswith("hb-") and f.endswith(".jsonl"):
@@ -47,6 +48,10 @@ def main():
             elif f == "sanitizer-summary.txt":
                 d["sanitizer"] = open(path).read().split("\n")[:-1]
     write_record(rec, out_json)
+
+
+def main():
+    write_hb_session(sys.argv[1], sys.argv[2], RUNS, "squall GPU session 13: hipBone v7, the element's contractions on the FP64 tensor cores (mma.sync m8n8k4), against v4 and v5 at N = 9..15", single=("resU4",))
 
 
 if __name__ == "__main__":
