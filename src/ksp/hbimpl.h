@@ -80,7 +80,7 @@ typedef struct {
 
   SquallHBKernelVariant kvariant; /* CUDA element kernels */
   PetscInt              v3layers; /* v3/v4/v5 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4; 0: by order, SquallHBV3Layers()) */
-  PetscInt              elems2d;  /* v3/v4 2D kernel: elements per thread block (-hb_2d_elements; 0: 1; 2, 3, 4, 6 at N = 5) */
+  PetscInt              elems2d;  /* v3/v4 2D kernel: elements per thread block (-hb_2d_elements; 0: by order; 2, 3, 4, 6 at N = 5, 9, 11) */
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */
   PetscInt  nelem, nint;
@@ -149,6 +149,12 @@ static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
 /* elements per block of the v3/v4 2D kernel: -hb_2d_elements, or by order: 4 at N = 5 (resT7 of
    bench/results/gpu-h200-2026-12-01-session12.json, double, 2e7 unknowns, best layer count: 1, 2, 3, 4, 6 elements
    82.6, 88.1, 90.4, 91.3, 88.4% of the roofline), else 1 */
+/* the orders at which the 2D kernel is instantiated with several elements per block (HBMultiElement2D() of src/cuda/hbop2d.cuh) */
+static inline PetscBool SquallHBMultiElementOrder(PetscInt N)
+{
+  return (PetscBool)(N == 5 || N == 9 || N == 11);
+}
+
 static inline PetscInt SquallHBElems2D(const Mat_HB *hb)
 {
   return hb->elems2d > 0 ? hb->elems2d : (hb->N == 5 ? 4 : 1);

@@ -4,6 +4,9 @@
 #   memory a layer ahead by cp.async): the v8 and v7 GPU tests (v8 equal to v7 bit for bit); hb_bench at N = 9..15
 #   (2e7 unknowns) timing v4, v5, v7 and v8 on one operator size each; ncu's sections of one v8 launch at N = 15 and
 #   N = 11; compute-sanitizer memcheck and racecheck of gpu_hb_v8_np1 (one rank).
+# MODE=2 (double, the 2D kernel with several elements per block also at N = 9 and 11): the multi-element GPU tests and
+#   gpu_hb_np1; hb_bench at N = 9 and 11 (2e7 unknowns): v4 with -hb_2d_elements 1, 2, 3, 4, 6 at every layer count, each
+#   in its own process, and the defaults (v5); compute-sanitizer memcheck of gpu_hb_2d_elements3_N9_np1.
 MODE=${MODE:-1}; O=/tmp/resV$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ]; then
@@ -17,6 +20,18 @@ if [ $MODE = 1 ]; then
    echo "== ncu done $(el)"
    san memcheck gpu_hb_v8_np1
    san racecheck gpu_hb_v8_np1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 2 ]; then
+  (dbl; timeout 150 ctest -L gpu -R "gpu_hb_2d_elements|gpu_hb_np1" --timeout 120 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   for N in 9 11; do
+     for E in 1 2 3 4 6; do
+       timeout 40 ./bench/hb_bench -hb_vec_type cuda -orders $N -dofs 2e7 -reps 20 -cg_iterations 0 -hb_kernel_variant v4 -v3_layers 2,3,4 -hb_2d_elements $E -tag E$E >> $O/hb-elems.jsonl 2>> $O/hb-elems.err
+     done
+     timeout 30 ./bench/hb_bench -hb_vec_type cuda -orders $N -dofs 2e7 -reps 20 -cg_iterations 0 -tag default >> $O/hb-elems.jsonl 2>> $O/hb-elems.err
+   done
+   echo "== bench done $(el)"
+   san memcheck gpu_hb_2d_elements3_N9_np1
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 grep -E "tests passed|tests failed" $O/ctest.log
