@@ -27,9 +27,11 @@ def by_order_and_kernel(path):
     return out
 
 
-def write_hb_session(raw, out_json, runs, title, single=()):
+def write_hb_session(raw, out_json, runs, title, single=(), parsers=None):
     """the record of one session's calls: per run (double_ or single_ by the precision it ran), the hb_bench tables by
-    order and kernel, ncu's sections, the atomic probe and the sanitizer summary"""
+    order and kernel (or by parsers[stem] for the .jsonl files it names), ncu's sections, the atomic probe and the
+    sanitizer summary"""
+    parsers = parsers or {}
     p = run_dirs(raw, runs)
     rec = record_head(p, title, "2026-12-01")
     rec["note"] = "hb_bench, double, 2e7 unknowns, 20 back-to-back applications per timing; the streaming roofline measured in the same process (8 reads : 1 write); ncu with the clocks as found"
@@ -40,7 +42,7 @@ def write_hb_session(raw, out_json, runs, title, single=()):
         for f in sorted(os.listdir(p[r])):
             path = os.path.join(p[r], f)
             if f.startswith("hb-") and f.endswith(".jsonl"):
-                d[f[:-6]] = by_order_and_kernel(path)
+                d[f[:-6]] = parsers.get(f[:-6], by_order_and_kernel)(path)
             elif f.startswith("ncu-") and f.endswith(".txt"):
                 d[f[:-4]] = ncu_sections(path)
             elif f == "p1-probe.jsonl":

@@ -9,9 +9,20 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rawio import jsonl  # noqa: E402
 from record_session13 import write_hb_session  # noqa: E402
 
-RUNS = ("resV1",)
+RUNS = ("resV1", "resV2")
+
+
+def by_order_tag_and_kernel(path):
+    """per order, per tag (here -hb_2d_elements E or the defaults), per kernel name: % of the streaming roofline and GFLOP/s"""
+    out = {}
+    for r in jsonl(path):
+        if r.get("bench") == "hb_operator":
+            out.setdefault(str(r["N"]), {}).setdefault(r["tag"], {})[r["kernel"]] = {"roofline_pct": round(100 * r["roofline_fraction"], 1), "gflops": r["kernel_gflops"]}
+    return out
+
 
 if __name__ == "__main__":
-    write_hb_session(sys.argv[1], sys.argv[2], RUNS, "squall GPU session 14: hipBone v8 (v7 persistent, the geometric factors streamed into shared memory by cp.async), against v7, v5 and v4 at N = 9..15")
+    write_hb_session(sys.argv[1], sys.argv[2], RUNS, "squall GPU session 14: hipBone v8 (v7 persistent, the geometric factors streamed into shared memory by cp.async), against v7, v5 and v4 at N = 9..15; the 2D kernel with several elements per block at N = 9 and 11", parsers={"hb-elems": by_order_tag_and_kernel})

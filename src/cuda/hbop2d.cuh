@@ -256,12 +256,13 @@ __host__ __device__ constexpr size_t HBShared2D(SquallHBKernelVariant v, int Nq,
 /* Several elements per block (E, -hb_2d_elements), one per threadIdx.z: at Nq = 6 an element's 36 threads fill 18 of
    each warp's 32 lanes and its 96 registers per thread allow 10 blocks (20 warps) per SM, so that the kernel, waiting on
    its global loads (ncu: 60% of its stall cycles at 30% occupancy), has 360 threads' loads in flight per SM; 3 elements
-   per block (4 warps, 84% of the lanes) keep 540. Instantiated where one element's block leaves lanes idle at even Nq
-   (one layout serves v3 and v4): Nq = 6 (18 of 32), 10 (100 threads in 4 warps: 78%; 3 elements 94%) and 12 (144 in
-   5 warps: 90%; 2 elements 100%), i.e. N = 5, 9, 11 (SquallHBMultiElementOrder() says the same to the options). */
+   per block (4 warps, 84% of the lanes) keep 540. Instantiated at Nq = 6 only (N = 5, the order whose one-element block
+   wastes most lanes). Measured and reverted at Nq = 10 and 12 (0dc05d5, resV2 of bench/results/gpu-h200-2026-12-01-
+   session14.json, v4, best layer count, % of the roofline): N = 9 (100 threads in 4 warps) 1, 2, 3, 4, 6 elements 76.4,
+   74.0, 77.7, 70.6, 68.0 (v5 82.1); N = 11 (144 in 5 warps) 74.9, 71.1, 68.1, 59.3, 57.4: there idle lanes do not limit. */
 __host__ __device__ constexpr bool HBMultiElement2D(int Nq)
 {
-  return Nq == 6 || Nq == 10 || Nq == 12;
+  return Nq == 6;
 }
 /* registers per thread to ask for (see HBMinBlocks). Left alone nvcc takes more (it hoists shared
    loads); at these caps ptxas -v (sm_90, double) reports 8-48 bytes of spill, once per element outside
@@ -514,7 +515,7 @@ template <int Nq, int L, SquallHBKernelVariant V> static PetscErrorCode HBLaunch
       default: break;
     }
   }
-  PetscCheck(E == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_2d_elements %" PetscInt_FMT " is not available at N = %d: valid values are 1, and 2, 3, 4, 6 at N = 5, 9, 11", E, Nq - 1);
+  PetscCheck(E == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_2d_elements %" PetscInt_FMT " is not available at N = %d: valid values are 1, and 2, 3, 4, 6 at N = 5", E, Nq - 1);
   PetscCall((HBLaunch2Dv3E<Nq, L, V, 1>(e0, e1, a, stream)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

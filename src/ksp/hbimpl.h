@@ -80,7 +80,7 @@ typedef struct {
 
   SquallHBKernelVariant kvariant; /* CUDA element kernels */
   PetscInt              v3layers; /* v3/v4/v5 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4; 0: by order, SquallHBV3Layers()) */
-  PetscInt              elems2d;  /* v3/v4 2D kernel: elements per thread block (-hb_2d_elements; 0: by order; 2, 3, 4, 6 at N = 5, 9, 11) */
+  PetscInt              elems2d;  /* v3/v4 2D kernel: elements per thread block (-hb_2d_elements; 0: 1; 2, 3, 4, 6 at N = 5) */
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */
   PetscInt  nelem, nint;
@@ -149,12 +149,6 @@ static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
 /* elements per block of the v3/v4 2D kernel: -hb_2d_elements, or by order: 4 at N = 5 (resT7 of
    bench/results/gpu-h200-2026-12-01-session12.json, double, 2e7 unknowns, best layer count: 1, 2, 3, 4, 6 elements
    82.6, 88.1, 90.4, 91.3, 88.4% of the roofline), else 1 */
-/* the orders at which the 2D kernel is instantiated with several elements per block (HBMultiElement2D() of src/cuda/hbop2d.cuh) */
-static inline PetscBool SquallHBMultiElementOrder(PetscInt N)
-{
-  return (PetscBool)(N == 5 || N == 9 || N == 11);
-}
-
 static inline PetscInt SquallHBElems2D(const Mat_HB *hb)
 {
   return hb->elems2d > 0 ? hb->elems2d : (hb->N == 5 ? 4 : 1);
@@ -182,7 +176,9 @@ static inline PetscBool SquallHBUse3D(const Mat_HB *hb)
    kernel -, 37, 80, 93, 73, 90, 98, 84, v2's 3D 70, 56, 63, 56, 52, 52, 54, 41: v6 at N = 1-3 and 5); from N = 9 the faster 2D kernel of v4 and v5 at their best layers
    (bench/results/gpu-h200-2026-12-01-session6.json, % of the roofline, v4 / v5; double, runN1:
    N = 9: 78 / 82, 10: 74 / 69, 11: 78 / 77, 12: 67 / 65, 13: 64 / 66, 14: 57 / 68, 15: 64 / 66; single, runN2:
-   9: 77 / 79, 10: 75 / 62, 11: 82 / 71, 12: 73 / 55, 13: 67 / 63, 14: 65 / 69, 15: 69 / 72) */
+   9: 77 / 79, 10: 75 / 62, 11: 82 / 71, 12: 73 / 55, 13: 67 / 63, 14: 65 / 69, 15: 69 / 72); at N = 11 in double v5
+   since session 14, which measured it ahead at the current code in two calls: 76.0 / 74.0 (v5 / v4, resU1 of
+   bench/results/gpu-h200-2026-12-01-session13.json) and 77.2 / 74.9 (resV1 of ...-session14.json) */
 static inline SquallHBKernelVariant SquallHBDefaultVariant(PetscInt N)
 {
 #if defined(PETSC_USE_REAL_SINGLE)
@@ -190,6 +186,6 @@ static inline SquallHBKernelVariant SquallHBDefaultVariant(PetscInt N)
   return N == 9 || N >= 14 ? SQUALL_HB_KERNEL_V5 : SQUALL_HB_KERNEL_V4;
 #else
   if (N <= 2) return SQUALL_HB_KERNEL_V6;
-  return N == 9 || N >= 13 ? SQUALL_HB_KERNEL_V5 : SQUALL_HB_KERNEL_V4;
+  return N == 9 || N == 11 || N >= 13 ? SQUALL_HB_KERNEL_V5 : SQUALL_HB_KERNEL_V4;
 #endif
 }

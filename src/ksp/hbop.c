@@ -61,10 +61,10 @@ static PetscErrorCode HBV3LayersFromOptions(PetscOptionItems *PetscOptionsObject
                             "CUDA, v3-v6 layer-by-layer kernel: layers each thread computes per step (2, 3 or 4; more layers share each shared-memory load of D and q, for more registers and shared memory; 0: the fastest measured for the order)",
                             "SquallHBCreateOperator", hb->v3layers, &hb->v3layers, NULL));
   PetscCheck(hb->v3layers == 0 || (hb->v3layers >= 2 && hb->v3layers <= 4), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v3_layers %" PetscInt_FMT " is out of range: valid values are 0 (by order), 2, 3, 4", hb->v3layers);
-  PetscCall(PetscOptionsInt("-hb_2d_elements", "CUDA, v3/v4 layer-by-layer kernel: elements per thread block (0: by order, 4 at N = 5, whose one-element blocks fill 18 of a warp's 32 lanes, else 1; 2, 3, 4, 6 at N = 5, 9, 11)",
-                            "SquallHBCreateOperator", hb->elems2d, &hb->elems2d, NULL));
-  PetscCheck(hb->elems2d == 0 || hb->elems2d == 1 || (SquallHBMultiElementOrder(hb->N) && (hb->elems2d == 2 || hb->elems2d == 3 || hb->elems2d == 4 || hb->elems2d == 6)), hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-hb_2d_elements %" PetscInt_FMT " is out of range at N = %" PetscInt_FMT ": valid values are 0, 1, and at N = 5, 9, 11 also 2, 3, 4, 6", hb->elems2d, hb->N);
+  PetscCall(PetscOptionsInt("-hb_2d_elements", "CUDA, v3/v4 layer-by-layer kernel: elements per thread block (0: by order, 4 at N = 5, whose one-element blocks fill 18 of a warp's 32 lanes, else 1; 2, 3, 4, 6 at N = 5)", "SquallHBCreateOperator",
+                            hb->elems2d, &hb->elems2d, NULL));
+  PetscCheck(hb->elems2d == 0 || hb->elems2d == 1 || (hb->N == 5 && (hb->elems2d == 2 || hb->elems2d == 3 || hb->elems2d == 4 || hb->elems2d == 6)), hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hb_2d_elements %" PetscInt_FMT " is out of range at N = %" PetscInt_FMT ": valid values are 0, 1, and at N = 5 also 2, 3, 4, 6", hb->elems2d, hb->N);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -630,9 +630,9 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_dirichlet                     - homogeneous Dirichlet conditions on the boundary (lambda may then be 0)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks (v6: its multi-element sweep) for N < K, layer-by-layer 2D blocks for N >= K (default 0: 3, or 10 for v6)
-. -hb_kernel_variant <v1,v2,v3,v4,v5,v6,v7> - CUDA: generation of the element kernels (default by order and precision, SquallHBDefaultVariant(): v6 at N <= 2 (single: 1-3, 5), v5 at N = 9 and 13-15 (single: 9, 14, 15), v4 otherwise, the fastest on the H200; v6: below the switch a layer sweep with several elements per block (a thread per element column, the t-direction in registers) instead of the 3D kernel, v4's 2D kernel from the switch on; v5: v3's 2D sweep with two nodes per thread, each column-shaped shared load serving both; v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts; v3: 2D two layers per step; v3-v5 run v2's 3D kernel below the switch; v1, v2 for comparison; v7, double precision at N = 9-15 only: one element per block, the contractions on the FP64 tensor cores, slower than v4/v5 on the H200)
+. -hb_kernel_variant <v1,v2,v3,v4,v5,v6,v7> - CUDA: generation of the element kernels (default by order and precision, SquallHBDefaultVariant(): v6 at N <= 2 (single: 1-3, 5), v5 at N = 9, 11 and 13-15 (single: 9, 14, 15), v4 otherwise, the fastest on the H200; v6: below the switch a layer sweep with several elements per block (a thread per element column, the t-direction in registers) instead of the 3D kernel, v4's 2D kernel from the switch on; v5: v3's 2D sweep with two nodes per thread, each column-shaped shared load serving both; v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts; v3: 2D two layers per step; v3-v5 run v2's 3D kernel below the switch; v1, v2 for comparison; v7, double precision at N = 9-15 only: one element per block, the contractions on the FP64 tensor cores, slower than v4/v5 on the H200)
 . -hb_v3_layers <0,2,3,4>           - CUDA, v3-v6 2D kernel: layers per step and thread (default 0: the fastest measured for the order and variant; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
-. -hb_2d_elements <0,1,2,3,4,6>      - CUDA, v3/v4 2D kernel: elements per thread block (default 0: 4 at N = 5, else 1; 2-6 only at N = 5, 9, 11)
+. -hb_2d_elements <0,1,2,3,4,6>      - CUDA, v3/v4 2D kernel: elements per thread block (default 0: 4 at N = 5, else 1; 2-6 only at N = 5)
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
 . -hb_overlap <bool>               - overlap the halo exchanges with the interior work (default true; false to measure what it hides)
 . -hb_scramble_keys                 - number the nodes from a scrambled bijection of the lattice keys (a check that nothing relies on the brick's order)
