@@ -7,6 +7,10 @@
 # MODE=2 (double, the 2D kernel with several elements per block also at N = 9 and 11): the multi-element GPU tests and
 #   gpu_hb_np1; hb_bench at N = 9 and 11 (2e7 unknowns): v4 with -hb_2d_elements 1, 2, 3, 4, 6 at every layer count, each
 #   in its own process, and the defaults (v5); compute-sanitizer memcheck of gpu_hb_2d_elements3_N9_np1.
+# MODE=3 (double, hipBone v8: v7's arithmetic at three blocks per SM, q and t unpadded with an XOR swizzle, g_s in
+#   registers): the v8 and v7 GPU tests (v8 equal to v7 bit for bit); hb_bench at N = 9..15 (2e7 unknowns): v5, v7 and v8
+#   with 4 warps in one process, v8 with 6 and with 8 warps each in its own; ncu's sections of one v8 launch (4 warps)
+#   at N = 15; compute-sanitizer memcheck of gpu_hb_v8_np1 and racecheck of gpu_hb_v8_w4_np1.
 MODE=${MODE:-1}; O=/tmp/resV$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ]; then
@@ -32,6 +36,19 @@ elif [ $MODE = 2 ]; then
    done
    echo "== bench done $(el)"
    san memcheck gpu_hb_2d_elements3_N9_np1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 3 ]; then
+  (dbl; timeout 150 ctest -L gpu -R "gpu_hb_v8|gpu_hb_v7_np1" --timeout 120 -j6 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   timeout 180 ./bench/hb_bench -hb_vec_type cuda -orders 15,14,13,12,11,10,9 -dofs 2e7 -reps 20 -cg_iterations 0 -kernel_variants v5,v7,v8 -hb_v8_warps 4 -tag w4 > $O/hb-v8.jsonl 2> $O/hb-v8.err
+   for W in 6 8; do
+     timeout 80 ./bench/hb_bench -hb_vec_type cuda -orders 15,14,13,12,11,10,9 -dofs 2e7 -reps 20 -cg_iterations 0 -hb_kernel_variant v8 -hb_v8_warps $W -tag w$W >> $O/hb-v8.jsonl 2>> $O/hb-v8.err
+   done
+   echo "== bench done $(el)"
+   timeout 60 ncu --clock-control none -k regex:HBLocalOpV8 --launch-skip 3 --launch-count 1 --section SpeedOfLight --section Occupancy --section WarpStateStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section LaunchStats ./bench/hb_bench -hb_vec_type cuda -orders 15 -dofs 2e7 -reps 5 -cg_iterations 0 -hb_kernel_variant v8 -hb_v8_warps 4 > $O/ncu-v8-15.txt 2>&1
+   echo "== ncu done $(el)"
+   san memcheck gpu_hb_v8_np1
+   san racecheck gpu_hb_v8_w4_np1
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 grep -E "tests passed|tests failed" $O/ctest.log
