@@ -9,7 +9,7 @@ static char help[] = "hipBone benchmark sweep; one JSON object per line.\n"
                      "  -assembled_dofs n    size for cg_assembled, which needs E Np (3 Nq)^2 matrix entries (default 1e6)\n"
                      "  -hb_vec_type cuda    run on the GPU (kernels timed with CUDA events); else on the host\n"
                      "  -tag name            copied into every record (to label variants such as -hb_kernel_switch runs)\n"
-                     "  -kernel_variants v4,v5  time the operator kernel of each -hb_kernel_variant (v1, v2, v3, v4, v5, v6, v7, v8) in turn, in this process (one\n"
+                     "  -kernel_variants v4,v5  time the operator kernel of each -hb_kernel_variant (v1, v2, v3, v4, v5, v6, v7) in turn, in this process (one\n"
                      "                       operator each, the \"kernel\" field names it; CG runs with the first); default: -hb_kernel_variant\n"
                      "  -v3_layers 2,3,4     where an operator runs the v3, v4 or v5 2D kernel, time it for each -hb_v3_layers in turn (the\n"
                      "                       same operator, switched by MatSetFromOptions(); \"kernel\" 2d_v3, 2d_v3_L3, 2d_v3_L4 (2d_v4.., 2d_v5..) and \"v3_layers\"\n"
@@ -195,7 +195,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsString("-tag", "Label copied into every record", NULL, Tag, Tag, sizeof(Tag), NULL));
   PetscCall(PetscOptionsReal("-assembled_dofs", "Unknowns for PETSc cg + assembled matrix", NULL, adofs, &adofs, NULL));
-  PetscCall(PetscOptionsStringArray("-kernel_variants", "-hb_kernel_variant values to time in turn (v1, v2, v3, v4, v5, v6, v7, v8)", NULL, variants, &nvariants, &flg));
+  PetscCall(PetscOptionsStringArray("-kernel_variants", "-hb_kernel_variant values to time in turn (v1, v2, v3, v4, v5, v6, v7)", NULL, variants, &nvariants, &flg));
   if (!flg) nvariants = 0;
   PetscCall(PetscOptionsIntArray("-v3_layers", "-hb_v3_layers values to time in turn for the v3, v4 and v5 2D kernels (2, 3, 4)", NULL, layers, &nlayers, &flg));
   if (!flg) nlayers = 0;

@@ -27,8 +27,7 @@
       all, is the fastest from N = 3 on in double (v6 at N <= 2 by default; single: N = 1-3, 5);
       v7 (src/cuda/hbopv7.cuh, double, N = 9..15): the whole element per block of 8 warps, every
       contraction on the FP64 tensor cores (8x8x4 products with D's fragments in registers), which
-      removes the shared-memory bound of the 2D kernels at high order; v8 (src/cuda/hbopv8.cuh) the same at three
-      blocks per SM;
+      removes the shared-memory bound of the 2D kernels at high order;
    2. Z^T: a CSR row sum over the element copies of each node.
    MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
@@ -39,11 +38,10 @@
 #include "cuda/hbopv5.cuh"
 #include "cuda/hbopv6.cuh"
 #include "cuda/hbopv7.cuh"
-#include "cuda/hbopv8.cuh"
 
 /* v3, v4 and v5 have no 3D kernel of their own: below -hb_kernel_switch they run v2's; v6 runs its
    layer sweep there and v4's 2D kernel from the switch on */
-template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant variant, PetscBool use3d, PetscBool cap, PetscInt v3layers, PetscInt elems, PetscInt v8warps, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant variant, PetscBool use3d, PetscBool cap, PetscInt v3layers, PetscInt elems, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   PetscFunctionBegin;
   if (variant == SQUALL_HB_KERNEL_V7) {
@@ -52,13 +50,6 @@ template <int Nq> static PetscErrorCode HBLaunchLocalOpN(SquallHBKernelVariant v
       PetscFunctionReturn(PETSC_SUCCESS);
     }
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel_variant v7 is available at N = 9 to 15 in double precision, not at N = %d", Nq - 1);
-  }
-  if (variant == SQUALL_HB_KERNEL_V8) {
-    if constexpr (HBHaveV8(Nq)) {
-      PetscCall(HBLaunchV8<Nq>(v8warps, e0, e1, a, stream));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel_variant v8 is available at N = 9 to 15 in double precision, not at N = %d", Nq - 1);
   }
   if constexpr (Nq <= 10) {
     if (use3d && variant == SQUALL_HB_KERNEL_V6) {
@@ -117,21 +108,21 @@ static PetscErrorCode HBLocalOp(Mat_HB *hb, PetscInt e0, PetscInt e1, const Pets
   PetscCall(PetscLogEventBegin(SQUALL_HBLocalOp, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   switch (hb->Nq) {
-    case 2: PetscCall(HBLaunchLocalOpN<2>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 3: PetscCall(HBLaunchLocalOpN<3>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 4: PetscCall(HBLaunchLocalOpN<4>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 5: PetscCall(HBLaunchLocalOpN<5>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 6: PetscCall(HBLaunchLocalOpN<6>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 7: PetscCall(HBLaunchLocalOpN<7>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 8: PetscCall(HBLaunchLocalOpN<8>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 9: PetscCall(HBLaunchLocalOpN<9>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 10: PetscCall(HBLaunchLocalOpN<10>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 11: PetscCall(HBLaunchLocalOpN<11>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 12: PetscCall(HBLaunchLocalOpN<12>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 13: PetscCall(HBLaunchLocalOpN<13>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 14: PetscCall(HBLaunchLocalOpN<14>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 15: PetscCall(HBLaunchLocalOpN<15>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
-    case 16: PetscCall(HBLaunchLocalOpN<16>(hb->kvariant, use3d, hb->capregs, layers, elems, hb->v8warps, e0, e1, a, stream)); break;
+    case 2: PetscCall(HBLaunchLocalOpN<2>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 3: PetscCall(HBLaunchLocalOpN<3>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 4: PetscCall(HBLaunchLocalOpN<4>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 5: PetscCall(HBLaunchLocalOpN<5>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 6: PetscCall(HBLaunchLocalOpN<6>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 7: PetscCall(HBLaunchLocalOpN<7>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 8: PetscCall(HBLaunchLocalOpN<8>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 9: PetscCall(HBLaunchLocalOpN<9>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 10: PetscCall(HBLaunchLocalOpN<10>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 11: PetscCall(HBLaunchLocalOpN<11>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 12: PetscCall(HBLaunchLocalOpN<12>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 13: PetscCall(HBLaunchLocalOpN<13>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 14: PetscCall(HBLaunchLocalOpN<14>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 15: PetscCall(HBLaunchLocalOpN<15>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
+    case 16: PetscCall(HBLaunchLocalOpN<16>(hb->kvariant, use3d, hb->capregs, layers, elems, e0, e1, a, stream)); break;
     default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA kernel for order %" PetscInt_FMT " (valid orders are 1 to %d)", hb->N, SQUALL_LGL_MAX_ORDER);
   }
   PetscCallCUDA(cudaGetLastError());

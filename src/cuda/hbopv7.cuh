@@ -47,7 +47,12 @@
    warps: 213 KB), DRAM 48% busy, half of the stall cycles on L1TEX loads: the element's phases still come one after the
    other (gather, then the factors of one layer per warp, then the next layer's, which wait), and one block per SM
    cannot fill the gaps as two blocks do. At Nq = 16 the element's q and t (2 x 32 KB padded to 41 KB) leave room for one
-   layer of factors per warp at one block per SM, and none at two. */
+   layer of factors per warp at one block per SM, and none at two. Measured and reverted too (67c32df, resV3 of the same
+   record): three elements in flight per SM instead, q and t unpadded (64 KB) with an XOR swizzle (node (k, j, i) at
+   256 k + 16 j + (i ^ 4 ((j ^ k) & 3)): every fragment load conflict-free) and g_s in registers, at 4, 6 or 8 warps per
+   block (168, 96, 80 registers: 3 blocks per SM), equal to v7 bit for bit: 50.1, 42.9, 40.9% at N = 15 (v7 59.9% in the
+   same call) and below v7 at every order; ncu (4 warps, N = 15): 18.5% occupancy, DRAM 48%. A block's element takes
+   longer with fewer warps than the third block in flight gains. */
 #if defined(PETSC_USE_REAL_DOUBLE)
 #  define HB_V7_WARPS 8
 #  define HB_V7_PJ 20

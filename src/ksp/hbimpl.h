@@ -58,10 +58,8 @@ typedef struct _n_SquallHBCUDA *SquallHBCUDA;
        element, the t-direction in registers, r and s through one shared slice per layer) instead of
        v2's 3D kernel; from the switch on v4's 2D kernel;
    v7: double precision, N = 9..15: one element per block, every contraction as 8x8x4 products on the
-       FP64 tensor cores (src/cuda/hbopv7.cuh);
-   v8: v7's arithmetic at three blocks per SM: q and t unpadded with an XOR swizzle against bank conflicts,
-       g_s in registers, 4, 6 or 8 warps per block (-hb_v8_warps; src/cuda/hbopv8.cuh) */
-typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3, SQUALL_HB_KERNEL_V4, SQUALL_HB_KERNEL_V5, SQUALL_HB_KERNEL_V6, SQUALL_HB_KERNEL_V7, SQUALL_HB_KERNEL_V8 } SquallHBKernelVariant;
+       FP64 tensor cores (src/cuda/hbopv7.cuh) */
+typedef enum { SQUALL_HB_KERNEL_V1, SQUALL_HB_KERNEL_V2, SQUALL_HB_KERNEL_V3, SQUALL_HB_KERNEL_V4, SQUALL_HB_KERNEL_V5, SQUALL_HB_KERNEL_V6, SQUALL_HB_KERNEL_V7 } SquallHBKernelVariant;
 PETSC_INTERN const char *const SquallHBKernelVariants[];
 
 typedef struct {
@@ -82,7 +80,6 @@ typedef struct {
 
   SquallHBKernelVariant kvariant; /* CUDA element kernels */
   PetscInt              v3layers; /* v3/v4/v5 2D kernel: layers per step and thread (-hb_v3_layers 2, 3, 4; 0: by order, SquallHBV3Layers()) */
-  PetscInt              v8warps;  /* v8 kernel: warps per block (-hb_v8_warps 4, 6, 8) */
   PetscInt              elems2d;  /* v3/v4 2D kernel: elements per thread block (-hb_2d_elements; 0: 1; 2, 3, 4, 6 at N = 5) */
 
   /* local elements: [0, nint) read owned (or masked) nodes only, [nint, nelem) read a ghost */

@@ -9,7 +9,7 @@
 
 static const char HBComposedName[] = "SquallHBMultDot_C";
 
-const char *const SquallHBKernelVariants[] = {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "SquallHBKernelVariant", "SQUALL_HB_KERNEL_", NULL};
+const char *const SquallHBKernelVariants[] = {"v1", "v2", "v3", "v4", "v5", "v6", "v7", "SquallHBKernelVariant", "SQUALL_HB_KERNEL_", NULL};
 
 /* the CUDA element kernel this operator's order runs (the "kernel" of SquallHBGetInfo() and of the
    benchmark records); the register cap exists for the v1 2D kernel from Nq = 14 on; the v3 2D kernel
@@ -23,7 +23,6 @@ const char *SquallHBKernelName(const Mat_HB *hb)
   if (hb->kvariant == SQUALL_HB_KERNEL_V1) return use3d ? "3d" : (hb->capregs && hb->Nq >= 14 ? "2d_capped" : "2d");
   if (hb->kvariant == SQUALL_HB_KERNEL_V6 && use3d) return "3d_v6";
   if (hb->kvariant == SQUALL_HB_KERNEL_V7) return "v7_dmma";
-  if (hb->kvariant == SQUALL_HB_KERNEL_V8) return hb->v8warps == 4 ? "v8_dmma_w4" : (hb->v8warps == 6 ? "v8_dmma_w6" : "v8_dmma_w8");
   if (hb->kvariant >= SQUALL_HB_KERNEL_V3) { /* v3, v4 and v5 have no 3D kernel of their own; their 2D one by layers 2, 3, 4 */
     static const char *const    name[3][3] = {{"2d_v3", "2d_v3_L3", "2d_v3_L4"}, {"2d_v4", "2d_v4_L3", "2d_v4_L4"}, {"2d_v5", "2d_v5_L3", "2d_v5_L4"}};
     const SquallHBKernelVariant v          = hb->kvariant == SQUALL_HB_KERNEL_V6 ? SQUALL_HB_KERNEL_V4 : hb->kvariant;
@@ -124,16 +123,11 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
                              "v4 (v3 with the 2D block shape and shared-memory pitches chosen per order against the bank conflicts of odd Nq) "
                              "v5 (v3's 2D sweep with two nodes per thread: each shared load of a column serves both, fewer shared-memory cycles per node, more registers) "
                              "v6 (below the switch a layer sweep with several elements per block, the t-direction in registers; v4 from the switch on) "
-                             "v7 (double precision, N = 9..15: one element per block, the contractions on the FP64 tensor cores) "
-                             "or v8 (v7's arithmetic at three blocks per SM: the element unpadded in shared memory, swizzled against bank conflicts; double, N = 9..15)",
+                             "or v7 (double precision, N = 9..15: one element per block, the contractions on the FP64 tensor cores)",
                              "SquallHBCreateOperator", SquallHBKernelVariants, (PetscEnum)hb->kvariant, (PetscEnum *)&hb->kvariant, &set));
   if (!set) hb->kvariant = SquallHBDefaultVariant(hb->N);
   PetscCheck(hb->kvariant != SQUALL_HB_KERNEL_V7 || (hb->N >= 9 && hb->N <= 15 && PetscDefined(USE_REAL_DOUBLE)), hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-hb_kernel_variant v7 is available at -hb_order 9 to 15 in double precision, not at %" PetscInt_FMT "%s", hb->N, PetscDefined(USE_REAL_DOUBLE) ? "" : " (this build is single precision)");
-  PetscCheck(hb->kvariant != SQUALL_HB_KERNEL_V8 || (hb->N >= 9 && hb->N <= 15 && PetscDefined(USE_REAL_DOUBLE)), hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-hb_kernel_variant v8 is available at -hb_order 9 to 15 in double precision, not at %" PetscInt_FMT "%s", hb->N, PetscDefined(USE_REAL_DOUBLE) ? "" : " (this build is single precision)");
-  PetscCall(PetscOptionsInt("-hb_v8_warps", "CUDA, -hb_kernel_variant v8: warps per block (4, 6, 8; three blocks per SM)", "SquallHBCreateOperator", hb->v8warps, &hb->v8warps, NULL));
-  PetscCheck(hb->v8warps == 4 || hb->v8warps == 6 || hb->v8warps == 8, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_v8_warps %" PetscInt_FMT " is out of range: valid values are 4, 6, 8", hb->v8warps);
   PetscCall(HBV3LayersFromOptions(PetscOptionsObject, hb));
   PetscCall(PetscOptionsBool("-hb_kernel_cap_registers", "CUDA, v1 layer-by-layer kernel, orders >= 13: cap registers at 128 for two blocks per SM (spills a little)", "SquallHBCreateOperator", hb->capregs, &hb->capregs, NULL));
   PetscCall(PetscOptionsBool("-hb_overlap", "Overlap the halo exchanges with the interior elements and owned rows (off: complete each exchange first, to measure what the overlap hides)", "SquallHBCreateOperator", hb->overlap, &hb->overlap, NULL));
@@ -636,8 +630,7 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_dirichlet                     - homogeneous Dirichlet conditions on the boundary (lambda may then be 0)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
 . -hb_kernel_switch <K>             - CUDA: 3D thread blocks (v6: its multi-element sweep) for N < K, layer-by-layer 2D blocks for N >= K (default 0: 3, or 10 for v6)
-. -hb_kernel_variant <v1,v2,v3,v4,v5,v6,v7,v8> - CUDA: generation of the element kernels (default by order and precision, SquallHBDefaultVariant(): v6 at N <= 2 (single: 1-3, 5), v5 at N = 9, 11 and 13-15 (single: 9, 14, 15), v4 otherwise, the fastest on the H200; v6: below the switch a layer sweep with several elements per block (a thread per element column, the t-direction in registers) instead of the 3D kernel, v4's 2D kernel from the switch on; v5: v3's 2D sweep with two nodes per thread, each column-shaped shared load serving both; v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts; v3: 2D two layers per step; v3-v5 run v2's 3D kernel below the switch; v1, v2 for comparison; v7, double precision at N = 9-15 only: one element per block, the contractions on the FP64 tensor cores, slower than v4/v5 on the H200; v8, double precision at N = 9-15 only: v7's arithmetic (equal bit for bit) at three blocks per SM, the element unpadded in shared memory with an XOR swizzle)
-. -hb_v8_warps <4,6,8>               - CUDA, v8: warps per block (default 6)
+. -hb_kernel_variant <v1,v2,v3,v4,v5,v6,v7> - CUDA: generation of the element kernels (default by order and precision, SquallHBDefaultVariant(): v6 at N <= 2 (single: 1-3, 5), v5 at N = 9, 11 and 13-15 (single: 9, 14, 15), v4 otherwise, the fastest on the H200; v6: below the switch a layer sweep with several elements per block (a thread per element column, the t-direction in registers) instead of the 3D kernel, v4's 2D kernel from the switch on; v5: v3's 2D sweep with two nodes per thread, each column-shaped shared load serving both; v4: v3 with the 2D block shape and shared-memory row pitches chosen per order against bank conflicts; v3: 2D two layers per step; v3-v5 run v2's 3D kernel below the switch; v1, v2 for comparison; v7, double precision at N = 9-15 only: one element per block, the contractions on the FP64 tensor cores, slower than v4/v5 on the H200)
 . -hb_v3_layers <0,2,3,4>           - CUDA, v3-v6 2D kernel: layers per step and thread (default 0: the fastest measured for the order and variant; 3, 4: fewer shared-memory loads per node, more registers and shared memory); also read by `MatSetFromOptions()`
 . -hb_2d_elements <0,1,2,3,4,6>      - CUDA, v3/v4 2D kernel: elements per thread block (default 0: 4 at N = 5, else 1; 2-6 only at N = 5)
 . -hb_kernel_cap_registers          - CUDA, v1 2D kernel, N >= 13: 128 registers per thread, two blocks per SM
@@ -672,8 +665,7 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
   hb->kswitch  = 0;                             /* by variant (SquallHBSwitch) */
   hb->kvariant = SquallHBDefaultVariant(hb->N); /* by order, also where -hb_kernel_variant is not given to MatSetFromOptions() */
   hb->v3layers = 0;                             /* by order (SquallHBV3Layers) */
-  hb->v8warps  = 6;
-  hb->elems2d  = 0; /* by order (SquallHBElems2D) */
+  hb->elems2d  = 0;                             /* by order (SquallHBElems2D) */
   hb->overlap  = PETSC_TRUE;
   PetscCall(PetscStrncpy(hb->vectype, "standard", sizeof(hb->vectype)));
   PetscCall(HBSetFromOptions(hb));
