@@ -11,6 +11,8 @@
 #   registers): the v8 and v7 GPU tests (v8 equal to v7 bit for bit); hb_bench at N = 9..15 (2e7 unknowns): v5, v7 and v8
 #   with 4 warps in one process, v8 with 6 and with 8 warps each in its own; ncu's sections of one v8 launch (4 warps)
 #   at N = 15; compute-sanitizer memcheck of gpu_hb_v8_np1 and racecheck of gpu_hb_v8_w4_np1.
+# MODE=4 (double, the session's final library code: v5 the default at N = 11): every GPU test; hb_bench with the default
+#   kernels at N = 1..15 (2e7 unknowns), the operator and 100 CG iterations (NekBone's figure of merit).
 MODE=${MODE:-1}; O=/tmp/resV$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ]; then
@@ -49,6 +51,11 @@ elif [ $MODE = 3 ]; then
    echo "== ncu done $(el)"
    san memcheck gpu_hb_v8_np1
    san racecheck gpu_hb_v8_w4_np1
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 4 ]; then
+  (dbl; timeout 300 ctest -L gpu --timeout 150 -j8 --output-on-failure > $O/ctest.log 2>&1
+   echo "== tests done $(el)"
+   timeout 400 ./bench/hb_bench -hb_vec_type cuda -orders 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15 -dofs 2e7 -reps 20 -cg_iterations 100 -tag final > $O/hb-final.jsonl 2> $O/hb-final.err
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 grep -E "tests passed|tests failed" $O/ctest.log
