@@ -39,7 +39,7 @@ static PetscErrorCode ESDGLaunchVariantN4(SquallESDG s, const ESDGCuda *c, int v
   const size_t   shm  = ESDGHalfBytes<NQ, true, false, false>();
 
   PetscFunctionBegin;
-  PetscCheck(s->mesh->N == 4 && s->mesh->cartesian && c->boxPhiZ, s->comm, PETSC_ERR_SUP, "The ablation variants exist for -esdg_order 4 on boxes (with Phi = g z) only");
+  PetscCheck(s->mesh->N == 4 && s->boxPhiZ, s->comm, PETSC_ERR_SUP, "The ablation variants exist for -esdg_order 4 on boxes (with Phi = g z) only");
   PetscCheck(!s->gas.departures, s->comm, PETSC_ERR_SUP, "The ablation variants have no departures: -esdg_perturbation_pressure 0");
   switch (variant) {
     case 0: {
@@ -219,8 +219,7 @@ PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
       const PetscInt dc = (PetscInt)((k / Np) % 9);
       PetscCheck(dc / 3 == dc % 3 || m->Ja[k] == 0, s->comm, PETSC_ERR_PLIB, "Cartesian element %" PetscInt_FMT " has an off-axis metric component: the box kernels assume Ja^d = |Ja^d| e_d", (PetscInt)(k / (9 * (size_t)Np)));
     }
-  c->boxPhiZ = s->boxPhiZ;
-  if (m->cartesian && !c->boxPhiZ) PetscCall(PetscInfo(NULL, "Phi varies along x or y within a box element: the general volume kernels run\n"));
+  if (m->cartesian && !s->boxPhiZ) PetscCall(PetscInfo(NULL, "Phi varies along x or y within a box element: the general volume kernels run\n"));
   PetscCall(Upload(&c->D, m->D, (size_t)m->Nq * m->Nq));
   PetscCall(Upload(&c->elist, elist, (size_t)E));
   PetscCall(Upload(&c->faces, faces, (size_t)(c->nFacesEarly + c->nFacesGhost)));

@@ -43,8 +43,6 @@ typedef struct {
   PetscScalar       *C;              /* and its compensation (-ts_lsrk_compensated), or NULL */
   int                cmask;          /* the fields compensated, bit f for field f */
   PetscBool          refCont;        /* the reference is equal bit for bit on both sides of every face (SquallESDGSetReferenceState) */
-  PetscBool          boxPhiZ;        /* boxes whose Phi is constant (bit for bit) over every k-plane of every element: the box
-                                        volume kernels leave out the gravity terms of x and y pairs; else the general kernels run */
   /* the admissibility of the state the last fused stage wrote (bad[1], all ranks), valid while that
      vector is unchanged (its object state): the next stage's check (SquallESDGCheckState) then needs no
      pass over the state of its own */

@@ -91,7 +91,7 @@ __device__ static inline ESDGReal2 make_ESDGReal2(PetscReal x, PetscReal y)
 }
 #define ESDG_NAUX2 (SQUALL_NPAIR / 2)
 /* which per-node value each half of the shared pairs holds: Phi and 1/b last, so that the pairs of a box's x and
-   y lines, which have no gravity term (Phi is constant along them: ESDGCuda.boxPhiZ), load one pair fewer */
+   y lines, which have no gravity term (Phi is constant along them: ESDG.boxPhiZ), load one pair fewer */
 __device__ static constexpr int ESDGPairValue[SQUALL_NPAIR] = {SQ_RHO, SQ_U, SQ_V, SQ_W, SQ_K, SQ_B, SQ_LOGRHO, SQ_LOGB, SQ_PHI, SQ_INVB};
 #define ESDG_NFIN2 (ESDG_NFIN / 2)
 
@@ -455,7 +455,7 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESD
   ESDGArgs      a = ESDGGetArgs(c, s->mesh->w[0]);
   const dim3    block(NP, EPB);
   const int     grid = (int)((count + EPB - 1) / EPB);
-  const bool    cart = s->mesh->cartesian && c->boxPhiZ;
+  const bool    cart = s->boxPhiZ; /* Cartesian, Phi = g z */
 
   PetscFunctionBegin;
   if (!count) PetscFunctionReturn(PETSC_SUCCESS);

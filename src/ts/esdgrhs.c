@@ -250,7 +250,7 @@ PetscErrorCode SquallESDGVolumeFlops(SquallESDG s, PetscBool half, PetscLogDoubl
 {
   SquallDGMesh         m     = s->mesh;
   const PetscLogDouble pairs = 3.0 * m->Nfp * m->Nq * (m->Nq - 1) / 2.0 * m->nOwned;
-  const PetscBool      box   = (PetscBool)(m->cartesian && s->boxPhiZ && s->useGPU);
+  const PetscBool      box   = (PetscBool)(s->boxPhiZ && s->useGPU); /* boxPhiZ: Cartesian, and Phi = g z */
 
   PetscFunctionBegin;
   /* the useful work: each unordered pair once, accumulated into both of its nodes; the full sweep
