@@ -13,6 +13,7 @@
 #   at N = 15; compute-sanitizer memcheck of gpu_hb_v8_np1 and racecheck of gpu_hb_v8_w4_np1.
 # MODE=4 (double, the session's final library code: v5 the default at N = 11): every GPU test; hb_bench with the default
 #   kernels at N = 1..15 (2e7 unknowns), the operator and 100 CG iterations (NekBone's figure of merit).
+# MODE=5 (double, the review: ESDG's boxPhiZ read from the solver instead of a CUDA copy): the ESDG GPU tests.
 MODE=${MODE:-1}; O=/tmp/resV$MODE
 . "$P/device-prologue.sh"
 if [ $MODE = 1 ]; then
@@ -56,6 +57,9 @@ elif [ $MODE = 4 ]; then
   (dbl; timeout 300 ctest -L gpu --timeout 150 -j8 --output-on-failure > $O/ctest.log 2>&1
    echo "== tests done $(el)"
    timeout 400 ./bench/hb_bench -hb_vec_type cuda -orders 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15 -dofs 2e7 -reps 20 -cg_iterations 100 -tag final > $O/hb-final.jsonl 2> $O/hb-final.err
+   echo "== done $(el)") > $O/pipe.log 2>&1
+elif [ $MODE = 5 ]; then
+  (dbl; timeout 240 ctest -L gpu -R "esdg|bubble|lsrk" --timeout 150 -j8 --output-on-failure > $O/ctest.log 2>&1
    echo "== done $(el)") > $O/pipe.log 2>&1
 fi
 grep -E "tests passed|tests failed" $O/ctest.log
