@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rawio import jsonl  # noqa: E402
 from record_session13 import write_hb_session  # noqa: E402
 
-RUNS = ("resV1", "resV2", "resV3", "resV4")
+RUNS = ("resV1", "resV2", "resV3", "resV4", "resV5")
 
 
 def by_order_tag_and_kernel(path):
