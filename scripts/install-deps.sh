@@ -220,7 +220,13 @@ if [ -n "$tarball" ] && [ -f "$tarball" ]; then
 fi
 
 # ---------------------------------------------------------------- build from source
-log "building PETSc $version ($variant) from source into $dest; about 25 minutes on 2 cores (SQUALL_DEPS_CACHE=${SQUALL_DEPS_CACHE:-unset})"
+case $version in 3.22.5) took="about 10 minutes" ;; *) took="about 15 minutes" ;; esac
+[ "$build_kind" = cuda ] && took="$took (more with CUDA)"
+if [ "${1:-}" = --fetch-only ]; then
+  log "fetching the sources of PETSc $version ($variant) and installing the Debian packages its build needs"
+else
+  log "building PETSc $version ($variant) from source into $dest: $took on 2 cores (no prebuilt bundle: SQUALL_DEPS_CACHE=${SQUALL_DEPS_CACHE:-unset})"
+fi
 [ -e "$dest" ] && [ ! -f "$dest/.squall-deps-building" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ] &&
   die "$dest exists, is not empty and holds no PETSc: remove it (or choose another SQUALL_DEPS_PREFIX) and run this again"
 mkdir -p "$dest" && touch "$dest/.squall-deps-building"
