@@ -40,7 +40,7 @@ step() {
   pid=$!
   n=$start
   while kill -0 "$pid" 2>/dev/null; do
-    sleep 5
+    sleep 2
     if [ $(($(date +%s) - n)) -ge 60 ] && kill -0 "$pid" 2>/dev/null; then
       n=$(date +%s)
       log "    ... $(hms $(($(date +%s) - start))) into this step (total $(hms $(($(date +%s) - _squall_t0)))): $(_last_line "$logf")"

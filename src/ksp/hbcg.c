@@ -360,7 +360,7 @@ static PetscErrorCode KSPDestroy_HBCG(KSP ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode KSPSetFromOptions_HBCG(KSP ksp, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode KSPSetFromOptions_HBCG(KSP ksp, SquallOptionItems PetscOptionsObject)
 {
   KSP_HBCG *cg = (KSP_HBCG *)ksp->data;
 

@@ -54,7 +54,7 @@ PetscErrorCode SquallHBGetContext(Mat A, Mat_HB **hb)
 
 /* -hb_v3_layers, at creation and again in MatSetFromOptions() (a kernel choice only: the benchmark
    times every L on one operator) */
-static PetscErrorCode HBV3LayersFromOptions(PetscOptionItems *PetscOptionsObject, Mat_HB *hb)
+static PetscErrorCode HBV3LayersFromOptions(SquallOptionItems PetscOptionsObject, Mat_HB *hb)
 {
   PetscFunctionBegin;
   PetscCall(PetscOptionsInt("-hb_v3_layers",
@@ -68,7 +68,7 @@ static PetscErrorCode HBV3LayersFromOptions(PetscOptionItems *PetscOptionsObject
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSetFromOptions_HB(Mat A, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode MatSetFromOptions_HB(Mat A, SquallOptionItems PetscOptionsObject)
 {
   Mat_HB *hb;
 
@@ -595,7 +595,7 @@ static PetscErrorCode MatView_HB(Mat A, PetscViewer viewer)
 
 static PetscErrorCode MatDestroy_HB(void *ctx)
 {
-  Mat_HB *hb = (Mat_HB *)ctx;
+  Mat_HB *hb = (Mat_HB *)SQUALL_CTX(ctx);
 
   PetscFunctionBegin;
   if (hb->cuda) PetscCall(SquallHBDestroyCUDA(hb));

@@ -35,7 +35,7 @@ static PetscErrorCode P1SetInfo(SquallP1 p1, PetscObject obj, PetscInt bs, Squal
   PetscCall(PetscNew(&in));
   in->p1id = p1->id;
   in->bs   = bs;
-  PetscCall(PetscObjectContainerCompose(obj, "SquallP1Info", in, PetscContainerUserDestroyDefault));
+  PetscCall(PetscObjectContainerCompose(obj, "SquallP1Info", in, SquallCtxDestroyDefault));
   if (info) *info = in;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

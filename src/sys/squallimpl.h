@@ -3,6 +3,7 @@
 
 #include <squall.h>
 #include <petsc/private/petscimpl.h>
+#include "sys/squallcompat.h"
 
 PETSC_INTERN PetscClassId SQUALL_CLASSID;
 

@@ -327,7 +327,7 @@ static PetscErrorCode TSSetUp_LSRK(TS ts)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TSSetFromOptions_LSRK(TS ts, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode TSSetFromOptions_LSRK(TS ts, SquallOptionItems PetscOptionsObject)
 {
   TS_LSRK  *lsrk = (TS_LSRK *)ts->data;
   char      name[16];
