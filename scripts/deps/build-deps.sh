@@ -124,6 +124,10 @@ step "$work" 3-petsc-unpack "PETSc 3.22.5: unpack, CUDA 13 adaptations" unpack_p
 step "$work" 4-petsc-configure "PETSc configure" configure_petsc
 step "$work" 5-petsc-make "PETSc make" make_petsc
 step "$work" 6-petsc-install "PETSc make install" install_petsc
+check_petsc() { cd "$work"/petsc-3.22.5* && make PETSC_DIR="$prefix" PETSC_ARCH= check; }
+if [ "$variant" = cpu ] || { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }; then
+  step "$work" 7-petsc-check "PETSc make check (its example runs)" check_petsc
+fi
 mkdir -p "$prefix/share/squall-deps"
 cp "$work"/logs/*.log "$prefix/share/squall-deps/" 2>/dev/null || true
 rm -rf "$work"
