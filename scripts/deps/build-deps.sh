@@ -27,7 +27,7 @@ for f in p4est_2.3.6.orig.tar.xz hypre_2.32.0.orig.tar.gz petsc_3.22.5+dfsg1.ori
   [ -f "$src/$f" ] || { echo "missing $src/$f" >&2; exit 1; }
 done
 use_mpich_wrappers "$work"
-export CC=mpicc CXX=mpicxx
+export CC=$MPICC CXX=$MPICXX
 log "building p4est 2.3.6, hypre 2.32.0, PETSc 3.22.5 ($variant, $precision) into $prefix, $jobs jobs; work folder $work"
 
 # ---------------- p4est + libsc ----------------
@@ -109,7 +109,7 @@ configure_petsc() {
   if [ "$precision" = single ]; then extra+=(--with-precision=single); fi
   ./configure --prefix="$prefix" --with-debugging=0 \
       COPTFLAGS="-O2" CXXOPTFLAGS="-O2" CUDAOPTFLAGS="-O2" \
-      --with-cc=mpicc --with-cxx=mpicxx --with-fc=0 --with-cxx-dialect=17 \
+      --with-cc="$MPICC" --with-cxx="$MPICXX" --with-fc=0 --with-cxx-dialect=17 \
       --with-shared-libraries=1 --with-x=0 \
       --with-blaslapack-lib=-lopenblas \
       --with-p4est-dir="$prefix" --with-zlib=1 \

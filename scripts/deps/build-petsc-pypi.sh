@@ -92,7 +92,7 @@ configure_petsc() {
   [ "$precision" = single ] && extra+=(--with-precision=single)
   ./configure PETSC_ARCH="$petsc_arch" --prefix="$prefix" --with-debugging=0 \
     COPTFLAGS=-O2 CXXOPTFLAGS=-O2 \
-    --with-cc=mpicc --with-cxx=mpicxx --with-fc=0 --with-cxx-dialect=17 \
+    --with-cc="$MPICC" --with-cxx="$MPICXX" --with-fc=0 --with-cxx-dialect=17 \
     --with-shared-libraries=1 --with-x=0 --with-make-np="$jobs" \
     --with-blaslapack-lib=-lopenblas --with-zlib=1 \
     --with-hdf5-include=/usr/include/hdf5/mpich \

@@ -66,15 +66,17 @@ verify_sha256() {
   [ "$got" = "$want" ] || die "checksum mismatch for $f: expected sha256 $want, got $got (delete it and rerun)"
 }
 
-# MPICH's compiler wrappers: Debian's mpicc may point at another MPI (alternatives); give the build
-# a PATH where mpicc/mpicxx/mpiexec are MPICH's, keeping the bare names in PETSc's configuration.
+# MPICH's compiler wrappers: sets MPICC/MPICXX to "mpicc"/"mpicxx" when those are MPICH's (the names
+# PETSc then records stay portable), else to Debian's /usr/bin/mpicc.mpich and mpicxx.mpich (where the
+# alternatives point at another MPI), and makes MPICH's mpiexec come first on the PATH for the build.
 use_mpich_wrappers() {
   local work=$1
+  MPICC=mpicc MPICXX=mpicxx
   if mpicc -show 2>/dev/null | grep -q mpich && mpiexec --version 2>/dev/null | grep -qi hydra; then return 0; fi
+  [ -x /usr/bin/mpicc.mpich ] || die "mpicc is not MPICH's and /usr/bin/mpicc.mpich is missing (apt-get install mpich libmpich-dev)"
+  MPICC=/usr/bin/mpicc.mpich MPICXX=/usr/bin/mpicxx.mpich
   mkdir -p "$work/mpich-bin"
-  ln -sf /usr/bin/mpicc.mpich "$work/mpich-bin/mpicc"
-  ln -sf /usr/bin/mpicxx.mpich "$work/mpich-bin/mpicxx"
   ln -sf /usr/bin/mpiexec.mpich "$work/mpich-bin/mpiexec"
   export PATH="$work/mpich-bin:$PATH"
-  log "  mpicc is not MPICH's here: building with /usr/bin/mpicc.mpich (via $work/mpich-bin)"
+  log "  mpicc is not MPICH's here: building with $MPICC and $MPICXX"
 }
