@@ -17,6 +17,10 @@ PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_squall(void);
 PETSC_EXTERN PetscBool      SquallHaveCUDA(void);
 PETSC_EXTERN PetscErrorCode SquallCUDAAvailable(MPI_Comm, PetscBool *);
 PETSC_EXTERN PetscErrorCode SquallSynchronize(Vec);
+/* output files: path checks before a run, atomic replacement (src/sys/output.c) */
+PETSC_EXTERN PetscErrorCode SquallCheckOutputPath(MPI_Comm, const char option[], const char path[]);
+PETSC_EXTERN PetscErrorCode SquallOutputTemporaryName(const char path[], char tmp[], size_t len);
+PETSC_EXTERN PetscErrorCode SquallOutputCommit(MPI_Comm, const char path[]);
 
 /* ---- TS "lsrk": low-storage 2N Runge-Kutta (schemes "14s4", "5s4"; option -ts_lsrk_type) */
 #define SQUALL_TSLSRK "lsrk"

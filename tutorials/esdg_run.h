@@ -4,6 +4,53 @@
 
 #include <squall.h>
 
+/* A state the physics admits: finite conserved totals, positive density and pressure everywhere. */
+static PetscErrorCode CheckAdmissible(const char *casename, const char *when, const SquallESDGStats *st)
+{
+  PetscFunctionBegin;
+  PetscCheck(PetscIsNormalReal(st->mass) && PetscIsNormalReal(st->energy) && st->minrho > 0 && st->minp > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED,
+             "%s: the %s state is not admissible (min density %g, min pressure %g, mass %g, energy %g): nothing is written", casename, when, (double)st->minrho, (double)st->minp, (double)st->mass, (double)st->energy);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -esdg_checkpoint_interval k: the checkpoint file is replaced (atomically) every k steps, so a run that
+   dies loses at most k steps */
+typedef struct {
+  SquallESDG esdg;
+  PetscInt   every;
+  char       file[PETSC_MAX_PATH_LEN];
+} CheckpointCtx;
+
+static PetscErrorCode PeriodicCheckpoint(TS ts, PetscInt step, PetscReal t, Vec Q, void *ctx)
+{
+  CheckpointCtx  *c = (CheckpointCtx *)ctx;
+  SquallESDGStats st;
+  PetscReal       dt;
+
+  PetscFunctionBegin;
+  if (step == 0 || step % c->every) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SquallESDGComputeStats(c->esdg, Q, &st));
+  PetscCall(CheckAdmissible("checkpoint", "current", &st));
+  PetscCall(TSGetTimeStep(ts, &dt));
+  PetscCall(SquallESDGWriteCheckpoint(c->esdg, Q, t, step, dt, c->file));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* every output path is checked before the first step, so that a typo does not cost the run */
+static PetscErrorCode CheckOutputPaths(void)
+{
+  const char *const opts[] = {"-esdg_checkpoint", "-esdg_slice_y", "-esdg_vtk"};
+
+  PetscFunctionBegin;
+  for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+    char      path[PETSC_MAX_PATH_LEN] = "";
+    PetscBool flg;
+    PetscCall(PetscOptionsGetString(NULL, NULL, opts[i], path, sizeof(path), &flg));
+    if (flg) PetscCall(SquallCheckOutputPath(PETSC_COMM_WORLD, opts[i], path));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal dt)
 {
   SquallESDG        esdg;
@@ -17,6 +64,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   char              vtk[PETSC_MAX_PATH_LEN] = "", file[PETSC_MAX_PATH_LEN] = "";
   PetscBool         flg;
   TSConvergedReason reason;
+  CheckpointCtx     ck;
 
   PetscFunctionBegin;
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &esdg));
@@ -43,7 +91,22 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscCall(TSSetTimeStep(ts, dt));
   PetscCall(TSSetExactFinalTime(ts, TS_EXACTFINALTIME_MATCHSTEP));
   PetscCall(TSSetFromOptions(ts));
+  PetscCall(CheckOutputPaths());
+  {
+    PetscReal t0, tmax;
+    PetscCall(TSGetTime(ts, &t0));
+    PetscCall(TSGetMaxTime(ts, &tmax));
+    PetscCheck(tmax >= t0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-ts_max_time %g is before the start time %g", (double)tmax, (double)t0);
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_checkpoint", ck.file, sizeof(ck.file), &flg));
+  ck.esdg  = esdg;
+  ck.every = 0;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-esdg_checkpoint_interval", &ck.every, NULL));
+  PetscCheck(ck.every >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_checkpoint_interval %" PetscInt_FMT " is out of range: steps >= 0 (0: only at the end)", ck.every);
+  PetscCheck(!ck.every || flg, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-esdg_checkpoint_interval needs -esdg_checkpoint FILE");
+  if (ck.every) PetscCall(TSMonitorSet(ts, PeriodicCheckpoint, &ck, NULL));
   PetscCall(SquallESDGComputeStats(esdg, Q, &s0));
+  PetscCall(CheckAdmissible(casename, "initial", &s0));
   PetscCall(TSGetStepNumber(ts, &step0));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   PetscCall(PetscTime(&w0));
@@ -56,6 +119,8 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscCall(TSGetTime(ts, &t));
   PetscCall(SquallESDGComputeStats(esdg, Q, &s1));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " steps to t = %g (%s)\n", casename, steps, (double)t, TSConvergedReasons[reason]));
+  PetscCheck(reason >= 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s: the time integration failed (%s) at step %" PetscInt_FMT ", t = %g: nothing is written", casename, TSConvergedReasons[reason], steps, (double)t);
+  PetscCall(CheckAdmissible(casename, "final", &s1));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-esdg_wall_time", &flg));
   /* off by default so that the tutorials' output stays comparable between runs */
   if (flg && steps > step0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  wall time of TSSolve %.4f s, %.6g s per step\n", w1 - w0, (w1 - w0) / (double)(steps - step0)));

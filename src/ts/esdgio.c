@@ -28,12 +28,15 @@ PetscErrorCode SquallESDGWriteCheckpoint(SquallESDG s, Vec Q, PetscReal time, Pe
   Vec         P;
   PetscMPIInt size;
   PetscInt    N = s->mesh->N, pert = s->perturb ? 1 : 0;
+  char        tmp[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
   PetscCall(PlainVec(Q, &P));
   PetscCall(VecCopy(Q, P));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCall(PetscViewerHDF5Open(s->comm, filename, FILE_MODE_WRITE, &v));
+  /* written beside the old file and renamed over it once complete: a crash never loses the last checkpoint */
+  PetscCall(SquallOutputTemporaryName(filename, tmp, sizeof(tmp)));
+  PetscCall(PetscViewerHDF5Open(s->comm, tmp, FILE_MODE_WRITE, &v));
   PetscCall(VecView(P, v));
   PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "time", PETSC_REAL, &time));
   PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "step", PETSC_INT, &step));
@@ -43,6 +46,7 @@ PetscErrorCode SquallESDGWriteCheckpoint(SquallESDG s, Vec Q, PetscReal time, Pe
   PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "perturbation", PETSC_INT, &pert));
   PetscCall(PetscViewerDestroy(&v));
   PetscCall(VecDestroy(&P));
+  PetscCall(SquallOutputCommit(s->comm, filename));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -58,6 +62,12 @@ PetscErrorCode SquallESDGReadCheckpoint(SquallESDG s, const char filename[], Vec
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  {
+    PetscBool exists;
+    /* name the file in the error, before HDF5 prints its own stack */
+    PetscCall(PetscTestFile(filename, 'r', &exists));
+    PetscCheck(exists, s->comm, PETSC_ERR_FILE_OPEN, "Cannot read the checkpoint %s (-esdg_restart): no such readable file", filename);
+  }
   PetscCall(PetscViewerHDF5Open(s->comm, filename, FILE_MODE_READ, &v));
   PetscCall(PetscViewerHDF5ReadAttribute(v, "esdg_state", "order", PETSC_INT, NULL, &N));
   PetscCall(PetscViewerHDF5ReadAttribute(v, "esdg_state", "ranks", PETSC_INT, NULL, &ranks));
@@ -131,7 +141,9 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
   PetscCallMPI(MPI_Gatherv(buf, cnt, MPIU_REAL, all, counts, displs, MPIU_REAL, 0, s->comm));
   if (rank == 0) {
     FILE *fp;
-    PetscCall(PetscFOpen(PETSC_COMM_SELF, filename, "w", &fp));
+    char  tmp[PETSC_MAX_PATH_LEN];
+    PetscCall(SquallOutputTemporaryName(filename, tmp, sizeof(tmp)));
+    PetscCall(PetscFOpen(PETSC_COMM_SELF, tmp, "w", &fp));
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "x,y,z,theta\n"));
     for (PetscMPIInt i = 0; i < displs[size]; i += 4) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.10g,%.10g,%.10g,%.12g\n", (double)all[i], (double)all[i + 1], (double)all[i + 2], (double)all[i + 3]));
     PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
@@ -139,5 +151,6 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
     PetscCall(PetscFree2(counts, displs));
   }
   PetscCall(PetscFree(buf));
+  PetscCall(SquallOutputCommit(s->comm, filename));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
