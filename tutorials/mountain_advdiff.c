@@ -120,6 +120,8 @@ int main(int argc, char **argv)
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetType(ksp, KSPGMRES));
   PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_CURRENT, PETSC_CURRENT, PETSC_CURRENT));
+  /* a solve that does not converge stops the run (PETSc's -ksp_error_if_not_converged 0 turns that off) */
+  PetscCall(KSPSetErrorIfNotConverged(ksp, PETSC_TRUE));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s diffusivity, dt = %g s, theta = %g, %" PetscInt_FMT " steps\n", dtypes[dtype], (double)dt, (double)theta, steps));
   PetscCall(Report(p1, T, 0, 0, vol, -1));

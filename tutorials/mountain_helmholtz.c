@@ -89,6 +89,8 @@ int main(int argc, char **argv)
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_CURRENT, PETSC_CURRENT, PETSC_CURRENT));
+  /* a solve that does not converge stops the run (PETSc's -ksp_error_if_not_converged 0 turns that off) */
+  PetscCall(KSPSetErrorIfNotConverged(ksp, PETSC_TRUE));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPSolve(ksp, b, w));
   PetscCall(KSPGetIterationNumber(ksp, &its));
