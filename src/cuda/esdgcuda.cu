@@ -26,7 +26,7 @@
 /* the variants of the ablation study and the register-cap tuning, N = 4 on boxes, all elements:
    0 unbalanced half sweep, 1 no precomputed logs, 2 one launch per direction, 3/4/5 the half sweep
    with at least 1/6/8 blocks per multiprocessor (1: no register cap; the production kernel uses 6),
-   6 the face kernel capped at 5 blocks per multiprocessor (the default before session 5), 7 the half sweep at 7 blocks (72 registers), 8/9 two share
+   6 the face kernel capped at 5 blocks per multiprocessor (a former default), 7 the half sweep at 7 blocks (72 registers), 8/9 two share
    buffers and one barrier per direction at 5/6 blocks, 10 the sender-scaled shares of before (RADD),
    11/12 the half sweep at 10/12 blocks (48/40 registers: for single precision, which needs 55 uncapped),
    13/14 the production face kernel capped at 4/6 blocks (128/85 registers; uncapped it takes 132: 3 blocks) */

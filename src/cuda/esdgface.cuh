@@ -7,9 +7,9 @@
 
 /* Face fluxes: one thread per face node of the faces a.faces[0..nList), each computed once for both
    sides, stored as -(s_f/w_b) F* at the element face node (and at the partner's, when it is owned). */
-/* No register cap (MINB 1: 132 registers in double): since the per-face-node work shrank in session 4
+/* No register cap (MINB 1: 132 registers in double): since the per-face-node work shrank
    it is 2% faster at N = 4 than the cap at 5 blocks per multiprocessor (96 registers, some spilled),
-   which had been 5% faster before; in single the two are equal (runM2: tune_faces_minb5) */
+   which had been 5% faster before; in single the two are equal (tune_faces_minb5) */
 /* FC: the normal and s_f per element face (a.FGF, boxes): the 25-odd nodes of a face read one value
    each instead of their own from an array as large as the state's face values */
 template <int NQ, int MINB = 1, bool DEP = false, bool FC = false>

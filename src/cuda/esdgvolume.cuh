@@ -185,8 +185,8 @@ template <int NQ, bool LIFT> __device__ static inline void PrefetchElement(const
     PrefetchRangeL2(a.Fref + qe, st);
 }
 
-/* RADD: the partner's share is scaled by its sender and added by the partner (the variant before
-   session 4, kept as tune_recv_add); else the sender stores its flux F2 unscaled and the partner
+/* RADD: the partner's share is scaled by its sender and added by the partner (the former
+   variant, kept as tune_recv_add); else the sender stores its flux F2 unscaled and the partner
    multiplies it in with an FMA, looking its factor 2 w D[m][i] up in the same table: 5 multiplies
    fewer per pair, one more (8-byte) shared load */
 /* DEP: departures (perturbation form); the kernel's gas has them as a compile-time constant */

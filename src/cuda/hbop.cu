@@ -23,7 +23,7 @@
       into a block, each thread sweeping one column of its element with q, the result and the
       D[i][m], D[m][i] of its column in registers: 6 Nq shared loads per node (4 Nq instructions at
       even Nq), one barrier per layer, and every global load of the column requested before the sweep.
-      Measured (runO1-runO3): v6 beats the 3D kernel at every order, but v4's 2D kernel, idle lanes and
+      Measured on the H200: v6 beats the 3D kernel at every order, but v4's 2D kernel, idle lanes and
       all, is the fastest from N = 3 on in double (v6 at N <= 2 by default; single: N = 1-3, 5);
       v7 (src/cuda/hbopv7.cuh, double, N = 9..15): the whole element per block of 8 warps, every
       contraction on the FP64 tensor cores (8x8x4 products with D's fragments in registers), which

@@ -167,7 +167,7 @@ __host__ __device__ constexpr int HBPitchV3(int Nq)
 }
 
 /* v4: v3's kernel with its thread-block shape and row pitches chosen per order (HBLayout2DOf) against
-   the shared-memory bank conflicts that make odd Nq 10-15 points slower (runL1, L = 2-4: Nq = 11, 13,
+   the shared-memory bank conflicts that make odd Nq 10-15 points slower (H200, L = 2-4: Nq = 11, 13,
    15 at 62-72, 54-59, 47-53% of the roofline against 69-78, 75-78, 63-64, 58-64% at Nq = 10, 12, 14,
    16). The analysis is static (no profile yet): -hb_kernel_variant v4 is to be measured against v3.
 
@@ -198,7 +198,7 @@ __host__ __device__ constexpr int HBPitchV3(int Nq)
          16: 5.19 4.69 4.19 (2.94 2.62 2.31)
      v4  11: 5.15 4.49 4.16 (2.52 2.19 2.02)   13: 5.08 4.50 4.21 (2.89 2.53 2.35)
          15: 5.80 4.93 4.64 (3.24 2.71 2.54)   even Nq: as v3
-   Against the 21 runL1 measurements (clocks per node and SM from the roofline fraction: ~76 bytes per
+   Against the 21 measurements of v3 (clocks per node and SM from the roofline fraction: ~76 bytes per
    node, 4437 GB/s over 132 SMs at 1.98 GHz) this model fits t = 0.84 c + 2.9 (R^2 0.83; the whole-warp
    model 0.74, SASS instructions issued per node 0.55, the FP64 pipe 0.48): odd Nq pays in shared-memory
    cycles. For v3 at Nq = 11, 13, 15 the fit gives 59-67, 52-59, 47-55% (measured 62-72, 54-59, 47-53);
@@ -257,8 +257,7 @@ __host__ __device__ constexpr size_t HBShared2D(SquallHBKernelVariant v, int Nq,
    each warp's 32 lanes and its 96 registers per thread allow 10 blocks (20 warps) per SM, so that the kernel, waiting on
    its global loads (ncu: 60% of its stall cycles at 30% occupancy), has 360 threads' loads in flight per SM; 3 elements
    per block (4 warps, 84% of the lanes) keep 540. Instantiated at Nq = 6 only (N = 5, the order whose one-element block
-   wastes most lanes). Measured and reverted at Nq = 10 and 12 (0dc05d5, resV2 of bench/results/gpu-h200-2026-12-01-
-   session14.json, v4, best layer count, % of the roofline): N = 9 (100 threads in 4 warps) 1, 2, 3, 4, 6 elements 76.4,
+   wastes most lanes). Measured and reverted at Nq = 10 and 12 (H200, v4, best layer count, % of the roofline): N = 9 (100 threads in 4 warps) 1, 2, 3, 4, 6 elements 76.4,
    74.0, 77.7, 70.6, 68.0 (v5 82.1); N = 11 (144 in 5 warps) 74.9, 71.1, 68.1, 59.3, 57.4: there idle lanes do not limit. */
 __host__ __device__ constexpr bool HBMultiElement2D(int Nq)
 {
@@ -273,7 +272,7 @@ __host__ __device__ constexpr bool HBMultiElement2D(int Nq)
    100-900 bytes from Nq = 13 on (Nq = 16: 152 bytes at L = 3, 912 at L = 4), inside the sweep. With
    96 registers (Nq <= 13) and 128 (Nq >= 14: 2 blocks of 7-8 warps per SM, which is also all that the
    shared memory of L = 4 allows at Nq = 16) ptxas -v reports 0-16 bytes of spill from Nq = 13 on and
-   at most 48 below (double; the table is in the commit that added L). At Nq = 15, 16 and L = 3 this
+   at most 48 below (double). At Nq = 15, 16 and L = 3 this
    costs a block per SM against L = 2 (3 blocks would need 80 registers, 150-220 bytes of spill). In
    single precision 80 registers leave no spill for any Nq and L = 3, 4.
    Where the G and W of a step are requested (HBAheadV3) makes no difference to nvcc 13.0: it moves the

@@ -37,7 +37,7 @@
    static shared memory. Single (cap 80, 3 blocks) 40, 64, then 80; 8 bytes of spill at Nq = 8, 4 at 10;
    6-8 KB. Left alone nvcc takes 168-255 registers from Nq = 4 on (double: one block per SM) for the
    factors of every layer in flight, and still spills at Nq = 6, 9, 10.
-   Measured (runO3, runO2, bench/results/gpu-h200-2026-12-01-session7.json, % of the streaming roofline at
+   Measured (H200, % of the streaming roofline at
    N = 1..8): double 99, 89, 91, 78, 84, 74, 80, 66 (v2's 3D kernel 93, 78, 75, 59, 66, 48, 68, 46; v4's 2D
    kernel from N = 3: 94, 95, 85, 91, 96, 78); single 100, 89, 88, 87, 85, 81, 84, 70. The default runs v6 at
    N <= 2 (single: 1-3, 5). */
@@ -69,7 +69,7 @@ __host__ __device__ constexpr int HBPitchV6(int Nq)
 /* registers per thread to ask for (see HBMinBlocks): two blocks of up to 8 warps per SM in double, three in
    single (ptxas -v in the comment above); at Nq <= 3, where a column holds 3 nodes, 64 for four blocks (Nq = 3:
    112 registers uncapped at 128, 80 with no spill, 64 with 8 bytes): N = 2 89 -> 93%, N = 1 99 -> 100% of the
-   roofline (runO6) */
+   roofline */
 __host__ __device__ constexpr int HBRegsV6(int Nq)
 {
 #if defined(PETSC_USE_REAL_SINGLE)

@@ -28,30 +28,30 @@
    four rows by four consecutive reals per half-warp, fall in 16 different 8-byte bank pairs), plus a 16 x 20
    slice per warp: 103 KB. Double precision only (FP64 tensor cores); orders N = 9 .. 15 (Nq = 10 .. 16). The
    sums run in another order than the CPU's: equal to round-off, not bit for bit.
-   Measured (resU1 of bench/results/gpu-h200-2026-12-01-session13.json, 2e7 unknowns): 60.7% of the streaming
-   roofline at N = 15 (7.65 TFLOP/s; v5 65.1, v4 59.6 in the same call), 43-48% at N = 11-14 and 31-36% at N = 9, 10,
+   Measured (H200, 2e7 unknowns): 60.7% of the streaming
+   roofline at N = 15 (7.65 TFLOP/s; v5 65.1, v4 59.6 alongside), 43-48% at N = 11-14 and 31-36% at N = 9, 10,
    where the padding to 16 leaves fewer nodes per element for the same latency. The shared-memory bound is gone
    (ncu, N = 15: issue slots 12% busy, L1 57%), and the kernel is latency bound instead: 128 registers and 103 KB per
    block allow 2 blocks (16 warps, 25% occupancy) per SM, 64% of the stall cycles wait on global loads, and DRAM runs
    at 58% of its peak. A block's global traffic comes in bursts (the gather before the first barrier, then each warp's
    factors tile by tile in phase 2), so an element takes ~30 us for ~311 KB; the factors would have to stream with
    deeper prefetch than the registers allow (a ring in shared memory does not fit beside q and t). Measured and
-   reverted (6844797, resU2): D's fragments read from shared memory instead of registers, which leaves room for phase
+   reverted: D's fragments read from shared memory instead of registers, which leaves room for phase
    2's factors in two batches of two tiles per layer, the first requested a layer ahead: 38-53% at N = 9-14 (+5-7
    points) but 55.2% at N = 15 (-5.5), below v4 and v5 at every order either way. Kept as a variant, not a default:
    the next step for it was a persistent block that streams the factors into shared memory while the element computes.
-   Measured and reverted (f6d4d7c, resV1 of bench/results/gpu-h200-2026-12-01-session14.json): one block of 8 warps per
+   Measured and reverted: one block of 8 warps per
    SM walking the elements, each warp's layer of factors and W (14 KB at Nq = 16) copied into its own slot by cp.async a
    layer ahead (the next element's first layer and indices during phase 3), equal to v7 bit for bit: 51.3% at N = 15 and
-   28-44% at N = 9-14, below v7 at every order (61.0% in the same call). ncu at N = 15: 12.5% occupancy (one block of 8
+   28-44% at N = 9-14, below v7 at every order (61.0% alongside). ncu at N = 15: 12.5% occupancy (one block of 8
    warps: 213 KB), DRAM 48% busy, half of the stall cycles on L1TEX loads: the element's phases still come one after the
    other (gather, then the factors of one layer per warp, then the next layer's, which wait), and one block per SM
    cannot fill the gaps as two blocks do. At Nq = 16 the element's q and t (2 x 32 KB padded to 41 KB) leave room for one
-   layer of factors per warp at one block per SM, and none at two. Measured and reverted too (67c32df, resV3 of the same
-   record): three elements in flight per SM instead, q and t unpadded (64 KB) with an XOR swizzle (node (k, j, i) at
+   layer of factors per warp at one block per SM, and none at two.
+   Measured and reverted too: three elements in flight per SM instead, q and t unpadded (64 KB) with an XOR swizzle (node (k, j, i) at
    256 k + 16 j + (i ^ 4 ((j ^ k) & 3)): every fragment load conflict-free) and g_s in registers, at 4, 6 or 8 warps per
-   block (168, 96, 80 registers: 3 blocks per SM), equal to v7 bit for bit: 50.1, 42.9, 40.9% at N = 15 (v7 59.9% in the
-   same call) and below v7 at every order; ncu (4 warps, N = 15): 18.5% occupancy, DRAM 48%. A block's element takes
+   block (168, 96, 80 registers: 3 blocks per SM), equal to v7 bit for bit: 50.1, 42.9, 40.9% at N = 15 (v7 59.9%
+   alongside) and below v7 at every order; ncu (4 warps, N = 15): 18.5% occupancy, DRAM 48%. A block's element takes
    longer with fewer warps than the third block in flight gains. */
 #if defined(PETSC_USE_REAL_DOUBLE)
 #  define HB_V7_WARPS 8

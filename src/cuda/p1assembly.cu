@@ -462,7 +462,7 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1 p1, PetscInt bs, const Pets
     /* once per sparsity and block size, on the host, from the scalar slot map; blocks of exactly the kernel's thread
        block; the diagonal block only (several ranks: MatSetValuesCOO fills the other); not kept on the host. bs 1:
        the long entries first (SquallP1BuildReduce()), 6-8% faster at 0.56 M and 21.1 M tets; bs 3 in position
-       order, whose 9 atomics per entry gain more from consecutive entries (with the classes 4% slower; resR7) */
+       order, whose 9 atomics per entry gain more from consecutive entries (with the classes 4% slower) */
     PetscCall(SquallP1BuildReduce(p1, P1_BLOCK, PETSC_FALSE, bs == 1 ? SQUALL_P1_REDUCE_LONG : PETSC_INT_MAX, &R));
     PetscCall(P1Upload(&rm->ublk, R.ublk, R.nblocks + 1));
     PetscCall(P1Upload(&rm->cblk, R.cblk, R.nblocks + 1));

@@ -8,7 +8,7 @@
 #  error "squall's hipBone CG needs a real PetscScalar"
 #endif
 
-/* Unstructured global numbering of element nodes (src/dm/semnumbering.c). Input: one integer key
+/* Unstructured global numbering of element nodes (src/ksp/semnumbering.c). Input: one integer key
    per element node (equal keys = the same global node; -1 = masked, i.e. Dirichlet). Output: a local
    index per element node into [owned | ghost] nodes, or -1. Owned nodes are numbered with those no
    other rank holds first ("private") and those another rank holds as a ghost last ("shared"), so
@@ -121,17 +121,16 @@ PETSC_INTERN PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal
 PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P);
 
 /* the layers per step the v3 2D kernel runs with: -hb_v3_layers, or for 0 (the default) the fastest
-   on the H200 by order (runL1, bench/results/gpu-h200-2026-11-30-session4.json: % of the streaming
-   roofline for L = 2/3/4 at N = 9..15: 74/69/78, 62/67/72, 75/78/75, 54/57/59, 64/63/64, 47/52/53,
-   59/64/58); 2 below N = 9. v4 below N = 9 by runO1 (bench/results/raw/2026-12-01: N = 3: 2, 4-7: 4, 8: 3). v4 by its
-   own measurements (runM4d, bench/results/gpu-h200-2026-11-30-session5.json: N = 9..15 best 77, 73, 77,
-   66, 63, 56, 63%; again in runN1), v5 by runN1 (bench/results/gpu-h200-2026-12-01-session6.json: L = 2
-   best but at N = 15, where L = 3 gives 66 against 62%); v6 runs v4's 2D kernel and takes its layers */
+   on the H200 by order (% of the streaming roofline for L = 2/3/4 at N = 9..15: 74/69/78, 62/67/72,
+   75/78/75, 54/57/59, 64/63/64, 47/52/53, 59/64/58); 2 below N = 9. v4 below N = 9 by its own
+   measurements (N = 3: 2, 4-7: 4, 8: 3) and from N = 9 (best 77, 73, 77, 66, 63, 56, 63% at N = 9..15),
+   v5 likewise (L = 2 best but at N = 15, where L = 3 gives 66 against 62%); v6 runs v4's 2D kernel and
+   takes its layers */
 static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
 {
 #if defined(PETSC_USE_REAL_SINGLE)
-  /* runN2 (single): v4 is fastest with 4 layers at every 2D order, v5 with 2 at N = 9 and 4 at 14, 15; below
-     N = 9 v4 with 4 too (runO2: N = 3..8 80, 93, 73, 90, 98, 84% against 78, 92, 73, 85, 98, 80 with 2) */
+  /* single: v4 is fastest with 4 layers at every 2D order, v5 with 2 at N = 9 and 4 at 14, 15; below
+     N = 9 v4 with 4 too (N = 3..8 80, 93, 73, 90, 98, 84% against 78, 92, 73, 85, 98, 80 with 2) */
   static const PetscInt best3[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4, 3, 4, 4, 4, 3};
   static const PetscInt best4[16] = {2, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
   static const PetscInt best5[16] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 4, 4};
@@ -146,16 +145,16 @@ static inline PetscInt SquallHBV3Layers(const Mat_HB *hb)
   return hb->kvariant == SQUALL_HB_KERNEL_V5 ? best5[hb->N] : (hb->kvariant == SQUALL_HB_KERNEL_V4 || hb->kvariant == SQUALL_HB_KERNEL_V6 ? best4[hb->N] : best3[hb->N]);
 }
 
-/* elements per block of the v3/v4 2D kernel: -hb_2d_elements, or by order: 4 at N = 5 (resT7 of
-   bench/results/gpu-h200-2026-12-01-session12.json, double, 2e7 unknowns, best layer count: 1, 2, 3, 4, 6 elements
-   82.6, 88.1, 90.4, 91.3, 88.4% of the roofline), else 1 */
+/* elements per block of the v3/v4 2D kernel: -hb_2d_elements, or by order: 4 at N = 5 (H200, double,
+   2e7 unknowns, best layer count: 1, 2, 3, 4, 6 elements 82.6, 88.1, 90.4, 91.3, 88.4% of the roofline),
+   else 1 */
 static inline PetscInt SquallHBElems2D(const Mat_HB *hb)
 {
   return hb->elems2d > 0 ? hb->elems2d : (hb->N == 5 ? 4 : 1);
 }
 
 /* The order from which the CUDA operator runs its 2D (layer-by-layer) kernel: -hb_kernel_switch, or by
-   default 3 (v6: 10, its own low-order kernel up to N = 9). runO1 (bench/results/raw/2026-12-01, double,
+   default 3 (v6: 10, its own low-order kernel up to N = 9). Measured on the H200 (double,
    -hb_kernel_switch 1 against v2's 3D kernel, % of the streaming roofline): v4's 2D kernel at its best layers
    N = 2: 66 against 76, 3: 93 / 75, 4: 94 / 59, 5: 84 / 66, 6: 91 / 48, 7: 96 / 68, 8: 77 / 46 */
 static inline PetscInt SquallHBSwitch(const Mat_HB *hb)
@@ -170,15 +169,14 @@ static inline PetscBool SquallHBUse3D(const Mat_HB *hb)
 }
 
 /* The default -hb_kernel_variant of order N: below the 2D switch the faster of v6's multi-element sweep and
-   v2's 3D kernel, which v4 runs there (runO3, bench/results/raw/2026-12-01, double, % of the streaming roofline:
+   v2's 3D kernel, which v4 runs there (H200, double, % of the streaming roofline:
    N = 1: 99 against 93, 2: 89 / 78; from N = 3 on v4's 2D kernel beats both: 94, 95, 85, 91, 96, 78 at N = 3..8
-   against v6's 91, 78, 84, 74, 80, 66; single, runO2: v6 100, 89, 88, 87, 85, 81, 84, 70 at N = 1..8, v4's 2D
+   against v6's 91, 78, 84, 74, 80, 66; single: v6 100, 89, 88, 87, 85, 81, 84, 70 at N = 1..8, v4's 2D
    kernel -, 37, 80, 93, 73, 90, 98, 84, v2's 3D 70, 56, 63, 56, 52, 52, 54, 41: v6 at N = 1-3 and 5); from N = 9 the faster 2D kernel of v4 and v5 at their best layers
-   (bench/results/gpu-h200-2026-12-01-session6.json, % of the roofline, v4 / v5; double, runN1:
-   N = 9: 78 / 82, 10: 74 / 69, 11: 78 / 77, 12: 67 / 65, 13: 64 / 66, 14: 57 / 68, 15: 64 / 66; single, runN2:
-   9: 77 / 79, 10: 75 / 62, 11: 82 / 71, 12: 73 / 55, 13: 67 / 63, 14: 65 / 69, 15: 69 / 72); at N = 11 in double v5
-   since session 14, which measured it ahead at the current code in two calls: 76.0 / 74.0 (v5 / v4, resU1 of
-   bench/results/gpu-h200-2026-12-01-session13.json) and 77.2 / 74.9 (resV1 of ...-session14.json) */
+   (% of the roofline, v4 / v5; double:
+   N = 9: 78 / 82, 10: 74 / 69, 11: 78 / 77, 12: 67 / 65, 13: 64 / 66, 14: 57 / 68, 15: 64 / 66; single:
+   9: 77 / 79, 10: 75 / 62, 11: 82 / 71, 12: 73 / 55, 13: 67 / 63, 14: 65 / 69, 15: 69 / 72); at N = 11 in double v5,
+   measured ahead at the current kernels twice: 76.0 / 74.0 and 77.2 / 74.9 (v5 / v4) */
 static inline SquallHBKernelVariant SquallHBDefaultVariant(PetscInt N)
 {
 #if defined(PETSC_USE_REAL_SINGLE)

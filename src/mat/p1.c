@@ -28,7 +28,7 @@ typedef char P1TermsAgree[((int)SQUALL_P1_MASS == SQUALL_P1_TERM_MASS && (int)SQ
 static PetscInt P1NextId = 0;
 
 /* On the GPU the reduce mode with its affine_xyz kernel (now affine_shared, below) is the fastest of the four for both block sizes at
-   every size measured (runN1, bench/results/raw/2026-12-01: 0.088 against 0.116 ms for slots at 0.56 M tets,
+   every size measured (H200: 0.088 against 0.116 ms for slots at 0.56 M tets,
    2.23 against 3.55 ms at 21.1 M, 3x3 blocks 0.305 against 0.646 ms). On the CPU the slot map stays: it costs
    64 (bs 1) or 80 (bs 3) bytes per element of memory, once, and saves every assembly its 16 binary searches
    per element, with no map to walk per block. */
@@ -61,11 +61,11 @@ PetscErrorCode SquallP1Create(DM dm, SquallP1 *p1)
   p->backend  = ndev > 0 ? SQUALL_P1_CUDA : SQUALL_P1_HOST;
   p->assembly = SQUALL_P1_ASSEMBLY_ATOMIC;
   /* affine (staged with closed-form element matrices): 0.088 against 0.115 ms (staged) for the scalar matrix of 0.56 M tets,
-     0.307 against 0.315 for 3x3 blocks (runM4d); staged was the fastest of the first six (runI). affine_xyz: affine without
+     0.307 against 0.315 for 3x3 blocks; staged was the fastest of the first six. affine_xyz: affine without
      the streamed geometry, 123 instead of 199 bytes per element from memory for +7% instructions (src/cuda/p1assembly.cu):
-     0.088 against 0.091 ms (affine) at 0.56 M tets, 2.23 against 2.56 ms at 21.1 M (runN1, bench/results/raw/2026-12-01).
+     0.088 against 0.091 ms (affine) at 0.56 M tets, 2.23 against 2.56 ms at 21.1 M (H200).
      affine_shared: affine_xyz with the block's vertex fields read from shared memory, 0.0745 against 0.0827 ms at 0.56 M
-     tets, 2.20 against 2.24 at 21.1 M, 0.301 against 0.304 for 3x3 blocks (resR1, bench/results/raw/2026-12-01-s10) */
+     tets, 2.20 against 2.24 at 21.1 M, 0.301 against 0.304 for 3x3 blocks */
   p->rvariant   = SQUALL_P1_REDUCE_AFFINE_SHARED;
   p->atomicmode = P1DefaultAtomicMode(p->backend);
   p->degtol     = 1e-10;

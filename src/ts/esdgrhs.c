@@ -235,7 +235,7 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec X,
    SquallEulerECMeansPair (58, both log-mean branches, an FMA counted as 2; 54 with the scaled pair values
    of the GPU half sweep, gas->scaled) and of the contraction with the gravity terms: 24 for a general
    metric (SquallEulerECContract, G = g n), 12 along an axis (SquallEulerECContractAxis, on boxes); per
-   accumulation into a node 5 FMAs and the adds of G: 13 or 11. (Session 4 to 10: 61 for the means; before
+   accumulation into a node 5 FMAs and the adds of G: 13 or 11. (Earlier forms of the means took 61; before
    the per-node K of euler.h and the axis contraction: 99 and 13 for every mesh.) With departures
    (perturbation form) the means take 15 more: sbr and p_mom, and sbr joining the product that is
    inverted. The GPU half sweep on boxes leaves out the gravity terms of the x and y pairs (Phi is constant
