@@ -15,3 +15,11 @@ PETSC_EXTERN PetscErrorCode SquallDGMeshCheckCoordinatesCUDA(SquallDGMesh, Vec, 
 PETSC_EXTERN PetscErrorCode SquallCUDAScaleCopy(Vec, PetscReal, Vec);
 /* the fused 2N-storage RK stage update K = a K + dt F; Q = Q + b K on device vectors (comp: compensated, or NULL) */
 PETSC_EXTERN PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b);
+/* the ESDG GPU path (src/cuda/esdgcuda.cu), used when the DM's vectors are device vectors */
+PETSC_EXTERN PetscErrorCode SquallESDGSetUpCUDA(SquallESDG);
+PETSC_EXTERN PetscErrorCode SquallESDGDestroyCUDA(SquallESDG);
+PETSC_EXTERN PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG, PetscReal, Vec, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGStage_CUDA(SquallESDG, PetscReal, Vec Q, Vec K, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done);
+PETSC_EXTERN PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG, Vec, PetscReal *lmax, PetscInt *nbad);
+PETSC_EXTERN PetscErrorCode SquallESDGStageVerdictCUDA(SquallESDG, Vec, PetscBool *known, PetscBool *bad);
+PETSC_EXTERN PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms);

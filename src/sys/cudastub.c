@@ -1,7 +1,6 @@
 /* CPU stubs of the CUDA entry points in src/cuda/squallcuda.h, for builds without CUDA. */
 #include "sys/squallimpl.h"
 #include "cuda/squallcuda.h"
-#include "ts/esdgimpl.h"
 
 #if !defined(SQUALL_HAVE_CUDA)
 PetscErrorCode SquallCUDADeviceCount(PetscInt *n)
@@ -35,7 +34,7 @@ PetscErrorCode SquallLSRKStageUpdateCUDA(Vec Q, Vec K, Vec F, const SquallLSRKCo
 PetscErrorCode SquallESDGSetUpCUDA(SquallESDG s)
 {
   PetscFunctionBegin;
-  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA: -dm_vec_type cuda is not available");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "squall was built without CUDA: -dm_vec_type cuda is not available");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -48,21 +47,21 @@ PetscErrorCode SquallESDGDestroyCUDA(SquallESDG s)
 PetscErrorCode SquallESDGComputeRHS_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec F)
 {
   PetscFunctionBegin;
-  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SquallESDGStage_CUDA(SquallESDG s, PetscReal t, Vec Q, Vec K, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done)
 {
   PetscFunctionBegin;
-  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SquallESDGNodeReduceCUDA(SquallESDG s, Vec Q, PetscReal *lmax, PetscInt *nbad)
 {
   PetscFunctionBegin;
-  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -79,7 +78,7 @@ PetscErrorCode SquallESDGStageVerdictCUDA(SquallESDG s, Vec X, PetscBool *known,
 PetscErrorCode SquallESDGTimeKernelCUDA(SquallESDG s, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms)
 {
   PetscFunctionBegin;
-  SETERRQ(s->comm, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "squall was built without CUDA");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif

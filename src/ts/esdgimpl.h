@@ -5,6 +5,7 @@
 #include <petscsf.h>
 #include "physics/euler.h"
 #include "ts/lsrkimpl.h"
+#include "cuda/squallcuda.h"
 
 typedef enum { SQUALL_CORIOLIS_NONE, SQUALL_CORIOLIS_FPLANE, SQUALL_CORIOLIS_BETAPLANE } SquallCoriolisType;
 PETSC_EXTERN const char *const SquallCoriolisTypes[];
@@ -53,13 +54,6 @@ PETSC_INTERN PetscErrorCode SquallESDGCreateGhostSF(SquallESDG);
 PETSC_EXTERN PetscErrorCode SquallESDGGhostBegin(SquallESDG, PetscMemType, const PetscScalar *q, PetscScalar *qloc);
 PETSC_EXTERN PetscErrorCode SquallESDGGhostEnd(SquallESDG, const PetscScalar *q, PetscScalar *qloc);
 
-/* the GPU path (src/cuda/esdgcuda.cu), used when the DM's vectors are device vectors */
-PETSC_EXTERN PetscErrorCode    SquallESDGSetUpCUDA(SquallESDG);
-PETSC_EXTERN PetscErrorCode    SquallESDGDestroyCUDA(SquallESDG);
-PETSC_EXTERN PetscErrorCode    SquallESDGComputeRHS_CUDA(SquallESDG, PetscReal, Vec, Vec);
-PETSC_EXTERN PetscErrorCode    SquallESDGStage_CUDA(SquallESDG, PetscReal, Vec Q, Vec K, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done);
-PETSC_EXTERN PetscErrorCode    SquallESDGNodeReduceCUDA(SquallESDG, Vec, PetscReal *lmax, PetscInt *nbad);
-PETSC_EXTERN PetscErrorCode    SquallESDGStageVerdictCUDA(SquallESDG, Vec, PetscBool *known, PetscBool *bad);
+/* the GPU path (src/cuda/esdgcuda.cu, declared in src/cuda/squallcuda.h), used when the DM's vectors are device vectors */
 PETSC_EXTERN PetscErrorCode    SquallESDGVolumeFlops(SquallESDG, PetscBool half, PetscLogDouble *);
-PETSC_EXTERN PetscErrorCode    SquallESDGTimeKernelCUDA(SquallESDG, Vec Q, Vec F, const char *which, PetscInt reps, PetscReal *ms);
 PETSC_EXTERN const char *const SquallESDGGPUSurfaceTypes[];
