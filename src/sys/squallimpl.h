@@ -5,6 +5,9 @@
 #include <petsc/private/petscimpl.h>
 #include "sys/squallcompat.h"
 
+/* array options with a fixed number of values (src/sys/options.c) */
+PETSC_INTERN PetscErrorCode SquallOptionsCheckArrayCount(MPI_Comm, const char prefix[], const char opt[], PetscInt count, PetscInt alt);
+
 PETSC_INTERN PetscClassId SQUALL_CLASSID;
 
 /* log events, registered once in SquallInitializePackage() */

@@ -148,6 +148,7 @@ static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, Squa
     PetscCall(PetscOptionsReal("-bubble_dtheta", "Potential-temperature perturbation (K)", "", c->dtheta, &c->dtheta, NULL));
     PetscCall(PetscOptionsReal("-bubble_radius", "Bubble radius (m, > 0)", "", c->rc, &c->rc, NULL));
     PetscCall(PetscOptionsRealArray("-bubble_center", "Bubble centre x,y,z (m)", "", c->xc, &n, NULL));
+    PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-bubble_center", 3, 0));
     PetscCall(PetscOptionsReal("-bubble_p0", "Surface pressure (Pa)", "", c->p0, &c->p0, NULL));
     PetscCheck(c->rc > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bubble_radius %g is out of range: it must be > 0", (double)c->rc);
     c->smooth = prof == 1 ? PETSC_TRUE : PETSC_FALSE;
@@ -158,6 +159,7 @@ static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, Squa
     n = 3;
     PetscCall(PetscOptionsReal("-isothermal_T0", "Temperature of the isothermal atmosphere (K, > 0)", "", c->T0, &c->T0, NULL));
     PetscCall(PetscOptionsRealArray("-isothermal_velocity", "Uniform velocity u,v,w (m/s)", "", c->u, &n, NULL));
+    PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-isothermal_velocity", 3, 0));
     PetscCheck(c->T0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-isothermal_T0 %g is out of range: it must be > 0", (double)c->T0);
     *fn = IsothermalState;
   }
@@ -167,6 +169,7 @@ static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, Squa
     c->amp = 0.5;
     n      = 3;
     PetscCall(PetscOptionsRealArray("-densitywave_velocity", "Advection velocity u,v,w", "", c->u, &n, NULL));
+    PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-densitywave_velocity", 3, 0));
     PetscCall(PetscOptionsReal("-densitywave_amplitude", "Relative density amplitude (0 to 0.9)", "", c->amp, &c->amp, NULL));
     PetscCheck(c->amp >= 0 && c->amp <= 0.9, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-densitywave_amplitude %g is out of range [0, 0.9]", (double)c->amp);
     for (PetscInt d = 0; d < 3; d++) PetscCheck(m->periodic[d], s->comm, PETSC_ERR_ARG_INCOMP, "The densitywave case needs a fully periodic brick (-dm_p4est_brick_periodicity 1,1,1)");
