@@ -7,7 +7,7 @@
 #   3. SQUALL_DEPS_CACHE has squall-deps-<variant>.tar.xz (+ .sha256) of the requested PETSc
 #      -> verify and unpack it into PREFIX.
 #   4. otherwise download the sources (sha256-pinned) and build the stack (progress on stderr; a rerun
-#      resumes a failed build; about 25 minutes on 2 cores):
+#      resumes a failed build; about 15 minutes on 2 cores for a CPU variant):
 #        SQUALL_PETSC_VERSION=3.26.1 (default): PETSc from PyPI's source distribution, p4est and hypre
 #          from Debian's orig tarballs built by PETSc's configure (scripts/deps/build-petsc-pypi.sh);
 #        SQUALL_PETSC_VERSION=3.22.5: PETSc, p4est and hypre from Debian source packages
