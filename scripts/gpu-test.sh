@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build squall against the CUDA PETSc bundle and run the GPU tests (ctest label "gpu"), on a machine
-# with an NVIDIA GPU. Results are only printed; the lead records them.
+# with an NVIDIA GPU. Results are only printed.
 #   scripts/gpu-test.sh [bundle.tar.xz]      (default: .deps/squall-deps-cuda.tar.xz in the repo)
 # Environment: OUT (write the logs there; default build-gpu), SQUALL_GPU_BUILD_DIR (default build-gpu),
 #   SQUALL_GPU_TEST_TIMEOUT (seconds per test, default 300), SQUALL_JOBS (default nproc).
