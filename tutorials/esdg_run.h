@@ -4,6 +4,19 @@
 
 #include <squall.h>
 
+/* A tutorial's small default case: each option of defaults (name, value pairs, NULL-terminated) that the
+   user did not give, so that the tutorial runs without any options */
+static PetscErrorCode SetDefaultOptions(const char *const defaults[][2])
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; defaults[i][0]; i++) {
+    PetscBool set;
+    PetscCall(PetscOptionsHasName(NULL, NULL, defaults[i][0], &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, defaults[i][0], defaults[i][1]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A state the physics admits: finite conserved totals, positive density and pressure everywhere. */
 static PetscErrorCode CheckAdmissible(const char *casename, const char *when, const SquallESDGStats *st)
 {

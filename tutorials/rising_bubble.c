@@ -7,11 +7,15 @@ static char help[] = "3D rising thermal bubble with squall's entropy-stable DG (
 
 #include "esdg_run.h"
 
+/* without options: options/rising_bubble.opts' domain at 8 elements of order 3 */
+static const char *const defaults[][2] = {{"-dm_p4est_brick_size", "2,2,2"}, {"-dm_p4est_brick_periodicity", "1,1,0"}, {"-dm_p4est_brick_bounds", "-1000,1000,-1000,1000,0,2000"}, {"-esdg_order", "3"}, {NULL, NULL}};
+
 int main(int argc, char **argv)
 {
   PetscBool require = PETSC_FALSE, avail = PETSC_TRUE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(SetDefaultOptions(defaults));
   /* for the test suite: a GPU test of this tutorial reports "skipped" (exit code 200) where no GPU is usable */
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-test_require_gpu", &require, NULL));
   if (require) PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &avail));

@@ -43,7 +43,7 @@ PetscErrorCode SquallDGMeshSetNumFields(SquallDGMesh m, PetscInt nf)
    (PETSc would accept nonsense silently) and to know the lattice. Defaults are PETSc's: one unit per base cell. */
 static PetscErrorCode DGMeshReadBrickOptions(SquallDGMesh m, const char prefix[], PetscInt *refine)
 {
-  PetscInt  size[3] = {1, 1, 1}, per[3] = {0, 0, 0}, n = 3, ref = 0;
+  PetscInt  size[3] = {2, 2, 2}, per[3] = {0, 0, 0}, n = 3, ref = 0; /* PETSc's defaults (pforest) */
   PetscReal bounds[6] = {0, 1, 0, 1, 0, 1};
   PetscBool flg;
 
