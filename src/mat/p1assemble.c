@@ -169,7 +169,7 @@ PetscErrorCode SquallP1CheckLayout(SquallP1 p1, PetscInt bs, Mat A)
         if (garray[bs * k + j] != bs * p1->garray[k] + j) ok = PETSC_FALSE;
   } else if (ok && p1->oI[p1->nowned])
     ok = PETSC_FALSE;
-  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, p1->comm));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, SQUALL_MPI_BOOL, MPI_LAND, p1->comm));
   PetscCheck(ok, p1->comm, PETSC_ERR_PLIB, "The AIJ layout of the matrix differs from squall's sparsity graph (was its pattern changed?); the atomic assembly cannot write it");
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -270,8 +270,8 @@ PetscErrorCode SquallP1CreateMeshFromFile(MPI_Comm comm, const char filename[], 
   ierr = DMPlexCreateFromFile(comm, filename, "p1", PETSC_FALSE, dm);
   PetscCall(PetscPopErrorHandler());
   if (ierr) {
-    const char *text     = NULL;
-    char       *specific = NULL;
+    const char     *text     = NULL;
+    SquallErrorText specific = NULL;
 
     (void)PetscErrorMessage(ierr, &text, &specific);
     SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "Malformed mesh file %s: PETSc's reader failed with \"%s\" (%s)", filename, specific && specific[0] ? specific : "no message", text ? text : "unknown error");

@@ -20,3 +20,17 @@ typedef PetscOptionItems *SquallOptionItems;
 #  define SQUALL_CTX(ptr) ((void *)(ptr))
 #  define SquallCtxDestroyDefault PetscContainerUserDestroyDefault
 #endif
+
+/* PetscErrorMessage() returns the specific message as const char * from PETSc 3.23 on */
+#if PETSC_VERSION_GE(3, 23, 0)
+typedef const char *SquallErrorText;
+#else
+typedef char             *SquallErrorText;
+#endif
+
+/* PetscBool is C's bool from PETSc 3.24 on, whose MPI type is MPI_C_BOOL */
+#if PETSC_VERSION_GE(3, 24, 0)
+#  define SQUALL_MPI_BOOL MPI_C_BOOL
+#else
+#  define SQUALL_MPI_BOOL MPIU_BOOL
+#endif
