@@ -3,7 +3,8 @@
 # record scripts/check-fresh-install.sh keeps in scripts/deps/verified.sha256 and .ci/run compares:
 # scripts/install-deps.sh and every file under scripts/deps except that record.
 #   stack-checksum.sh          prints the list
-#   stack-checksum.sh --check  exits 1 (saying which files differ) when the list differs from the record
+#   stack-checksum.sh --check  exits 1 (saying which files differ) when the list differs from the record,
+#                              2 when there is no record yet (no fresh-install check has run)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 record=scripts/deps/verified.sha256
@@ -14,7 +15,7 @@ list() {
 if [ "${1:-}" != --check ]; then list; exit 0; fi
 if [ ! -f "$root/$record" ]; then
   echo "$record is missing: no fresh-install check has verified this dependency stack; run scripts/check-fresh-install.sh" >&2
-  exit 1
+  exit 2
 fi
 if ! out=$(diff <(grep -v '^#' "$root/$record") <(list) 2>&1); then
   echo "the dependency stack (scripts/install-deps.sh, scripts/deps/) differs from the one the last fresh-install check verified ($record):" >&2
