@@ -4,7 +4,7 @@
 #   bench/run-esdg-gpu.sh BUILD_DIR        (PATH/PETSC_DIR set for the CUDA PETSc; writes to $OUT or .)
 # Outputs: esdg-smi.csv, esdg-kernels.json, esdg-throughput.json (JSON lines of bench/esdg_bench.c),
 # esdg-share.json (bench/esdg_share.py over -log_view of short bubble runs). Then
-# bench/record_esdg.py turns them (with the other runs' output) into bench/results/ records and plots.
+# Each file holds one JSON record per line, with the GPU, clocks and commit of the run.
 set -uo pipefail
 b=${1:?build dir}; o=${OUT:-.}; root=$(cd "$(dirname "$0")/.." && pwd)
 mesh="-dm_p4est_brick_size 1,1,1 -dm_p4est_brick_periodicity 1,1,0 -dm_p4est_brick_bounds -1000,1000,-1000,1000,0,2000 -dm_vec_type cuda -use_gpu_aware_mpi 0"

@@ -29,7 +29,7 @@ grep -E '^(bs|element kernel|metric kernel)' "$DEST/p1-tests.log" | head -20 | t
 # (search, slots, reduce with its kernels affine_shared (the default), affine_xyz, affine, staged and plain) next to COO, at
 # 0.56 M tetrahedra and at 21.1 M (the large sweep's level: >= 20 M), where the scalar matrix is assembled by
 # all of them, COO included (-bench_coo_max_mtets 25). The host set-up is what takes time (the 21.1 M level:
-# ~13 s mesh and set-up, ~8 s slot map, ~19 s reduce map, ~43 s COO pattern; runM3 took 133 s with every
+# ~13 s mesh and set-up, ~8 s slot map, ~19 s reduce map, ~43 s COO pattern; one run took 133 s with every
 # variant), so the intermediate meshes (2.2, 5.2, 10.4 M: bench/p1_assembly's default sweep) are left out, the
 # gather mode runs at 0.56 M only, the host MatSetValues once. Meant to take about 130 s; a 170 s timeout keeps
 # the lines written so far. The table at the end of stdout summarises it (not printed if killed).

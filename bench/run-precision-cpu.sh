@@ -2,7 +2,7 @@
 # Single-precision accuracy of the ESDG formulations on the CPU (C reference), against double: the
 # 64-element bubble (N=3, 100 s) and the coarse baroclinic channel (N=2, 600 s), plain, with the reference
 # residual, in perturbation form without and with departures. One JSON line per run (bench/tutorial_log.py).
-#   bench/run-precision-cpu.sh BUILD_DOUBLE BUILD_SINGLE > bench/results/precision-cpu-DATE.jsonl
+#   bench/run-precision-cpu.sh BUILD_DOUBLE BUILD_SINGLE > precision-cpu.jsonl
 set -uo pipefail
 bd=${1:?double build}; bs=${2:?single build}; root=$(cd "$(dirname "$0")/.." && pwd); t=$(mktemp -d)
 bub="-options_file $root/options/rising_bubble.opts -dm_forest_initial_refinement 1 -esdg_order 3 -ts_max_time 100 -esdg_monitor 0 -bubble_profile smooth"
