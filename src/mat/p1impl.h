@@ -120,6 +120,7 @@ typedef struct {
 } SquallP1Info;
 
 PETSC_INTERN PetscErrorCode SquallP1GetInfo(PetscObject, SquallP1Info **);
+PETSC_INTERN PetscErrorCode SquallP1GmshCheck(const char[], char[], size_t);
 PETSC_INTERN PetscErrorCode SquallP1ComputeGeometryHost(SquallP1);
 PETSC_INTERN PetscErrorCode SquallP1GlobalToLocal(SquallP1, PetscInt bs, Vec g, Vec *l);
 PETSC_INTERN PetscErrorCode SquallP1CheckLayout(SquallP1, PetscInt bs, Mat);

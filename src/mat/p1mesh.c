@@ -264,6 +264,12 @@ PetscErrorCode SquallP1CreateMeshFromFile(MPI_Comm comm, const char filename[], 
   PetscCallMPI(MPI_Bcast(head, sizeof(head), MPI_CHAR, 0, comm));
   PetscCheck(status != 1, comm, PETSC_ERR_FILE_OPEN, "Cannot open the mesh file %s (-p1_mesh_file): it does not exist or is not readable", filename);
   PetscCheck(status != 2, comm, PETSC_ERR_FILE_UNEXPECTED, "The mesh file %s is not a Gmsh file: its first line should be $MeshFormat, not \"%s\"", filename, head);
+  if (gmsh) {
+    char msg[256] = "";
+    if (rank == 0) PetscCall(SquallP1GmshCheck(filename, msg, sizeof(msg)));
+    PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm));
+    PetscCheck(!msg[0], comm, PETSC_ERR_FILE_UNEXPECTED, "Malformed mesh file %s: %s", filename, msg);
+  }
 
   /* PETSc's reader reports a malformed file deep inside; catch it and name the file */
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
