@@ -48,19 +48,23 @@ static PetscErrorCode DGMeshReadBrickOptions(SquallDGMesh m, const char prefix[]
   PetscBool flg;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsGetIntArray(NULL, prefix, "-dm_p4est_brick_size", size, &n, &flg));
-  PetscCheck(!flg || n == 3, m->comm, PETSC_ERR_ARG_SIZ, "-dm_p4est_brick_size needs 3 values Kx,Ky,Kz; got %" PetscInt_FMT, n);
+  /* listed by -help with the defaults squall assumes (PETSc's DMForest reads them again) */
+  PetscOptionsBegin(m->comm, prefix, "DMForest brick (PETSc's options, checked by squall)", "DMFOREST");
+  PetscCall(PetscOptionsIntArray("-dm_p4est_brick_size", "Base cells Kx,Ky,Kz of the brick (each >= 1)", "DMForestSetTopology", size, &n, &flg));
+  PetscCall(SquallOptionsCheckArrayCount(m->comm, prefix, "-dm_p4est_brick_size", 3, 0));
   for (PetscInt d = 0; d < 3; d++) PetscCheck(size[d] >= 1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_p4est_brick_size: %c has %" PetscInt_FMT " base cells; each entry must be >= 1", "xyz"[d], size[d]);
   /* PETSc's default brick spans one unit per base cell */
   for (PetscInt d = 0; d < 3; d++) bounds[2 * d + 1] = size[d];
   n = 6;
-  PetscCall(PetscOptionsGetRealArray(NULL, prefix, "-dm_p4est_brick_bounds", bounds, &n, &flg));
-  PetscCheck(!flg || n == 6, m->comm, PETSC_ERR_ARG_SIZ, "-dm_p4est_brick_bounds needs 6 values x0,x1,y0,y1,z0,z1; got %" PetscInt_FMT, n);
+  PetscCall(PetscOptionsRealArray("-dm_p4est_brick_bounds", "Extent x0,x1,y0,y1,z0,z1 of the brick (x1 > x0 ...; default one unit per base cell)", "DMForestSetTopology", bounds, &n, &flg));
+  PetscCall(SquallOptionsCheckArrayCount(m->comm, prefix, "-dm_p4est_brick_bounds", 6, 0));
   for (PetscInt d = 0; d < 3; d++)
     PetscCheck(bounds[2 * d + 1] > bounds[2 * d], m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_p4est_brick_bounds: the %c extent [%g, %g] must be positive (x1 > x0)", "xyz"[d], (double)bounds[2 * d], (double)bounds[2 * d + 1]);
   n = 3;
-  PetscCall(PetscOptionsGetIntArray(NULL, prefix, "-dm_p4est_brick_periodicity", per, &n, &flg));
-  PetscCall(PetscOptionsGetInt(NULL, prefix, "-dm_forest_initial_refinement", &ref, NULL));
+  PetscCall(PetscOptionsIntArray("-dm_p4est_brick_periodicity", "Periodic directions px,py,pz (0 or 1; non-periodic sides are reflecting walls)", "DMForestSetTopology", per, &n, &flg));
+  PetscCall(SquallOptionsCheckArrayCount(m->comm, prefix, "-dm_p4est_brick_periodicity", 3, 0));
+  PetscCall(PetscOptionsInt("-dm_forest_initial_refinement", "Uniform refinement levels of the brick (0 to 12)", "DMForestSetInitialRefinement", ref, &ref, NULL));
+  PetscOptionsEnd();
   PetscCheck(ref >= 0 && ref <= 12, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_forest_initial_refinement %" PetscInt_FMT " is out of range: valid levels are 0 to 12", ref);
   for (PetscInt d = 0; d < 3; d++) {
     m->ncell[d]    = size[d] << ref;
