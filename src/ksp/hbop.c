@@ -102,14 +102,10 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCheck(hb->N >= 1 && hb->N <= SQUALL_LGL_MAX_ORDER, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_order %" PetscInt_FMT " is out of range: valid orders are 1 to %d", hb->N, SQUALL_LGL_MAX_ORDER);
   PetscCall(PetscOptionsIntArray("-hb_elements", "Elements Ex,Ey,Ez of the brick (one value: the same in every direction)", "SquallHBCreateOperator", hb->E, &nE, &flg));
   PetscCall(SquallOptionsCheckArrayCount(hb->comm, PetscOptionsObject->prefix, "-hb_elements", 3, 1));
-  if (flg) {
-    PetscCheck(nE == 1 || nE == 3, hb->comm, PETSC_ERR_ARG_SIZ, "-hb_elements takes 1 or 3 values (Ex,Ey,Ez), not %" PetscInt_FMT, nE);
-    if (nE == 1) hb->E[1] = hb->E[2] = hb->E[0];
-  }
+  if (flg && nE == 1) hb->E[1] = hb->E[2] = hb->E[0];
   for (PetscInt d = 0; d < 3; d++) PetscCheck(hb->E[d] >= 1, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_elements: %" PetscInt_FMT " elements in direction %c, must be at least 1", hb->E[d], (char)('x' + d));
   PetscCall(PetscOptionsRealArray("-hb_bounds", "Extent x0,x1,y0,y1,z0,z1 of the brick", "SquallHBCreateOperator", hb->bounds, &nb, &flg));
   PetscCall(SquallOptionsCheckArrayCount(hb->comm, PetscOptionsObject->prefix, "-hb_bounds", 6, 0));
-  PetscCheck(!flg || nb == 6, hb->comm, PETSC_ERR_ARG_SIZ, "-hb_bounds takes 6 values x0,x1,y0,y1,z0,z1, not %" PetscInt_FMT, nb);
   for (PetscInt d = 0; d < 3; d++) PetscCheck(hb->bounds[2 * d + 1] > hb->bounds[2 * d], hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_bounds: the %c extent [%g, %g] is empty", (char)('x' + d), (double)hb->bounds[2 * d], (double)hb->bounds[2 * d + 1]);
   PetscCall(PetscOptionsBool("-hb_dirichlet", "Homogeneous Dirichlet conditions on the brick boundary (its nodes are not unknowns)", "SquallHBCreateOperator", hb->dirichlet, &hb->dirichlet, NULL));
   PetscCall(PetscOptionsReal("-hb_lambda", "Screening coefficient lambda of A = Z^T (S_L + lambda W) Z", "SquallHBCreateOperator", hb->lambda, &hb->lambda, NULL));

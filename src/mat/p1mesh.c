@@ -151,14 +151,12 @@ PetscErrorCode SquallP1MountainSetFromOptions(MPI_Comm comm, SquallP1Mountain *m
   PetscOptionsBegin(comm, NULL, "Terrain-following mountain mesh (hexahedra split into 6 tetrahedra)", "SquallP1Mountain");
   PetscCall(PetscOptionsIntArray("-mountain_cells", "Hexahedra in x, y, z before the split into 6 tetrahedra each", "SquallP1MountainCreateMesh", m->cells, &n, &flg));
   PetscCall(SquallOptionsCheckArrayCount(comm, PetscOptionsObject->prefix, "-mountain_cells", 3, 0));
-  PetscCheck(!flg || n == 3, comm, PETSC_ERR_ARG_SIZ, "-mountain_cells needs 3 values nx,ny,nz; got %" PetscInt_FMT, n);
   PetscCall(PetscOptionsReal("-mountain_stretch", "Vertical stretching s, zeta = H (exp(s k/nz) - 1)/(exp(s) - 1) (0 uniform, up to 10)", "SquallP1MountainCreateMesh", m->stretch, &m->stretch, NULL));
   PetscCall(PetscOptionsReal("-mountain_h0", "Height of the bell-shaped hill (m)", "SquallP1MountainCreateMesh", m->h0, &m->h0, NULL));
   PetscCall(PetscOptionsReal("-mountain_a", "Half-width of the hill (m)", "SquallP1MountainCreateMesh", m->a, &m->a, NULL));
   n = 3;
   PetscCall(PetscOptionsRealArray("-mountain_extent", "Domain extents Lx,Ly (centred on the hill) and model top H (m)", "SquallP1MountainCreateMesh", ext, &n, &flg));
   PetscCall(SquallOptionsCheckArrayCount(comm, PetscOptionsObject->prefix, "-mountain_extent", 3, 0));
-  PetscCheck(!flg || n == 3, comm, PETSC_ERR_ARG_SIZ, "-mountain_extent needs 3 values Lx,Ly,H; got %" PetscInt_FMT, n);
   PetscOptionsEnd();
   m->L[0] = ext[0];
   m->L[1] = ext[1];
@@ -318,15 +316,12 @@ PetscErrorCode SquallP1CreateMeshFromOptions(MPI_Comm comm, DM *dm)
   n = 3;
   PetscCall(PetscOptionsIntArray("-p1_box_faces", "Hexahedra per direction of -p1_mesh box (each split into 6 tetrahedra)", "SquallP1CreateBoxMesh", faces, &n, &flg));
   PetscCall(SquallOptionsCheckArrayCount(comm, PetscOptionsObject->prefix, "-p1_box_faces", 3, 0));
-  PetscCheck(!flg || n == 3, comm, PETSC_ERR_ARG_SIZ, "-p1_box_faces needs 3 values nx,ny,nz; got %" PetscInt_FMT, n);
   n = 3;
   PetscCall(PetscOptionsRealArray("-p1_box_lower", "Lower corner of -p1_mesh box", "SquallP1CreateBoxMesh", lo, &n, &flg));
   PetscCall(SquallOptionsCheckArrayCount(comm, PetscOptionsObject->prefix, "-p1_box_lower", 3, 0));
-  PetscCheck(!flg || n == 3, comm, PETSC_ERR_ARG_SIZ, "-p1_box_lower needs 3 values; got %" PetscInt_FMT, n);
   n = 3;
   PetscCall(PetscOptionsRealArray("-p1_box_upper", "Upper corner of -p1_mesh box", "SquallP1CreateBoxMesh", hi, &n, &flg));
   PetscCall(SquallOptionsCheckArrayCount(comm, PetscOptionsObject->prefix, "-p1_box_upper", 3, 0));
-  PetscCheck(!flg || n == 3, comm, PETSC_ERR_ARG_SIZ, "-p1_box_upper needs 3 values; got %" PetscInt_FMT, n);
   PetscOptionsEnd();
   switch (type) {
     case 0: PetscCall(SquallP1CreateMountainMesh(comm, dm)); break;
