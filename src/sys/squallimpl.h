@@ -10,6 +10,9 @@ PETSC_INTERN PetscErrorCode SquallOptionsCheckArrayCount(MPI_Comm, const char pr
 
 PETSC_INTERN PetscClassId SQUALL_CLASSID;
 
+/* what every CPU stub of a CUDA entry point reports (src/<layer>/<capability>cudastub.c) */
+#define SQUALL_NO_CUDA_MSG "squall was built without CUDA (reconfigure with a CUDA-enabled PETSc)"
+
 /* log events, registered once in SquallInitializePackage() */
 PETSC_INTERN PetscLogEvent SQUALL_DGMeshSetUp;
 PETSC_INTERN PetscLogEvent SQUALL_ESDGRHS;
