@@ -4,14 +4,11 @@
     python3 scripts/plot_slice.py slice.csv slice.png [--theta0 300] [--title text]
 
 Plots theta - theta0 (the perturbation) in the x-z plane with matplotlib (tricontourf over the
-LGL nodes)."""
+LGL nodes). The axes are to scale unless the slice is much wider than tall (a channel 40000 km long
+and 30 km high), where each axis gets its own scale; --aspect equal|auto forces either."""
 import argparse
 import csv
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import sys
 
 
 def main():
@@ -20,19 +17,38 @@ def main():
     p.add_argument("png")
     p.add_argument("--theta0", type=float, default=300.0, help="background potential temperature (K)")
     p.add_argument("--title", default="")
+    p.add_argument("--aspect", choices=["equal", "auto"], help="to scale (equal) or not (auto); default: equal unless width/height > 10")
     a = p.parse_args()
     x, z, th = [], [], []
-    with open(a.csv) as f:
-        for row in csv.DictReader(f):
-            x.append(float(row["x"]))
-            z.append(float(row["z"]))
-            th.append(float(row["theta"]) - a.theta0)
-    fig, ax = plt.subplots(figsize=(6, 5.5))
+    try:
+        with open(a.csv) as f:
+            r = csv.DictReader(f)
+            missing = {"x", "z", "theta"} - set(r.fieldnames or [])
+            if missing:
+                sys.exit(f"plot_slice.py: {a.csv} has no column {', '.join(sorted(missing))} (expected the CSV of a tutorial's -esdg_slice_y)")
+            for row in r:
+                x.append(float(row["x"]))
+                z.append(float(row["z"]))
+                th.append(float(row["theta"]) - a.theta0)
+    except OSError as e:
+        sys.exit(f"plot_slice.py: cannot read {a.csv}: {e.strerror}")
+    except ValueError as e:
+        sys.exit(f"plot_slice.py: {a.csv} line {len(x) + 2}: {e}")
+    if len(x) < 3 or len(set(x)) < 2 or len(set(z)) < 2:
+        sys.exit(f"plot_slice.py: {a.csv} holds {len(x)} nodes, not a plane to contour (is -esdg_slice_y_value on a plane of nodes?)")
+    width, height = max(x) - min(x), max(z) - min(z)
+    aspect = a.aspect or ("equal" if width <= 10 * height else "auto")
+
+    import matplotlib  # only once the input is known to be good: the checks above need no matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 5.5) if aspect == "equal" else (10, 4))
     c = ax.tricontourf(x, z, th, levels=24, cmap="RdBu_r")
     fig.colorbar(c, ax=ax, label="potential temperature perturbation (K)")
     ax.set_xlabel("x (m)")
     ax.set_ylabel("z (m)")
-    ax.set_aspect("equal")
+    ax.set_aspect(aspect)
     ax.set_title(a.title or a.csv)
     fig.tight_layout()
     fig.savefig(a.png, dpi=120)
