@@ -11,19 +11,18 @@
 #include <cstring>
 #include <cuda_runtime.h>
 
-#define CHECK(call) \
-  do { \
-    cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) { \
+#define CHECK(call)                                                              \
+  do {                                                                           \
+    cudaError_t e_ = (call);                                                     \
+    if (e_ != cudaSuccess) {                                                     \
       fprintf(stderr, "limits: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-      exit(1); \
-    } \
+      exit(1);                                                                   \
+    }                                                                            \
   } while (0)
 
 /* CHAINS independent FMA chains per thread hide the FMA latency; the result is stored only when it
    is a value no input can give, so the compiler keeps every FMA */
-template <typename T, int CHAINS>
-__global__ void FMAKernel(T *out, T a, T b, int iters)
+template <typename T, int CHAINS> __global__ void FMAKernel(T *out, T a, T b, int iters)
 {
   T x[CHAINS];
 #pragma unroll
@@ -54,8 +53,7 @@ __global__ void Read8Kernel(double *__restrict__ y, const double *__restrict__ x
   }
 }
 
-template <typename F>
-static double BestMs(F launch, int reps)
+template <typename F> static double BestMs(F launch, int reps)
 {
   cudaEvent_t t0, t1;
   float       best = 1e30f;
@@ -79,8 +77,7 @@ static double BestMs(F launch, int reps)
   return best;
 }
 
-template <typename T>
-static double FMATflops(int sms)
+template <typename T> static double FMATflops(int sms)
 {
   const int chains = 8, threads = 256, blocks = sms * 16, iters = 1 << 14;
   T        *out;
@@ -98,7 +95,8 @@ int main(int argc, char **argv)
   int            dev, clock_khz = 0, mem_khz = 0;
 
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "-mib") && i + 1 < argc) mib = strtoul(argv[++i], NULL, 10);
+    if (!strcmp(argv[i], "-mib") && i + 1 < argc)
+      mib = strtoul(argv[++i], NULL, 10);
     else {
       fprintf(stderr, "usage: limits [-mib M]\n");
       return 2;
