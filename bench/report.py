@@ -22,7 +22,9 @@ EXTRA = {"esdg": ["cfl"]}
 
 
 def gpu_slug(name):
-    """'NVIDIA H200' -> 'h200', 'NVIDIA H100 80GB HBM3' -> 'h100'"""
+    """'NVIDIA H200' -> 'h200', 'NVIDIA H100 80GB HBM3' -> 'h100', 'CPU ...' -> 'cpu'"""
+    if name.startswith("CPU"):
+        return "cpu"
     words = [w for w in name.split() if w.upper() not in ("NVIDIA", "TESLA")]
     return re.sub(r"[^a-z0-9]", "", (words[0] if words else name).lower()) or "gpu"
 
@@ -88,10 +90,11 @@ def table(head, rows):
 
 def source(doc, cap):
     lim = doc["limits"]
-    return (f"From `bench/results/{cap}-{gpu_slug(doc['gpu'])}.json`: {doc['gpu']}, {doc['date']}, PETSc {doc['petsc_version']}, "
-            f"{doc['precision']}, squall {doc['commit']}; limits measured in the same run: FP64 {lim['fp64_fma_tflops']:.1f} TFLOP/s, "
-            f"FP32 {lim['fp32_fma_tflops']:.1f} TFLOP/s, streaming {lim['stream_8r1w_tbs']:.2f} TB/s (8 reads : 1 write), "
-            f"copy {lim['copy_tbs']:.2f} TB/s.")
+    text = f"From `bench/results/{cap}-{gpu_slug(doc['gpu'])}.json`: {doc['gpu']}, {doc['date']}, PETSc {doc['petsc_version']}, {doc['precision']}, squall {doc['commit']}"
+    if lim:
+        text += (f"; limits measured in the same run: FP64 {lim['fp64_fma_tflops']:.1f} TFLOP/s, FP32 {lim['fp32_fma_tflops']:.1f} TFLOP/s, "
+                 f"streaming {lim['stream_8r1w_tbs']:.2f} TB/s (8 reads : 1 write), copy {lim['copy_tbs']:.2f} TB/s")
+    return text + "."
 
 
 # ------------------------------------------------------------------ tables, one function per block name

@@ -16,7 +16,9 @@
 # driver, PETSc version, commit, precision, the limits above and the records), replacing the previous
 # file: the history of the figures is git's. A capability whose script fails keeps its previous file, and
 # run.sh exits non-zero. Raw logs stay in $OUT (default BUILD_DIR/bench-out).
-# Environment: OUT, SQUALL_BENCH_ONLY (e.g. "hb p1"), SQUALL_JOBS (build parallelism).
+# Environment: OUT, SQUALL_BENCH_ONLY (e.g. "hb p1"), SQUALL_JOBS (build parallelism). On a machine
+# without a GPU, `SQUALL_BENCH_ONLY=precision bench/run.sh build build-single` measures the precision of
+# the C reference into bench/results/precision-cpu.json.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" 2>/dev/null && pwd) || { echo "bench/run.sh: build directory ${1:-$root/build} does not exist (configure and build squall first: README, Set-up)" >&2; exit 2; }
@@ -26,10 +28,16 @@ only=${SQUALL_BENCH_ONLY:-esdg hb p1 precision}
 mkdir -p "$out"
 log() { echo "[bench] $*" >&2; }
 
-grep -q '^SQUALL_ENABLE_CUDA:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null || { log "$build is not a CUDA build of squall (SQUALL_ENABLE_CUDA=ON)"; exit 2; }
-nvidia-smi -L 2>/dev/null | grep -q GPU || { log "no GPU visible (nvidia-smi -L)"; exit 2; }
+# without a GPU only the precision benchmark runs (on the CPU, into precision-cpu.json)
+gpu_here=0; nvidia-smi -L 2>/dev/null | grep -q GPU && gpu_here=1
+if [ $gpu_here = 1 ]; then
+  grep -q '^SQUALL_ENABLE_CUDA:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null || { log "$build is not a CUDA build of squall (SQUALL_ENABLE_CUDA=ON)"; exit 2; }
+elif [ "$only" != precision ]; then
+  log "no GPU visible (nvidia-smi -L): on a CPU machine only SQUALL_BENCH_ONLY=precision runs"; exit 2
+fi
 log "building the benchmarks in $build"
-cmake --build "$build" -j"${SQUALL_JOBS:-$(nproc)}" --target limits esdg_bench hb_bench p1_assembly rising_bubble baroclinic > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+targets="rising_bubble baroclinic"; [ $gpu_here = 1 ] && targets="limits esdg_bench hb_bench p1_assembly $targets"
+cmake --build "$build" -j"${SQUALL_JOBS:-$(nproc)}" --target $targets > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 if [ -n "$single" ] && [[ " $only " == *" precision "* ]]; then
   cmake --build "$single" -j"${SQUALL_JOBS:-$(nproc)}" --target rising_bubble baroclinic > "$out/build-single.log" 2>&1 || { tail -30 "$out/build-single.log"; exit 1; }
 fi
@@ -41,19 +49,27 @@ precision=double
 cat $(for d in $incs; do ls "$d/petscconf.h" 2>/dev/null; done) /dev/null | grep -q '^#define PETSC_USE_REAL_SINGLE 1' && precision=single
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] && commit="$commit+changes"
-IFS=, read -r gpu sm sm_max mem driver < <(nvidia-smi -i 0 --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader,nounits | sed 's/, /,/g')
+if [ $gpu_here = 1 ]; then
+  IFS=, read -r gpu sm sm_max mem driver < <(nvidia-smi -i 0 --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader,nounits | sed 's/, /,/g')
+else
+  gpu="CPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) cores)" sm=0 sm_max=0 mem=0 driver=none
+fi
 log "GPU $gpu (SM $sm of $sm_max MHz, memory $mem MHz, driver $driver), PETSc $petsc_version ($precision), squall $commit"
 python3 - "$out/meta.json" <<EOF
 import json, sys, datetime
-json.dump({"date": datetime.date.today().isoformat(), "gpu": "$gpu", "gpus": 1, "clocks_sm_mhz_at_start": int("$sm"), "clocks_max_sm_mhz": int("$sm_max"),
+json.dump({"date": datetime.date.today().isoformat(), "gpu": "$gpu", "gpus": $gpu_here, "clocks_sm_mhz_at_start": int("$sm"), "clocks_max_sm_mhz": int("$sm_max"),
            "clocks_mem_mhz": int("$mem"), "clocks_note": "as found, not locked", "driver": "$driver", "petsc_version": "$petsc_version",
            "precision": "$precision", "commit": "$commit"}, open(sys.argv[1], "w"), indent=1)
 EOF
 
 status=0
-log "hardware limits (bench/limits)"
-timeout 120 "$build/bench/limits" > "$out/limits.json" 2> "$out/limits.log" || { log "bench/limits failed: $out/limits.log"; exit 1; }
-cat "$out/limits.json" >&2
+if [ $gpu_here = 1 ]; then
+  log "hardware limits (bench/limits)"
+  timeout 120 "$build/bench/limits" > "$out/limits.json" 2> "$out/limits.log" || { log "bench/limits failed: $out/limits.log"; exit 1; }
+  cat "$out/limits.json" >&2
+else
+  echo '{}' > "$out/limits.json"
+fi
 export PETSC_OPTIONS="${PETSC_OPTIONS:--use_gpu_aware_mpi 0}"
 done_caps=""
 for cap in $only; do
