@@ -77,6 +77,8 @@ use_mpich_wrappers() {
   MPICC=/usr/bin/mpicc.mpich MPICXX=/usr/bin/mpicxx.mpich
   mkdir -p "$work/mpich-bin"
   ln -sf /usr/bin/mpiexec.mpich "$work/mpich-bin/mpiexec"
+  # hydra looks for its proxy beside the mpiexec it was started as, not beside its real file
+  for h in /usr/bin/hydra_*; do [ -e "$h" ] && ln -sf "$h" "$work/mpich-bin/"; done
   export PATH="$work/mpich-bin:$PATH"
   log "  mpicc is not MPICH's here: building with $MPICC and $MPICXX"
 }
