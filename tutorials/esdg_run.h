@@ -41,8 +41,10 @@ typedef struct {
 static PetscErrorCode CheckpointOptions(CheckpointCtx *c)
 {
   PetscFunctionBegin;
-  c->every = 0;
-  c->keep  = 2;
+  c->every      = 0;
+  c->keep       = 2;
+  c->file[0]    = 0;
+  c->restart[0] = 0;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ESDG tutorial checkpoints (HDF5)", "SquallESDGWriteCheckpoint");
   PetscCall(PetscOptionsString("-esdg_checkpoint", "Write the final state to this HDF5 file (with -esdg_checkpoint_interval also every k steps, the step in the name)", "SquallESDGWriteCheckpoint", c->file, c->file, sizeof(c->file), &c->write));
   PetscCall(PetscOptionsInt("-esdg_checkpoint_interval", "Also write a checkpoint every k steps (0: only at the end; >= 0)", "SquallESDGWriteCheckpoint", c->every, &c->every, NULL));

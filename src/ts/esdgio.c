@@ -290,13 +290,13 @@ static PetscErrorCode CheckpointCheckFile(MPI_Comm comm, const char filename[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* every item of this run against the file: one error listing each refused mismatch, one warning for the others */
-static PetscErrorCode CheckpointCheckItems(SquallESDG s, PetscViewer v, const char filename[])
+/* every item of this run against the file: msg (empty if none) lists each refused mismatch, a warning the others */
+static PetscErrorCode CheckpointCheckItems(SquallESDG s, PetscViewer v, const char filename[], char msg[], size_t msglen)
 {
   CkptItem *it;
   PetscInt  n, nbad = 0, nwarn = 0;
   PetscBool caseDiffers = PETSC_FALSE;
-  char     *bad, *warn, msg[2000] = "";
+  char     *bad, *warn;
   size_t    lbad = 0, lwarn = 0;
   /* PETSc's error messages hold up to 2048 characters */
   const size_t cap = 1700;
@@ -337,11 +337,11 @@ static PetscErrorCode CheckpointCheckItems(SquallESDG s, PetscViewer v, const ch
   }
   if (nwarn && !nbad) PetscCall(PetscFPrintf(s->comm, PETSC_STDERR, "Warning: checkpoint %s (-esdg_restart) differs from this run in %" PetscInt_FMT " item%s that a restart may change:%s\n", filename, nwarn, nwarn > 1 ? "s" : "", warn));
   PetscCall(PetscFree(it));
+  msg[0] = 0;
   if (nbad)
-    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Checkpoint %s (-esdg_restart) does not match this run in %" PetscInt_FMT " item%s:%s%s%s\nRestart with the settings that wrote it", filename, nbad, nbad > 1 ? "s" : "", bad,
+    PetscCall(PetscSNPrintf(msg, msglen, "Checkpoint %s (-esdg_restart) does not match this run in %" PetscInt_FMT " item%s:%s%s%s\nRestart with the settings that wrote it", filename, nbad, nbad > 1 ? "s" : "", bad,
                             nwarn ? "\n  and, not refused (a restart may change these):" : "", nwarn ? warn : ""));
   PetscCall(PetscFree2(bad, warn));
-  PetscCheck(!nbad, s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s", msg);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -360,7 +360,7 @@ PetscErrorCode SquallESDGReadCheckpoint(SquallESDG s, const char filename[], Vec
   Vec          P, H;
   VecScatter   sct;
   PetscScalar *qa;
-  char        *layout = NULL;
+  char        *layout = NULL, msg[2000];
   PetscBool    same;
 
   PetscFunctionBegin;
@@ -368,9 +368,14 @@ PetscErrorCode SquallESDGReadCheckpoint(SquallESDG s, const char filename[], Vec
   PetscCall(PetscViewerHDF5Open(s->comm, filename, FILE_MODE_READ, &v));
   PetscCall(PetscViewerHDF5ReadAttribute(v, CKPT_DATASET, "layout", PETSC_STRING, NULL, &layout));
   PetscCall(PetscStrcmp(layout, CKPT_LAYOUT, &same));
-  PetscCheck(same, s->comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint %s (-esdg_restart) has the layout \"%s\"; this squall reads \"%s\"", filename, layout, CKPT_LAYOUT);
+  if (!same)
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Checkpoint %s (-esdg_restart) has the layout \"%s\"; this squall reads \"%s\"", filename, layout, CKPT_LAYOUT));
+  else
+    PetscCall(CheckpointCheckItems(s, v, filename, msg, sizeof(msg)));
   PetscCall(PetscFree(layout));
-  PetscCall(CheckpointCheckItems(s, v, filename));
+  /* a refused file leaves nothing open behind (a caller may go on) */
+  if (msg[0]) PetscCall(PetscViewerDestroy(&v));
+  PetscCheck(!msg[0], s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s", msg);
   PetscCall(CheckpointLayout(s, Q, &P, &H, &sct));
   PetscCall(VecLoad(P, v));
   PetscCall(VecGetArrayWrite(Q, &qa));
