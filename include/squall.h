@@ -21,6 +21,8 @@ PETSC_EXTERN PetscErrorCode SquallSynchronize(Vec);
 PETSC_EXTERN PetscErrorCode SquallCheckOutputPath(MPI_Comm, const char option[], const char path[]);
 PETSC_EXTERN PetscErrorCode SquallOutputTemporaryName(const char path[], char tmp[], size_t len);
 PETSC_EXTERN PetscErrorCode SquallOutputCommit(MPI_Comm, const char path[]);
+PETSC_EXTERN PetscErrorCode SquallOutputNumberedName(const char path[], PetscInt step, char name[], size_t len);
+PETSC_EXTERN PetscErrorCode SquallOutputRemove(MPI_Comm, const char path[]);
 
 /* ---- TS "lsrk": low-storage 2N Runge-Kutta (schemes "14s4", "5s4"; option -ts_lsrk_type) */
 #define SQUALL_TSLSRK "lsrk"
@@ -93,6 +95,9 @@ PETSC_EXTERN PetscErrorCode SquallESDGCheckState(SquallESDG, Vec, PetscBool *ok)
 
 PETSC_EXTERN PetscErrorCode SquallESDGWriteCheckpoint(SquallESDG, Vec, PetscReal time, PetscInt step, PetscReal dt, const char[]);
 PETSC_EXTERN PetscErrorCode SquallESDGReadCheckpoint(SquallESDG, const char[], Vec, PetscReal *time, PetscInt *step, PetscReal *dt);
+PETSC_EXTERN PetscErrorCode SquallESDGSetCheckpointCase(SquallESDG, const char name[]);
+PETSC_EXTERN PetscErrorCode SquallESDGAddCheckpointCaseReals(SquallESDG, const char key[], PetscInt n, const PetscReal v[]);
+PETSC_EXTERN PetscErrorCode SquallESDGAddCheckpointCaseString(SquallESDG, const char key[], const char value[]);
 PETSC_EXTERN PetscErrorCode SquallESDGWriteSlice(SquallESDG, Vec, PetscInt axis, PetscReal value, const char[]);
 
 /* test cases: "bubble", "baroclinic", "isothermal", "densitywave", "random" (read their options, e.g. -bubble_profile) */

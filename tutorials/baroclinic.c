@@ -1,6 +1,7 @@
 static char help[] = "Baroclinic instability in a channel (Ullrich, Reed, Jablonowski 2015) with squall's ESDG.\n"
                      "See options/baroclinic.opts for the domain, gas constants and Coriolis parameters.\n"
-                     "  -esdg_checkpoint file.h5  -esdg_restart file.h5  -esdg_slice_y file  -esdg_wall_time (print TSSolve's wall time)\n"
+                     "  -esdg_checkpoint file.h5  -esdg_checkpoint_interval k  -esdg_checkpoint_keep n  -esdg_restart file.h5 (any rank count)\n"
+                     "  -esdg_slice_y file  -esdg_wall_time (print TSSolve's wall time)\n"
                      "  -dm_vec_type cuda (GPU)\n\n";
 
 #include "esdg_run.h"

@@ -26,26 +26,64 @@ static PetscErrorCode CheckAdmissible(const char *casename, const char *when, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -esdg_checkpoint_interval k: the checkpoint file is replaced (atomically) every k steps, so a run that
-   dies loses at most k steps */
+/* Checkpoints: -esdg_checkpoint FILE writes the final state to FILE; -esdg_checkpoint_interval k also
+   writes every k steps to FILE with the step in its name (SquallOutputNumberedName: a.h5 gives
+   a.00000120.h5), each file complete before it appears, so a run that dies loses at most k steps;
+   -esdg_checkpoint_keep n keeps the last n of those this run wrote (0: all) */
 typedef struct {
   SquallESDG esdg;
-  PetscInt   every;
-  char       file[PETSC_MAX_PATH_LEN];
+  PetscInt   every, keep, step0, nring, next;
+  char       file[PETSC_MAX_PATH_LEN], restart[PETSC_MAX_PATH_LEN];
+  PetscBool  write, fromFile;
+  char (*ring)[PETSC_MAX_PATH_LEN]; /* the last keep periodic files, oldest at next once full */
 } CheckpointCtx;
+
+static PetscErrorCode CheckpointOptions(CheckpointCtx *c)
+{
+  PetscFunctionBegin;
+  c->every      = 0;
+  c->keep       = 2;
+  c->file[0]    = 0;
+  c->restart[0] = 0;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ESDG tutorial checkpoints (HDF5)", "SquallESDGWriteCheckpoint");
+  PetscCall(PetscOptionsString("-esdg_checkpoint", "Write the final state to this HDF5 file (with -esdg_checkpoint_interval also every k steps, the step in the name)", "SquallESDGWriteCheckpoint", c->file, c->file, sizeof(c->file), &c->write));
+  PetscCall(PetscOptionsInt("-esdg_checkpoint_interval", "Also write a checkpoint every k steps (0: only at the end; >= 0)", "SquallESDGWriteCheckpoint", c->every, &c->every, NULL));
+  PetscCall(PetscOptionsInt("-esdg_checkpoint_keep", "Keep the last n periodic checkpoints this run wrote, removing older ones (0: keep all; >= 0)", "SquallOutputRemove", c->keep, &c->keep, NULL));
+  PetscCall(PetscOptionsString("-esdg_restart", "Start from this checkpoint (any number of ranks; the settings must match the file's)", "SquallESDGReadCheckpoint", c->restart, c->restart, sizeof(c->restart), &c->fromFile));
+  PetscOptionsEnd();
+  PetscCheck(c->every >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_checkpoint_interval %" PetscInt_FMT " is out of range: steps >= 0 (0: only at the end)", c->every);
+  PetscCheck(!c->every || c->write, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-esdg_checkpoint_interval needs -esdg_checkpoint FILE");
+  PetscCheck(c->keep >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_checkpoint_keep %" PetscInt_FMT " is out of range: files >= 0 (0: keep all)", c->keep);
+  c->nring = c->next = 0;
+  c->ring            = NULL;
+  if (c->every && c->keep) PetscCall(PetscCalloc1(c->keep, &c->ring));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode PeriodicCheckpoint(TS ts, PetscInt step, PetscReal t, Vec Q, void *ctx)
 {
   CheckpointCtx  *c = (CheckpointCtx *)ctx;
   SquallESDGStats st;
   PetscReal       dt;
+  char            name[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
-  if (step == 0 || step % c->every) PetscFunctionReturn(PETSC_SUCCESS);
+  /* not the step the run started from: that state is already on disk (or is the initial condition) */
+  if (step <= c->step0 || step % c->every) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SquallESDGComputeStats(c->esdg, Q, &st));
   PetscCall(CheckAdmissible("checkpoint", "current", &st));
   PetscCall(TSGetTimeStep(ts, &dt));
-  PetscCall(SquallESDGWriteCheckpoint(c->esdg, Q, t, step, dt, c->file));
+  PetscCall(SquallOutputNumberedName(c->file, step, name, sizeof(name)));
+  PetscCall(SquallESDGWriteCheckpoint(c->esdg, Q, t, step, dt, name));
+  /* only once the new file is in place is the oldest one removed */
+  if (c->keep) {
+    if (c->nring == c->keep)
+      PetscCall(SquallOutputRemove(PETSC_COMM_WORLD, c->ring[c->next]));
+    else
+      c->nring++;
+    PetscCall(PetscStrncpy(c->ring[c->next], name, sizeof(c->ring[0])));
+    c->next = (c->next + 1) % c->keep;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -88,15 +126,15 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscCall(DMCreateGlobalVector(dm, &Q));
   PetscCall(SquallESDGSetInitialCondition(esdg, casename, Q));
   PetscCall(TSCreate(PETSC_COMM_WORLD, &ts));
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_restart", file, sizeof(file), &flg));
-  if (flg) {
+  PetscCall(CheckpointOptions(&ck));
+  if (ck.fromFile) {
     PetscReal t0, dt0;
     PetscInt  step0;
-    PetscCall(SquallESDGReadCheckpoint(esdg, file, Q, &t0, &step0, &dt0));
+    PetscCall(SquallESDGReadCheckpoint(esdg, ck.restart, Q, &t0, &step0, &dt0));
     PetscCall(TSSetTime(ts, t0));
     PetscCall(TSSetStepNumber(ts, step0));
     dt = dt0;
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "restarted from %s at step %" PetscInt_FMT ", t = %g\n", file, step0, (double)t0));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "restarted from %s at step %" PetscInt_FMT ", t = %g\n", ck.restart, step0, (double)t0));
   }
   PetscCall(TSSetType(ts, "lsrk"));
   PetscCall(SquallESDGSetUpTS(esdg, ts));
@@ -111,16 +149,12 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
     PetscCall(TSGetMaxTime(ts, &tmax));
     PetscCheck(tmax >= t0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-ts_max_time %g is before the start time %g", (double)tmax, (double)t0);
   }
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_checkpoint", ck.file, sizeof(ck.file), &flg));
-  ck.esdg  = esdg;
-  ck.every = 0;
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-esdg_checkpoint_interval", &ck.every, NULL));
-  PetscCheck(ck.every >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_checkpoint_interval %" PetscInt_FMT " is out of range: steps >= 0 (0: only at the end)", ck.every);
-  PetscCheck(!ck.every || flg, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-esdg_checkpoint_interval needs -esdg_checkpoint FILE");
+  ck.esdg = esdg;
+  PetscCall(TSGetStepNumber(ts, &step0));
+  ck.step0 = step0;
   if (ck.every) PetscCall(TSMonitorSet(ts, PeriodicCheckpoint, &ck, NULL));
   PetscCall(SquallESDGComputeStats(esdg, Q, &s0));
   PetscCall(CheckAdmissible(casename, "initial", &s0));
-  PetscCall(TSGetStepNumber(ts, &step0));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
   PetscCall(PetscTime(&w0));
   PetscCall(TSSolve(ts, Q));
@@ -148,11 +182,10 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
       PetscCheck(dm <= tol && de <= tol, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "Relative drift of mass %.2e or energy %.2e exceeds -test_max_drift %.2e", dm, de, (double)tol);
     }
   }
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_checkpoint", file, sizeof(file), &flg));
-  if (flg) {
+  if (ck.write) {
     PetscReal dtl;
     PetscCall(TSGetTimeStep(ts, &dtl));
-    PetscCall(SquallESDGWriteCheckpoint(esdg, Q, t, steps, dtl, file));
+    PetscCall(SquallESDGWriteCheckpoint(esdg, Q, t, steps, dtl, ck.file));
   }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_slice_y", file, sizeof(file), &flg));
   if (flg) {
@@ -168,6 +201,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
     PetscCall(SquallESDGGetMesh(esdg, &mesh));
     PetscCall(SquallDGMeshWriteVTK(mesh, Q, names, vtk));
   }
+  PetscCall(PetscFree(ck.ring));
   PetscCall(TSDestroy(&ts));
   PetscCall(VecDestroy(&Q));
   PetscCall(SquallESDGDestroy(&esdg));

@@ -2,7 +2,8 @@ static char help[] = "3D rising thermal bubble with squall's entropy-stable DG (
                      "Domain, resolution and physics come from the options database; see options/rising_bubble.opts.\n"
                      "  -bubble_profile sharp|smooth  -esdg_order N  -esdg_surface_flux ec|es|rusanov\n"
                      "  -ts_type lsrk -ts_lsrk_type 14s4|5s4 (or any PETSc TS)  -esdg_cfl C  -esdg_monitor k  -esdg_vtk base\n"
-                     "  -esdg_checkpoint file.h5  -esdg_restart file.h5  -esdg_slice_y file  -esdg_wall_time (print TSSolve's wall time)\n"
+                     "  -esdg_checkpoint file.h5  -esdg_checkpoint_interval k  -esdg_checkpoint_keep n  -esdg_restart file.h5 (any rank count)\n"
+                     "  -esdg_slice_y file  -esdg_wall_time (print TSSolve's wall time)\n"
                      "  -dm_vec_type cuda (GPU)\n\n";
 
 #include "esdg_run.h"

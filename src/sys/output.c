@@ -92,3 +92,40 @@ PetscErrorCode SquallOutputCommit(MPI_Comm comm, const char path[])
   PetscCheck(!err, comm, PETSC_ERR_FILE_WRITE, "Could not put %s in place of %s: %s", tmp, path, strerror(err));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@C
+  SquallOutputNumberedName - the name of the file of step `step` in a series based on path: "a.h5" gives
+  "a.00000120.h5" (the step zero-padded to 8 digits, so that names sort by step), a path without the
+  ".h5" extension gets ".<step>" appended.
+@*/
+PetscErrorCode SquallOutputNumberedName(const char path[], PetscInt step, char name[], size_t len)
+{
+  size_t    n;
+  PetscBool h5 = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrlen(path, &n));
+  if (n > 3) PetscCall(PetscStrcmp(path + n - 3, ".h5", &h5));
+  if (h5)
+    PetscCall(PetscSNPrintf(name, len, "%.*s.%08" PetscInt_FMT ".h5", (int)(n - 3), path, step));
+  else
+    PetscCall(PetscSNPrintf(name, len, "%s.%08" PetscInt_FMT, path, step));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallOutputRemove - rank 0 removes the file at path (a file that is already gone is fine). Collective.
+  A file that cannot be removed is reported on stderr, not as an error: removing old output must not end a run.
+@*/
+PetscErrorCode SquallOutputRemove(MPI_Comm comm, const char path[])
+{
+  PetscMPIInt rank;
+  int         err = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && unlink(path) != 0 && errno != ENOENT) err = errno;
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+  if (err) PetscCall(PetscFPrintf(comm, PETSC_STDERR, "Warning: could not remove the old output file %s: %s\n", path, strerror(err)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

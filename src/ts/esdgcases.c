@@ -153,6 +153,13 @@ static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, Squa
     PetscCheck(c->rc > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bubble_radius %g is out of range: it must be > 0", (double)c->rc);
     c->smooth = prof == 1 ? PETSC_TRUE : PETSC_FALSE;
     *fn       = BubbleState;
+    PetscCall(SquallESDGSetCheckpointCase(s, name));
+    PetscCall(SquallESDGAddCheckpointCaseString(s, "-bubble_profile", profiles[prof]));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_theta", 1, &c->theta));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_dtheta", 1, &c->dtheta));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_radius", 1, &c->rc));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_center", 3, c->xc));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_p0", 1, &c->p0));
   }
   PetscCall(PetscStrcmp(name, "isothermal", &flg));
   if (flg) {
@@ -162,6 +169,9 @@ static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, Squa
     PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-isothermal_velocity", 3, 0));
     PetscCheck(c->T0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-isothermal_T0 %g is out of range: it must be > 0", (double)c->T0);
     *fn = IsothermalState;
+    PetscCall(SquallESDGSetCheckpointCase(s, name));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-isothermal_T0", 1, &c->T0));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-isothermal_velocity", 3, c->u));
   }
   PetscCall(PetscStrcmp(name, "densitywave", &flg));
   if (flg) {
@@ -174,12 +184,17 @@ static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, Squa
     PetscCheck(c->amp >= 0 && c->amp <= 0.9, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-densitywave_amplitude %g is out of range [0, 0.9]", (double)c->amp);
     for (PetscInt d = 0; d < 3; d++) PetscCheck(m->periodic[d], s->comm, PETSC_ERR_ARG_INCOMP, "The densitywave case needs a fully periodic brick (-dm_p4est_brick_periodicity 1,1,1)");
     *fn = DensityWaveState;
+    PetscCall(SquallESDGSetCheckpointCase(s, name));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-densitywave_velocity", 3, c->u));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-densitywave_amplitude", 1, &c->amp));
   }
   PetscCall(PetscStrcmp(name, "random", &flg));
   if (flg) {
     PetscCall(PetscOptionsReal("-random_amplitude", "Relative amplitude of the perturbations (0 to 0.5)", "", c->amp, &c->amp, NULL));
     PetscCheck(c->amp >= 0 && c->amp <= 0.5, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-random_amplitude %g is out of range [0, 0.5]", (double)c->amp);
     *fn = RandomState;
+    PetscCall(SquallESDGSetCheckpointCase(s, name));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-random_amplitude", 1, &c->amp));
   }
   PetscCall(PetscStrcmp(name, "baroclinic", &flg));
   if (flg) {
@@ -195,6 +210,8 @@ static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, Squa
     PetscCall(PetscOptionsReal("-baroclinic_perturbation", "Amplitude u_p of the zonal-wind perturbation (m/s)", "", c->up, &c->up, NULL));
     PetscCheck(s->coriolis != SQUALL_CORIOLIS_NONE, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic case needs -esdg_coriolis fplane or betaplane");
     *fn = BaroclinicState;
+    PetscCall(SquallESDGSetCheckpointCase(s, name));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-baroclinic_perturbation", 1, &c->up));
   }
   PetscOptionsEnd();
   PetscCheck(*fn, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown ESDG test case %s: valid are bubble, baroclinic, isothermal, densitywave, random", name);

@@ -43,6 +43,10 @@ struct _n_SquallESDG {
   Vec                   Xloc;            /* ghost face-node values of the TS state (C reference with departures) */
   Vec                   Qfull;           /* work: Qref + the TS state (SquallESDGGetFullState) */
   void                 *cuda;            /* device data, owned by src/cuda */
+  /* the test case and its parameters as checkpoints record them (SquallESDGSetCheckpointCase(); src/ts/esdgio.c) */
+  char     caseName[32];
+  PetscInt ncaseParams;
+  char     caseKey[16][40], caseValue[16][120];
 };
 
 typedef struct {

@@ -1,90 +1,395 @@
-/* Output of an ESDG state: HDF5 checkpoints that restart bitwise identically (on the same number
-   of ranks), and plane slices of potential temperature as CSV for scripts/plot_slice.py. */
+/* Output of an ESDG state: HDF5 checkpoints in a layout that does not depend on the partition (a
+   restart may use any number of ranks), recording what a restart must match, and plane slices of
+   potential temperature as CSV for scripts/plot_slice.py. */
 #include "ts/esdgimpl.h"
 #include <petscviewerhdf5.h>
+#include <petscdmforest.h>
 
-/* A plain MPI vector with the state's layout: the HDF5 dataset is then just the values, in the
-   order of the global vector, without the DMPlex output machinery. */
-static PetscErrorCode PlainVec(Vec Q, Vec *P)
+#define CKPT_DATASET "esdg_state"
+/* the value of the dataset's "layout" attribute; a file without it is not read */
+#define CKPT_LAYOUT "elements by lattice index i + Kx (j + Ky k), each nf x Np values field-major"
+
+/*@C
+  SquallESDGSetCheckpointCase - names the initial condition (test case) that checkpoints record, and
+  forgets its parameters; SquallESDGAddCheckpointCaseReals() and SquallESDGAddCheckpointCaseString()
+  add them. SquallESDGSetInitialCondition() calls these for squall's test cases; a restart whose case
+  or parameters differ from the file's is refused.
+@*/
+PetscErrorCode SquallESDGSetCheckpointCase(SquallESDG s, const char name[])
 {
-  PetscInt n, N;
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(s->caseName, name ? name : "", sizeof(s->caseName)));
+  s->ncaseParams = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a real as the shortest decimal that reads back to the same value, so that equal values give equal strings */
+static PetscErrorCode FormatReal(PetscReal v, char buf[], size_t len)
+{
+  PetscFunctionBegin;
+  for (int digits = 6; digits <= 17; digits++) {
+    PetscCall(PetscSNPrintf(buf, len, "%.*g", digits, (double)v));
+    if ((PetscReal)strtod(buf, NULL) == v) break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FormatReals(PetscInt n, const PetscReal v[], char buf[], size_t len)
+{
+  size_t used = 0;
 
   PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(Q, &n));
-  PetscCall(VecGetSize(Q, &N));
-  PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)Q), n, N, P));
-  PetscCall(PetscObjectSetName((PetscObject)*P, "esdg_state"));
+  buf[0] = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    char one[32];
+    PetscCall(FormatReal(v[i], one, sizeof(one)));
+    PetscCall(PetscSNPrintf(buf + used, len - used, "%s%s", i ? "," : "", one));
+    PetscCall(PetscStrlen(buf, &used));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@C
-  SquallESDGWriteCheckpoint - writes the state Q, the time, step number and time step to an HDF5 file.
-  Q is the TS state as it is (in perturbation form the departure from the reference; the file
-  records which, and a restart must use the same form and reference).
+  SquallESDGAddCheckpointCaseString - adds a parameter (key, usually the option that sets it, and its
+  value) of the case named by SquallESDGSetCheckpointCase() to what checkpoints record.
+@*/
+PetscErrorCode SquallESDGAddCheckpointCaseString(SquallESDG s, const char key[], const char value[])
+{
+  PetscFunctionBegin;
+  PetscCheck(s->ncaseParams < (PetscInt)PETSC_STATIC_ARRAY_LENGTH(s->caseKey), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "At most %d case parameters are recorded in a checkpoint", (int)PETSC_STATIC_ARRAY_LENGTH(s->caseKey));
+  PetscCall(PetscStrncpy(s->caseKey[s->ncaseParams], key, sizeof(s->caseKey[0])));
+  PetscCall(PetscStrncpy(s->caseValue[s->ncaseParams], value, sizeof(s->caseValue[0])));
+  s->ncaseParams++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGAddCheckpointCaseReals - SquallESDGAddCheckpointCaseString() for n reals (written exactly,
+  comma-separated).
+@*/
+PetscErrorCode SquallESDGAddCheckpointCaseReals(SquallESDG s, const char key[], PetscInt n, const PetscReal v[])
+{
+  char buf[sizeof(s->caseValue[0])];
+
+  PetscFunctionBegin;
+  PetscCall(FormatReals(n, v, buf, sizeof(buf)));
+  PetscCall(SquallESDGAddCheckpointCaseString(s, key, buf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* What a checkpoint records besides the state, as strings: a restart must match each refused item
+   exactly (the layout or the physics would change); the others are reported */
+typedef struct {
+  char      key[48], value[160];
+  PetscBool warnOnly, caseParam;
+} CkptItem;
+
+#define CKPT_MAX_ITEMS 48
+
+static PetscErrorCode AddItem(CkptItem it[], PetscInt *n, const char key[], PetscBool warnOnly, PetscBool caseParam, const char value[])
+{
+  PetscFunctionBegin;
+  PetscCheck(*n < CKPT_MAX_ITEMS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Too many checkpoint items");
+  PetscCall(PetscStrncpy(it[*n].key, key, sizeof(it[*n].key)));
+  PetscCall(PetscStrncpy(it[*n].value, value, sizeof(it[*n].value)));
+  it[*n].warnOnly  = warnOnly;
+  it[*n].caseParam = caseParam;
+  (*n)++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckpointItems(SquallESDG s, CkptItem it[], PetscInt *n)
+{
+  SquallDGMesh m = s->mesh;
+  PetscInt     ref, size[3];
+  PetscReal    bounds[6];
+  char         buf[160];
+
+  PetscFunctionBegin;
+  *n = 0;
+  PetscCall(DMForestGetInitialRefinement(m->dm, &ref));
+  for (PetscInt d = 0; d < 3; d++) {
+    size[d]           = m->ncell[d] >> ref;
+    bounds[2 * d]     = m->lo[d];
+    bounds[2 * d + 1] = m->hi[d];
+  }
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d.%d", SQUALL_VERSION_MAJOR, SQUALL_VERSION_MINOR));
+  PetscCall(AddItem(it, n, "squall version", PETSC_TRUE, PETSC_FALSE, buf));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d.%d.%d", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR));
+  PetscCall(AddItem(it, n, "PETSc version", PETSC_TRUE, PETSC_FALSE, buf));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "PetscReal %d bytes, PetscScalar %d bytes", (int)sizeof(PetscReal), (int)sizeof(PetscScalar)));
+  PetscCall(AddItem(it, n, "precision", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%" PetscInt_FMT, m->N));
+  PetscCall(AddItem(it, n, "-esdg_order", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%" PetscInt_FMT, m->nf));
+  PetscCall(AddItem(it, n, "fields", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT, size[0], size[1], size[2]));
+  PetscCall(AddItem(it, n, "-dm_p4est_brick_size", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%" PetscInt_FMT, ref));
+  PetscCall(AddItem(it, n, "-dm_forest_initial_refinement", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(FormatReals(6, bounds, buf, sizeof(buf)));
+  PetscCall(AddItem(it, n, "-dm_p4est_brick_bounds", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(PetscSNPrintf(buf, sizeof(buf), "%d,%d,%d", (int)m->periodic[0], (int)m->periodic[1], (int)m->periodic[2]));
+  PetscCall(AddItem(it, n, "-dm_p4est_brick_periodicity", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(FormatReal(m->warp, buf, sizeof(buf)));
+  PetscCall(AddItem(it, n, "-esdg_mesh_warp", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(FormatReal(s->gas.gamma, buf, sizeof(buf)));
+  PetscCall(AddItem(it, n, "-esdg_gamma", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(FormatReal(s->gas.R, buf, sizeof(buf)));
+  PetscCall(AddItem(it, n, "-esdg_gas_constant", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(FormatReal(s->gas.g, buf, sizeof(buf)));
+  PetscCall(AddItem(it, n, "-esdg_gravity", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(AddItem(it, n, "-esdg_coriolis", PETSC_FALSE, PETSC_FALSE, SquallCoriolisTypes[s->coriolis]));
+  PetscCall(FormatReal(s->f0, buf, sizeof(buf)));
+  PetscCall(AddItem(it, n, "-esdg_coriolis_f0", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(FormatReal(s->beta0, buf, sizeof(buf)));
+  PetscCall(AddItem(it, n, "-esdg_coriolis_beta0", PETSC_FALSE, PETSC_FALSE, buf));
+  PetscCall(FormatReal(s->y0, buf, sizeof(buf)));
+  PetscCall(AddItem(it, n, "-esdg_coriolis_y0", PETSC_FALSE, PETSC_FALSE, buf));
+  /* the file holds the TS state: the departure from the case's background in perturbation form */
+  PetscCall(AddItem(it, n, "-esdg_perturbation", PETSC_FALSE, PETSC_FALSE, PetscBools[s->perturb]));
+  PetscCall(AddItem(it, n, "-esdg_reference_residual", PETSC_FALSE, PETSC_FALSE, PetscBools[s->useRef]));
+  /* choices of the discretisation that a continuation may change on purpose */
+  PetscCall(AddItem(it, n, "-esdg_surface_flux", PETSC_TRUE, PETSC_FALSE, SquallSurfaceFluxTypes[s->surface]));
+  PetscCall(AddItem(it, n, "-esdg_perturbation_pressure", PETSC_TRUE, PETSC_FALSE, PetscBools[s->pertPressure]));
+  /* a run that did not name its case (its own initial condition) checks none */
+  if (s->caseName[0]) {
+    PetscCall(AddItem(it, n, "case", PETSC_FALSE, PETSC_FALSE, s->caseName));
+    for (PetscInt i = 0; i < s->ncaseParams; i++) PetscCall(AddItem(it, n, s->caseKey[i], PETSC_FALSE, PETSC_TRUE, s->caseValue[i]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The file's vector (element-major, the elements in lattice order, split evenly over the ranks, so
+   that any number of ranks reads it) and the scatter to it from the state's global vector, through
+   a host vector H with the state's layout (so that device vectors are written from their host copy) */
+static PetscErrorCode CheckpointLayout(SquallESDG s, Vec Q, Vec *P, Vec *H, VecScatter *sct)
+{
+  SquallDGMesh   m    = s->mesh;
+  const PetscInt dofs = m->nf * m->Np;
+  PetscInt       nl = PETSC_DECIDE, NG = m->nGlobal, n, N, rstart, *from, *to;
+  IS             isf, ist;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSplitOwnership(s->comm, &nl, &NG));
+  PetscCall(VecCreate(s->comm, P));
+  PetscCall(VecSetSizes(*P, nl * dofs, NG * dofs));
+  PetscCall(VecSetBlockSize(*P, dofs));
+  PetscCall(VecSetType(*P, VECMPI));
+  PetscCall(PetscObjectSetName((PetscObject)*P, CKPT_DATASET));
+  PetscCall(VecGetLocalSize(Q, &n));
+  PetscCall(VecGetSize(Q, &N));
+  PetscCheck(n == m->nOwned * dofs, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The state has %" PetscInt_FMT " local values, not the %" PetscInt_FMT " of the ESDG's global vectors", n, m->nOwned * dofs);
+  PetscCall(VecCreateMPIWithArray(s->comm, 1, n, N, NULL, H));
+  PetscCall(VecGetOwnershipRange(Q, &rstart, NULL));
+  PetscCall(PetscMalloc2(m->nOwned, &from, m->nOwned, &to));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscInt *ijk = &m->ijk[3 * e];
+    from[e]             = rstart / dofs + m->gslot[e];
+    to[e]               = ijk[0] + m->ncell[0] * (ijk[1] + m->ncell[1] * ijk[2]);
+  }
+  PetscCall(ISCreateBlock(s->comm, dofs, m->nOwned, from, PETSC_COPY_VALUES, &isf));
+  PetscCall(ISCreateBlock(s->comm, dofs, m->nOwned, to, PETSC_COPY_VALUES, &ist));
+  PetscCall(PetscFree2(from, to));
+  PetscCall(VecScatterCreate(*H, isf, *P, ist, sct));
+  PetscCall(ISDestroy(&isf));
+  PetscCall(ISDestroy(&ist));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGWriteCheckpoint - writes the state Q, the time, step number and time step to an HDF5 file,
+  with what a restart must match (SquallESDGReadCheckpoint()). The dataset "esdg_state" holds the
+  elements in the brick's lattice order (element (i, j, k) of the refined Kx x Ky x Kz lattice is row
+  i + Kx (j + Ky k), each row the element's nf x Np values field-major), so the file does not depend
+  on the number of ranks. Q is the TS state as it is (in perturbation form the departure from the
+  reference; the file records which). The file is written beside filename and renamed over it when
+  complete, so a crash leaves the previous file intact. Collective.
 @*/
 PetscErrorCode SquallESDGWriteCheckpoint(SquallESDG s, Vec Q, PetscReal time, PetscInt step, PetscReal dt, const char filename[])
 {
-  PetscViewer v;
-  Vec         P;
-  PetscMPIInt size;
-  PetscInt    N = s->mesh->N, pert = s->perturb ? 1 : 0;
-  char        tmp[PETSC_MAX_PATH_LEN];
+  PetscViewer        v;
+  Vec                P, H;
+  VecScatter         sct;
+  const PetscScalar *qa;
+  PetscMPIInt        size;
+  PetscInt           ranks, n;
+  CkptItem          *it;
+  char               tmp[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBegin;
-  PetscCall(PlainVec(Q, &P));
-  PetscCall(VecCopy(Q, P));
+  PetscCall(CheckpointLayout(s, Q, &P, &H, &sct));
+  PetscCall(VecGetArrayRead(Q, &qa));
+  PetscCall(VecPlaceArray(H, qa));
+  PetscCall(VecScatterBegin(sct, H, P, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sct, H, P, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecResetArray(H));
+  PetscCall(VecRestoreArrayRead(Q, &qa));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  /* written beside the old file and renamed over it once complete: a crash never loses the last checkpoint */
+  ranks = size;
+  PetscCall(PetscMalloc1(CKPT_MAX_ITEMS, &it));
+  PetscCall(CheckpointItems(s, it, &n));
   PetscCall(SquallOutputTemporaryName(filename, tmp, sizeof(tmp)));
   PetscCall(PetscViewerHDF5Open(s->comm, tmp, FILE_MODE_WRITE, &v));
   PetscCall(VecView(P, v));
-  PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "time", PETSC_REAL, &time));
-  PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "step", PETSC_INT, &step));
-  PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "dt", PETSC_REAL, &dt));
-  PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "order", PETSC_INT, &N));
-  PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "ranks", PETSC_INT, &size));
-  PetscCall(PetscViewerHDF5WriteAttribute(v, "esdg_state", "perturbation", PETSC_INT, &pert));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, CKPT_DATASET, "layout", PETSC_STRING, CKPT_LAYOUT));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, CKPT_DATASET, "time", PETSC_REAL, &time));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, CKPT_DATASET, "step", PETSC_INT, &step));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, CKPT_DATASET, "dt", PETSC_REAL, &dt));
+  PetscCall(PetscViewerHDF5WriteAttribute(v, CKPT_DATASET, "ranks", PETSC_INT, &ranks));
+  for (PetscInt i = 0; i < n; i++) PetscCall(PetscViewerHDF5WriteAttribute(v, CKPT_DATASET, it[i].key, PETSC_STRING, it[i].value));
   PetscCall(PetscViewerDestroy(&v));
+  PetscCall(PetscFree(it));
+  PetscCall(VecScatterDestroy(&sct));
+  PetscCall(VecDestroy(&H));
   PetscCall(VecDestroy(&P));
   PetscCall(SquallOutputCommit(s->comm, filename));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Rank 0 opens the file with HDF5's error printing off, so that a missing, unreadable, foreign or
+   truncated file gives one PETSc error naming it and the option, not HDF5's error stack */
+static PetscErrorCode CheckpointCheckFile(MPI_Comm comm, const char filename[])
+{
+  PetscMPIInt rank;
+  int         err = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    PetscBool exists, readable;
+    PetscCall(PetscTestFile(filename, '\0', &exists));
+    PetscCall(PetscTestFile(filename, 'r', &readable));
+    if (!exists)
+      err = 1;
+    else if (!readable)
+      err = 2;
+    else {
+      H5E_auto2_t func;
+      void       *data;
+      hid_t       fid;
+      (void)H5Eget_auto2(H5E_DEFAULT, &func, &data);
+      (void)H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+      if (H5Fis_hdf5(filename) <= 0)
+        err = 3;
+      else if ((fid = H5Fopen(filename, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+        err = 4;
+      else {
+        if (H5Lexists(fid, CKPT_DATASET, H5P_DEFAULT) <= 0 || H5Aexists_by_name(fid, CKPT_DATASET, "layout", H5P_DEFAULT) <= 0) err = 5;
+        (void)H5Fclose(fid);
+      }
+      (void)H5Eset_auto2(H5E_DEFAULT, func, data);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&err, 1, MPI_INT, 0, comm));
+  PetscCheck(err != 1, comm, PETSC_ERR_FILE_OPEN, "Cannot read the checkpoint %s (-esdg_restart): no such file", filename);
+  PetscCheck(err != 2, comm, PETSC_ERR_FILE_OPEN, "Cannot read the checkpoint %s (-esdg_restart): the file is not readable", filename);
+  PetscCheck(err != 3, comm, PETSC_ERR_FILE_UNEXPECTED, "Cannot read the checkpoint %s (-esdg_restart): not an HDF5 file", filename);
+  PetscCheck(err != 4, comm, PETSC_ERR_FILE_UNEXPECTED, "Cannot read the checkpoint %s (-esdg_restart): HDF5 cannot open it (truncated or damaged)", filename);
+  PetscCheck(err != 5, comm, PETSC_ERR_FILE_UNEXPECTED, "Cannot read the checkpoint %s (-esdg_restart): no dataset " CKPT_DATASET " with a layout attribute; not a checkpoint of this squall (it writes the elements in lattice order)", filename);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* every item of this run against the file: msg (empty if none) lists each refused mismatch, a warning the others */
+static PetscErrorCode CheckpointCheckItems(SquallESDG s, PetscViewer v, const char filename[], char msg[], size_t msglen)
+{
+  CkptItem *it;
+  PetscInt  n, nbad = 0, nwarn = 0;
+  PetscBool caseDiffers = PETSC_FALSE;
+  char     *bad, *warn;
+  size_t    lbad = 0, lwarn = 0;
+  /* PETSc's error messages hold up to 2048 characters */
+  const size_t cap = 1700;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(CKPT_MAX_ITEMS, &it));
+  PetscCall(PetscCalloc2(cap + 80, &bad, cap + 80, &warn));
+  PetscCall(CheckpointItems(s, it, &n));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscBool has, same = PETSC_FALSE;
+    char     *old = NULL, line[400];
+    /* the parameters of another case are not comparable */
+    if (it[i].caseParam && caseDiffers) continue;
+    PetscCall(PetscViewerHDF5HasAttribute(v, CKPT_DATASET, it[i].key, &has));
+    if (has) {
+      PetscCall(PetscViewerHDF5ReadAttribute(v, CKPT_DATASET, it[i].key, PETSC_STRING, NULL, &old));
+      PetscCall(PetscStrcmp(old, it[i].value, &same));
+    }
+    if (!same) {
+      size_t len;
+      if (!it[i].warnOnly) PetscCall(PetscStrcmp(it[i].key, "case", &caseDiffers));
+      PetscCall(PetscSNPrintf(line, sizeof(line), "\n  %s: %s in the file, %s in this run", it[i].key, has ? old : "(not recorded)", it[i].value));
+      PetscCall(PetscStrlen(line, &len));
+      if (it[i].warnOnly) {
+        if (lwarn + len < cap) PetscCall(PetscStrlcat(warn, line, cap + 80));
+        PetscCall(PetscStrlen(warn, &lwarn));
+        nwarn++;
+      } else {
+        if (lbad + len < cap)
+          PetscCall(PetscStrlcat(bad, line, cap + 80));
+        else if (lbad < cap)
+          PetscCall(PetscStrlcat(bad, "\n  ...", cap + 80));
+        PetscCall(PetscStrlen(bad, &lbad));
+        nbad++;
+      }
+    }
+    PetscCall(PetscFree(old));
+  }
+  if (nwarn && !nbad) PetscCall(PetscFPrintf(s->comm, PETSC_STDERR, "Warning: checkpoint %s (-esdg_restart) differs from this run in %" PetscInt_FMT " item%s that a restart may change:%s\n", filename, nwarn, nwarn > 1 ? "s" : "", warn));
+  PetscCall(PetscFree(it));
+  msg[0] = 0;
+  if (nbad)
+    PetscCall(PetscSNPrintf(msg, msglen, "Checkpoint %s (-esdg_restart) does not match this run in %" PetscInt_FMT " item%s:%s%s%s\nRestart with the settings that wrote it", filename, nbad, nbad > 1 ? "s" : "", bad,
+                            nwarn ? "\n  and, not refused (a restart may change these):" : "", nwarn ? warn : ""));
+  PetscCall(PetscFree2(bad, warn));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@C
-  SquallESDGReadCheckpoint - reads a state written by SquallESDGWriteCheckpoint() into Q.
+  SquallESDGReadCheckpoint - reads a state written by SquallESDGWriteCheckpoint() into Q, on any number
+  of ranks (bit for bit the state that was written). The file must match this run in everything that
+  changes the layout or the physics (order, brick size, bounds, periodicity, refinement, warp, gas
+  constants, gravity, Coriolis, precision, perturbation form and reference residual, the test case and
+  its parameters): a mismatch is refused with one error listing each item with the file's and this
+  run's value. A different squall or PETSc version, surface flux or -esdg_perturbation_pressure gives
+  a warning. Collective.
 @*/
 PetscErrorCode SquallESDGReadCheckpoint(SquallESDG s, const char filename[], Vec Q, PetscReal *time, PetscInt *step, PetscReal *dt)
 {
-  PetscViewer v;
-  Vec         P;
-  PetscMPIInt size;
-  PetscInt    N, ranks, pert = 0, zero = 0;
+  PetscViewer  v;
+  Vec          P, H;
+  VecScatter   sct;
+  PetscScalar *qa;
+  char        *layout = NULL, msg[2000];
+  PetscBool    same;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  {
-    PetscBool exists;
-    /* name the file in the error, before HDF5 prints its own stack */
-    PetscCall(PetscTestFile(filename, 'r', &exists));
-    PetscCheck(exists, s->comm, PETSC_ERR_FILE_OPEN, "Cannot read the checkpoint %s (-esdg_restart): no such readable file", filename);
-  }
+  PetscCall(CheckpointCheckFile(s->comm, filename));
   PetscCall(PetscViewerHDF5Open(s->comm, filename, FILE_MODE_READ, &v));
-  PetscCall(PetscViewerHDF5ReadAttribute(v, "esdg_state", "order", PETSC_INT, NULL, &N));
-  PetscCall(PetscViewerHDF5ReadAttribute(v, "esdg_state", "ranks", PETSC_INT, NULL, &ranks));
-  PetscCheck(N == s->mesh->N, s->comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint %s has order %" PetscInt_FMT ", this run -esdg_order %" PetscInt_FMT, filename, N, s->mesh->N);
-  /* the global ordering of elements follows the partition */
-  /* files from before the perturbation form hold the full state */
-  PetscCall(PetscViewerHDF5ReadAttribute(v, "esdg_state", "perturbation", PETSC_INT, &zero, &pert));
-  PetscCheck((pert != 0) == (s->perturb != PETSC_FALSE), s->comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint %s holds the %s state, this run %s -esdg_perturbation: restart in the same form", filename, pert ? "perturbation" : "full",
-             s->perturb ? "has" : "has no");
-  PetscCheck(ranks == size, s->comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint %s was written on %" PetscInt_FMT " ranks; restart on the same number (this run has %d)", filename, ranks, size);
-  PetscCall(PlainVec(Q, &P));
+  PetscCall(PetscViewerHDF5ReadAttribute(v, CKPT_DATASET, "layout", PETSC_STRING, NULL, &layout));
+  PetscCall(PetscStrcmp(layout, CKPT_LAYOUT, &same));
+  if (!same)
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Checkpoint %s (-esdg_restart) has the layout \"%s\"; this squall reads \"%s\"", filename, layout, CKPT_LAYOUT));
+  else
+    PetscCall(CheckpointCheckItems(s, v, filename, msg, sizeof(msg)));
+  PetscCall(PetscFree(layout));
+  /* a refused file leaves nothing open behind (a caller may go on) */
+  if (msg[0]) PetscCall(PetscViewerDestroy(&v));
+  PetscCheck(!msg[0], s->comm, PETSC_ERR_FILE_UNEXPECTED, "%s", msg);
+  PetscCall(CheckpointLayout(s, Q, &P, &H, &sct));
   PetscCall(VecLoad(P, v));
-  PetscCall(VecCopy(P, Q));
-  if (time) PetscCall(PetscViewerHDF5ReadAttribute(v, "esdg_state", "time", PETSC_REAL, NULL, time));
-  if (step) PetscCall(PetscViewerHDF5ReadAttribute(v, "esdg_state", "step", PETSC_INT, NULL, step));
-  if (dt) PetscCall(PetscViewerHDF5ReadAttribute(v, "esdg_state", "dt", PETSC_REAL, NULL, dt));
+  PetscCall(VecGetArrayWrite(Q, &qa));
+  PetscCall(VecPlaceArray(H, qa));
+  PetscCall(VecScatterBegin(sct, P, H, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(sct, P, H, INSERT_VALUES, SCATTER_REVERSE));
+  PetscCall(VecResetArray(H));
+  PetscCall(VecRestoreArrayWrite(Q, &qa));
+  if (time) PetscCall(PetscViewerHDF5ReadAttribute(v, CKPT_DATASET, "time", PETSC_REAL, NULL, time));
+  if (step) PetscCall(PetscViewerHDF5ReadAttribute(v, CKPT_DATASET, "step", PETSC_INT, NULL, step));
+  if (dt) PetscCall(PetscViewerHDF5ReadAttribute(v, CKPT_DATASET, "dt", PETSC_REAL, NULL, dt));
   PetscCall(PetscViewerDestroy(&v));
+  PetscCall(VecScatterDestroy(&sct));
+  PetscCall(VecDestroy(&H));
   PetscCall(VecDestroy(&P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -68,6 +68,7 @@ typedef struct {
   Vec                    F;        /* output of the RHS evaluation */
   Vec                    Q0;       /* copy of the solution at the start of the step, only with -ts_lsrk_rollback */
   PetscBool              rollback; /* keep Q0 so that rejected steps can be retried and TSRollBack() works */
+  PetscInt               maxRej;   /* rejected attempts allowed over a solve (-ts_lsrk_max_rejections; -1: any number) */
   Vec                    C;        /* compensation of the solution update, only with -ts_lsrk_compensated */
   PetscBool              compensated;
   PetscInt               cfields[32], ncfields; /* -ts_lsrk_compensated_fields (none: every entry) */
@@ -218,6 +219,11 @@ static PetscErrorCode TSStep_LSRK(TS ts)
       ts->reason = TS_DIVERGED_STEP_REJECTED;
       PetscCall(PetscInfo(ts, "Step %" PetscInt_FMT ": %" PetscInt_FMT " rejections exceed the %" PetscInt_FMT " allowed (-ts_max_reject), stopping the solve\n", ts->steps, rejections, ts->max_reject));
     }
+    /* steps that keep failing here and there: a solve that only goes on by retrying is not trusted */
+    if (!ts->reason && lsrk->maxRej >= 0 && ts->reject > lsrk->maxRej) {
+      ts->reason = TS_DIVERGED_STEP_REJECTED;
+      PetscCall(PetscInfo(ts, "Step %" PetscInt_FMT ": %" PetscInt_FMT " rejections in this solve exceed the %" PetscInt_FMT " allowed (-ts_lsrk_max_rejections), stopping the solve\n", ts->steps, ts->reject, lsrk->maxRej));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -339,6 +345,8 @@ static PetscErrorCode TSSetFromOptions_LSRK(TS ts, SquallOptionItems PetscOption
   PetscCall(PetscOptionsString("-ts_lsrk_type", "Scheme: 14s4 (Niegemann-Diehl-Busch) or 5s4 (Carpenter-Kennedy)", "SquallTSLSRKSetType", name, name, sizeof(name), &flg));
   if (flg) PetscCall(SquallTSLSRKSetType(ts, name));
   PetscCall(PetscOptionsBool("-ts_lsrk_rollback", "Keep a copy of the solution at the start of each step so that rejected steps can be retried (one more register)", "TSRollBack", lsrk->rollback, &lsrk->rollback, NULL));
+  PetscCall(PetscOptionsInt("-ts_lsrk_max_rejections", "Rejected step attempts allowed over a solve before it stops with DIVERGED_STEP_REJECTED (-1: any number; >= -1)", "TSStep", lsrk->maxRej, &lsrk->maxRej, NULL));
+  PetscCheck(lsrk->maxRej >= -1, PetscObjectComm((PetscObject)ts), PETSC_ERR_ARG_OUTOFRANGE, "-ts_lsrk_max_rejections %" PetscInt_FMT " is out of range: >= 0, or -1 for any number", lsrk->maxRej);
   PetscCall(PetscOptionsBool("-ts_lsrk_fused", "Let the RHS provider fuse the stage update into its last kernel where it can (the ESDG GPU RHS); off: RHS into F, then the update", "TSStep", lsrk->fused, &lsrk->fused, NULL));
   PetscCall(PetscOptionsBool("-ts_lsrk_compensated", "Update the solution with compensated (Kahan) summation, so that increments below its round-off are not lost (one more register; for conservation in single precision)", "TSStep", lsrk->compensated,
                              &lsrk->compensated, NULL));
@@ -502,6 +510,8 @@ PetscErrorCode SquallTSLSRKGetTableau(TS ts, PetscInt *stages, PetscInt *order, 
 + -ts_lsrk_type <14s4,5s4> - scheme (default 14s4)
 . -ts_lsrk_rollback        - keep a copy of the solution so that rejected steps are retried (default off:
                              a step rejected after its first stage then stops the solve with TS_DIVERGED_STEP_REJECTED)
+. -ts_lsrk_max_rejections <n> - rejected attempts allowed over a solve (default 100, -1: any number); beyond them the
+                             solve stops with TS_DIVERGED_STEP_REJECTED (-ts_max_reject limits those of one step)
 . -ts_lsrk_compensated     - update the solution with compensated summation (one more register): in single precision
                              the increments of a slowly evolving state are otherwise partly rounded away, which
                              shows as a drift of the conserved integrals
@@ -524,6 +534,7 @@ PetscErrorCode TSCreate_LSRK(TS ts)
   lsrk->scheme      = &LSRK14s4;
   lsrk->stageupdate = LSRKStageUpdate_Vec;
   lsrk->fused       = PETSC_TRUE;
+  lsrk->maxRej      = 100; /* enough for the occasional rejection of a long run with an adaptor */
   ts->data          = (void *)lsrk;
 
   ts->ops->setup          = TSSetUp_LSRK;
