@@ -199,6 +199,10 @@ PETSC_EXTERN PetscErrorCode SquallP1GetDM(SquallP1, DM *);
 PETSC_EXTERN PetscErrorCode SquallP1GetSizes(SquallP1, PetscInt *nowned, PetscInt *nglobal, PetscInt *nelem, PetscInt *nelemglobal);
 PETSC_EXTERN PetscErrorCode SquallP1GetNonzeros(SquallP1, PetscInt *nnzlocal, PetscInt64 *nnzglobal);
 PETSC_EXTERN PetscErrorCode SquallP1ComputeGeometry(SquallP1);
+/* the sizes of the last reduce-mode map built (-p1_assembly_mode reduce), for byte models: thread blocks, unique
+   (block, entry) pairs, contributions, entries touched by a single block, and the blocks' vertices (the GPU
+   kernel's vertex lists); all 0 before the first reduce-mode assembly. Any output may be NULL. */
+PETSC_EXTERN PetscErrorCode SquallP1GetReduceMapSizes(SquallP1, PetscInt64 *blocks, PetscInt64 *entries, PetscInt64 *contributions, PetscInt64 *single, PetscInt64 *blockvertices);
 
 /* nodal vectors hold bs = 1 (scalar), 3 (vector) or 9 (tensor, row-major) values per vertex */
 PETSC_EXTERN PetscErrorCode SquallP1CreateVector(SquallP1, PetscInt bs, Vec *);
@@ -220,3 +224,9 @@ PETSC_EXTERN PetscErrorCode SquallP1AssembleDiffusion(SquallP1, Mat);
 PETSC_EXTERN PetscErrorCode SquallP1AssembleRHS(SquallP1, const PetscReal coef[], Vec f, Vec b);
 PETSC_EXTERN PetscErrorCode SquallP1Integrate(SquallP1, Vec, PetscReal *);
 PETSC_EXTERN PetscErrorCode SquallP1ComputeL2Error(SquallP1, Vec, PetscErrorCode (*)(const PetscReal x[3], PetscScalar f[], void *), void *, PetscReal *);
+/* max over rows of max_j |A_ij - B_ij| / max_j |A_ij| (row-relative entrywise difference) of two matrices from
+   SquallP1CreateMatrix(), with the sparsity patterns required to be equal (else +inf); local blocks of
+   (MPI)AIJ(CUSPARSE) matrices, maximum over the ranks. SquallP1VecCompare(): max_i |a_i - b_i| / max_i |a_i|. For
+   tests and benchmarks that compare the assembly paths. */
+PETSC_EXTERN PetscErrorCode SquallP1MatCompare(Mat, Mat, PetscReal *);
+PETSC_EXTERN PetscErrorCode SquallP1VecCompare(Vec, Vec, PetscReal *);

@@ -39,8 +39,10 @@ static PetscErrorCode MountainSetUp(MountainWind *wind, DM *dm, SquallP1 *p1)
   PetscCall(PetscOptionsHasName(NULL, NULL, "-p1_mesh_file", &file));
   PetscCall(PetscStrcmp(mesh, "mountain", &mountain));
   mountain = mountain && !file ? PETSC_TRUE : PETSC_FALSE; /* -p1_mesh_file alone means a file */
-  if (mountain) PetscCall(SquallP1MountainCreateMesh(PETSC_COMM_WORLD, &wind->m, dm));
-  else PetscCall(SquallP1CreateMeshFromOptions(PETSC_COMM_WORLD, dm));
+  if (mountain)
+    PetscCall(SquallP1MountainCreateMesh(PETSC_COMM_WORLD, &wind->m, dm));
+  else
+    PetscCall(SquallP1CreateMeshFromOptions(PETSC_COMM_WORLD, dm));
   PetscCall(DMViewFromOptions(*dm, NULL, "-dm_view"));
   PetscCall(SquallP1Create(*dm, p1));
   PetscCall(SquallP1SetFromOptions(*p1));
@@ -55,7 +57,8 @@ static PetscErrorCode MountainSetUp(MountainWind *wind, DM *dm, SquallP1 *p1)
     if (mountain)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mountain mesh: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " hexahedra, %" PetscInt_FMT " nodes, %" PetscInt_FMT " tetrahedra, %" PetscInt64_FMT " nonzeros per scalar operator\n",
                             wind->m.cells[0], wind->m.cells[1], wind->m.cells[2], N, NE, nnz));
-    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s mesh: %" PetscInt_FMT " nodes, %" PetscInt_FMT " tetrahedra, %" PetscInt64_FMT " nonzeros per scalar operator\n", file ? "file" : mesh, N, NE, nnz));
+    else
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s mesh: %" PetscInt_FMT " nodes, %" PetscInt_FMT " tetrahedra, %" PetscInt64_FMT " nonzeros per scalar operator\n", file ? "file" : mesh, N, NE, nnz));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

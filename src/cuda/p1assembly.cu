@@ -76,8 +76,8 @@ static PetscErrorCode P1ReduceConfigure(SquallP1Device dev, const SquallP1KOpera
   PetscFunctionBegin;
   PetscCheck(dev->rvoff, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The device has no block vertex lists");
   /* words of shared memory per entry and contribution array of the staged map (P1ReduceStagedBytes()) */
-  *nus = ((rm->maxu + 16) + 7) / 8 * 8;
-  ncs  = ((rm->maxc + 16) + 7) / 8 * 8;
+  *nus  = ((rm->maxu + 16) + 7) / 8 * 8;
+  ncs   = ((rm->maxc + 16) + 7) / 8 * 8;
   *smem = P1ReduceStagedBytes((int)bs, *nus, ncs);
   PetscCall(PetscMemzero(V, sizeof(*V)));
   V->voff   = dev->rvoff;
@@ -89,11 +89,13 @@ static PetscErrorCode P1ReduceConfigure(SquallP1Device dev, const SquallP1KOpera
   PetscCallCUDA(cudaGetDevice(&dv));
   PetscCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dv));
   *shared = *smem + more <= (size_t)optin && (dev->smemmax < 0 || (PetscInt64)more <= dev->smemmax);
-  if (*shared) *smem += more;
+  if (*shared)
+    *smem += more;
   else
     /* blocks of scattered elements (up to 4 vertices each): the same matrix from the global arrays */
-    PetscCall(PetscInfo(NULL, "The block vertex fields would need %zu bytes of shared memory per block (a block of %d elements touches up to %" PetscInt_FMT " vertices), more than the limit (device %d, set %" PetscInt64_FMT "): reading them from global memory\n",
-                        *smem + more, P1_BLOCK, dev->rmaxv, optin, dev->smemmax));
+    PetscCall(PetscInfo(
+      NULL, "The block vertex fields would need %zu bytes of shared memory per block (a block of %d elements touches up to %" PetscInt_FMT " vertices), more than the limit (device %d, set %" PetscInt64_FMT "): reading them from global memory\n",
+      *smem + more, P1_BLOCK, dev->rmaxv, optin, dev->smemmax));
   /* above the 48 KB default (bs 3 in double: 58 KB): raise the kernel's limit once */
   if (dev->rsmem[bs][*shared] < *smem) {
     PetscCallCUDA(cudaFuncSetAttribute(P1ReduceKernelOf((int)bs, *shared), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)*smem));

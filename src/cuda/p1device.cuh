@@ -5,6 +5,7 @@
 #include "cuda/cudautil.h"
 #include <petscdevice_cuda.h>
 #include "cuda/p1kernels.h"
+#include <petsc/private/petscimpl.h> /* type names and PetscObjectStateIncrease() of the matrices the kernels write */
 #include <cuda_pipeline.h>
 
 #if defined(PETSC_USE_COMPLEX)
@@ -49,10 +50,10 @@ struct _n_SquallP1Device {
   PetscInt    *ebnd;         /* [nebnd] elements with an entry in the off-diagonal block */
   PetscInt     nebnd;
   PetscBool    hasebnd;
-  PetscScalar *offv[4];      /* COO values of the off-diagonal elements, per block size */
-  PetscScalar *coov[4];      /* COO element matrices, per block size */
-  PetscScalar *coor[4];      /* COO element right-hand sides, per block size */
-  int         *nbad;         /* one counter */
+  PetscScalar *offv[4]; /* COO values of the off-diagonal elements, per block size */
+  PetscScalar *coov[4]; /* COO element matrices, per block size */
+  PetscScalar *coor[4]; /* COO element right-hand sides, per block size */
+  int         *nbad;    /* one counter */
 };
 
 static inline unsigned int P1Blocks(PetscInt n)

@@ -18,10 +18,10 @@
    e, entry (a, b), in ascending c: the fixed order that makes a block's sum deterministic. end[u] &
    SQUALL_P1_REDUCE_ONLY: no other block has a contribution to the entry, so it may be stored instead of
    added. uint16 positions: 16*nb <= 0x7fff. */
-#define SQUALL_P1_REDUCE_ONLY  0x8000u
-#define SQUALL_P1_REDUCE_MASK  0x7fffu
+#define SQUALL_P1_REDUCE_ONLY 0x8000u
+#define SQUALL_P1_REDUCE_MASK 0x7fffu
 #define SQUALL_P1_REDUCE_BLOCK 256 /* elements per block: the GPU kernel's thread block */
-#define SQUALL_P1_REDUCE_LONG  4   /* an entry with more contributions is in a block's first length class */
+#define SQUALL_P1_REDUCE_LONG 4    /* an entry with more contributions is in a block's first length class */
 typedef struct {
   PetscInt  nb, nblocks;
   PetscInt  nu, ncon, nonly; /* unique entries, contributions, entries of a single block (all blocks) */
@@ -44,14 +44,14 @@ typedef struct _n_SquallP1Device *SquallP1Device;
 
 /* the mesh and the graph of the owned rows, host arrays, for SquallP1CUDASetUp() */
 typedef struct {
-  PetscInt        ne, nv, nowned;
-  const PetscInt *tet;      /* [4*ne] local vertices, element-major */
-  const PetscReal *x;       /* [3*nv] coordinates */
-  const PetscInt *row;      /* [nv] local row, -1 if not owned */
-  const PetscInt *dI, *dJ;  /* diagonal block of the scalar graph */
-  PetscInt        nnzo;     /* entries of the off-diagonal block */
-  PetscInt        ngarray;  /* its columns */
-  PetscLogEvent   geometry; /* the element kernel's event */
+  PetscInt         ne, nv, nowned;
+  const PetscInt  *tet;      /* [4*ne] local vertices, element-major */
+  const PetscReal *x;        /* [3*nv] coordinates */
+  const PetscInt  *row;      /* [nv] local row, -1 if not owned */
+  const PetscInt  *dI, *dJ;  /* diagonal block of the scalar graph */
+  PetscInt         nnzo;     /* entries of the off-diagonal block */
+  PetscInt         ngarray;  /* its columns */
+  PetscLogEvent    geometry; /* the element kernel's event */
 } SquallP1KMesh;
 
 /* one element operator: block size, coefficients (SQUALL_P1_NTERMS), the coefficient fields as local

@@ -121,7 +121,7 @@ __global__ static void __launch_bounds__(P1_BLOCK, BS == 1 ? P1_REDUCE_MIN_BLOCK
   uint16_t                                     *se = (uint16_t *)(ss + (BS == 3 ? 2 : 1) * nus);
   uint16_t                                     *sc = se + nus;
   __shared__ int                                hdr[2]; /* u0, c0: read back after the element phase, not kept in registers through it */
-  const PetscInt                                e = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x;
+  const PetscInt                                e  = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x;
   SquallP1Elements                              El = E; /* SHARED: the vertex fields in shared memory */
   PetscInt                                      lv[4];  /* SHARED: the element's block-local vertices, loaded first so that their latency overlaps the copies */
 

@@ -11,8 +11,8 @@
 const char *const SquallP1Backends[]      = {"host", "cuda", "SquallP1Backend", "SQUALL_P1_", NULL};
 const char *const SquallP1AssemblyTypes[] = {"direct", "coo", "setvalues", "SquallP1AssemblyType", "SQUALL_P1_ASSEMBLY_", NULL};
 const char *const SquallP1Locations[]     = {"node", "element", "SquallP1Location", "SQUALL_P1_", NULL};
-const char *const SquallP1AssemblyModes[]   = {"slots", "gather", "reduce", "SquallP1AssemblyMode", "SQUALL_P1_MODE_", NULL};
-const char *const SquallP1ElementOrders[]       = {"natural", "colored", "sorted", "morton", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
+const char *const SquallP1AssemblyModes[] = {"slots", "gather", "reduce", "SquallP1AssemblyMode", "SQUALL_P1_MODE_", NULL};
+const char *const SquallP1ElementOrders[] = {"natural", "colored", "sorted", "morton", "SquallP1ElementOrder", "SQUALL_P1_ORDER_", NULL};
 
 /* the public term enum and the pointwise header's indices must agree */
 typedef char P1TermsAgree[((int)SQUALL_P1_MASS == SQUALL_P1_TERM_MASS && (int)SQUALL_P1_ADVECTION == SQUALL_P1_TERM_ADVECTION && (int)SQUALL_P1_DIFFUSION == SQUALL_P1_TERM_DIFFUSION && (int)SQUALL_P1_GRADDIV == SQUALL_P1_TERM_GRADDIV &&
@@ -54,9 +54,9 @@ PetscErrorCode SquallP1Create(DM dm, SquallP1 *p1)
   p->backend  = ndev > 0 ? SQUALL_P1_CUDA : SQUALL_P1_HOST;
   p->assembly = SQUALL_P1_ASSEMBLY_DIRECT;
   p->mode     = SquallP1DefaultAssemblyMode(p->backend);
-  p->degtol     = 1e-10;
-  p->Kloc       = SQUALL_P1_NODE;
-  *p1           = p;
+  p->degtol   = 1e-10;
+  p->Kloc     = SQUALL_P1_NODE;
+  *p1         = p;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -92,8 +92,8 @@ PetscErrorCode SquallP1GetBackend(SquallP1 p1, SquallP1Backend *backend)
 PetscErrorCode SquallP1SetAssemblyType(SquallP1 p1, SquallP1AssemblyType type)
 {
   PetscFunctionBegin;
-  PetscCheck(type == SQUALL_P1_ASSEMBLY_DIRECT || type == SQUALL_P1_ASSEMBLY_COO || type == SQUALL_P1_ASSEMBLY_SETVALUES, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown assembly type %d: valid types are direct (%d), coo (%d) and setvalues (%d)", (int)type,
-             (int)SQUALL_P1_ASSEMBLY_DIRECT, (int)SQUALL_P1_ASSEMBLY_COO, (int)SQUALL_P1_ASSEMBLY_SETVALUES);
+  PetscCheck(type == SQUALL_P1_ASSEMBLY_DIRECT || type == SQUALL_P1_ASSEMBLY_COO || type == SQUALL_P1_ASSEMBLY_SETVALUES, p1->comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown assembly type %d: valid types are direct (%d), coo (%d) and setvalues (%d)",
+             (int)type, (int)SQUALL_P1_ASSEMBLY_DIRECT, (int)SQUALL_P1_ASSEMBLY_COO, (int)SQUALL_P1_ASSEMBLY_SETVALUES);
   p1->assembly = type;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -308,3 +308,18 @@ PetscErrorCode SquallP1GetNonzeros(SquallP1 p1, PetscInt *nnzlocal, PetscInt64 *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  SquallP1GetReduceMapSizes - the sizes of the last reduce-mode map built by either backend: thread blocks,
+  unique (block, entry) pairs, contributions, entries touched by one block only, and the entries of the
+  blocks' vertex lists (GPU). Benchmarks count their bytes from them. Any output may be NULL.
+@*/
+PetscErrorCode SquallP1GetReduceMapSizes(SquallP1 p1, PetscInt64 *blocks, PetscInt64 *entries, PetscInt64 *contributions, PetscInt64 *single, PetscInt64 *blockvertices)
+{
+  PetscFunctionBegin;
+  if (blocks) *blocks = p1->rstats[3];
+  if (entries) *entries = p1->rstats[0];
+  if (contributions) *contributions = p1->rstats[1];
+  if (single) *single = p1->rstats[2];
+  if (blockvertices) *blockvertices = p1->rstats[4];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -235,9 +235,12 @@ PetscErrorCode SquallP1AssembleOperator(SquallP1 p1, const PetscReal coef[], Mat
         PetscCall(SquallP1CheckLayout(p1, info->bs, A));
         info->verified = st + 1;
       }
-      if (p1->mode == SQUALL_P1_MODE_GATHER) PetscCall(SquallP1AssembleHostGather(p1, info->bs, &c, A));
-      else if (p1->mode == SQUALL_P1_MODE_REDUCE) PetscCall(SquallP1AssembleHostReduce(p1, info->bs, &c, A));
-      else PetscCall(SquallP1AssembleHostDirect(p1, info->bs, &c, A));
+      if (p1->mode == SQUALL_P1_MODE_GATHER)
+        PetscCall(SquallP1AssembleHostGather(p1, info->bs, &c, A));
+      else if (p1->mode == SQUALL_P1_MODE_REDUCE)
+        PetscCall(SquallP1AssembleHostReduce(p1, info->bs, &c, A));
+      else
+        PetscCall(SquallP1AssembleHostDirect(p1, info->bs, &c, A));
       break;
     case SQUALL_P1_ASSEMBLY_COO: PetscCall(SquallP1AssembleCOO(p1, info->bs, &c, A, info)); break;
     case SQUALL_P1_ASSEMBLY_SETVALUES: PetscCall(SquallP1AssembleHostSetValues(p1, info->bs, &c, A)); break;
@@ -276,4 +279,3 @@ PetscErrorCode SquallP1AssembleDiffusion(SquallP1 p1, Mat A)
   PetscCall(P1AssembleTerm(p1, SQUALL_P1_DIFFUSION, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

@@ -126,4 +126,3 @@ PetscErrorCode SquallP1AssembleCOO(SquallP1 p1, PetscInt bs, const SquallP1Coef 
   PetscCall(PetscLogEventEnd(SQUALL_P1AssembleCOO, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

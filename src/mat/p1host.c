@@ -238,4 +238,3 @@ PetscErrorCode SquallP1ElementValuesHost(SquallP1 p1, PetscInt bs, const SquallP
   PetscCall(PetscLogFlops(SquallP1ElementFlops(coef->c, bs) * p1->ne));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

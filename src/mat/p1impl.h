@@ -12,18 +12,18 @@
    owned vertex is local, so each process computes all contributions to its own rows and nothing
    is sent: rows of vertices it does not own are skipped. */
 struct _n_SquallP1 {
-  MPI_Comm              comm;
-  PetscInt              id; /* unique per object: ties matrices and vectors to their SquallP1 */
-  DM                    dm; /* the plex, distributed with one layer of cell overlap */
-  PetscBool             setup;
-  SquallP1Backend       backend;
-  SquallP1AssemblyType  assembly;
-  SquallP1AssemblyMode  mode;    /* how the direct assembly adds its entries */
-  PetscBool             modeset; /* set by the user; else it follows the backend (SquallP1DefaultAssemblyMode()) */
-  PetscReal             degtol;        /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
-  PetscBool             view;
-  SquallP1ElementOrder  order;
-  PetscInt              ncolors; /* with SQUALL_P1_ORDER_COLORED */
+  MPI_Comm             comm;
+  PetscInt             id; /* unique per object: ties matrices and vectors to their SquallP1 */
+  DM                   dm; /* the plex, distributed with one layer of cell overlap */
+  PetscBool            setup;
+  SquallP1Backend      backend;
+  SquallP1AssemblyType assembly;
+  SquallP1AssemblyMode mode;    /* how the direct assembly adds its entries */
+  PetscBool            modeset; /* set by the user; else it follows the backend (SquallP1DefaultAssemblyMode()) */
+  PetscReal            degtol;  /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
+  PetscBool            view;
+  SquallP1ElementOrder order;
+  PetscInt             ncolors; /* with SQUALL_P1_ORDER_COLORED */
 
   /* vertices */
   PetscInt   nv, nowned, N, rstart; /* local, owned, global; first owned global index */
@@ -157,8 +157,3 @@ PETSC_INTERN PetscErrorCode SquallP1DeviceElementValuesCOO(SquallP1, PetscInt bs
 PETSC_INTERN PetscErrorCode SquallP1DeviceAssembleRHS(SquallP1, PetscInt bs, const SquallP1Coef *, Vec floc, Vec b, PetscScalar **coovalues);
 /* rough flop count of one element operator (logging) */
 PETSC_INTERN PetscLogDouble SquallP1ElementFlops(const PetscReal coef[], PetscInt bs);
-
-/* max over rows of max_j |A_ij - B_ij| / max_j |A_ij| (row-relative entrywise difference), with the
-   sparsity patterns required to be equal (else +inf); local blocks of (MPI)AIJ(CUSPARSE) matrices */
-PETSC_EXTERN PetscErrorCode SquallP1MatCompare(Mat, Mat, PetscReal *);
-PETSC_EXTERN PetscErrorCode SquallP1VecCompare(Vec, Vec, PetscReal *);

@@ -105,7 +105,8 @@ static PetscErrorCode P1RHSCOO(SquallP1 p1, PetscInt bs, const SquallP1Coef *c, 
     PetscCheck(bc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The right-hand side lost its local COO vector");
   }
   PetscCall(PetscLogEventBegin(SQUALL_P1RHS, b, 0, 0, 0));
-  if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1DeviceAssembleRHS(p1, bs, c, fl, b, &values));
+  if (p1->backend == SQUALL_P1_CUDA)
+    PetscCall(SquallP1DeviceAssembleRHS(p1, bs, c, fl, b, &values));
   else {
     const PetscScalar *fa;
     SquallP1Elements   E;
@@ -193,8 +194,10 @@ PetscErrorCode SquallP1AssembleRHS(SquallP1 p1, const PetscReal coef[], Vec f, V
   PetscCall(SquallP1GlobalToLocal(p1, bs, f, &fl));
   switch (p1->assembly) {
     case SQUALL_P1_ASSEMBLY_DIRECT:
-      if (p1->backend == SQUALL_P1_CUDA) PetscCall(SquallP1DeviceAssembleRHS(p1, bs, &c, fl, b, NULL));
-      else PetscCall(P1RHSHostDirect(p1, bs, &c, fl, b));
+      if (p1->backend == SQUALL_P1_CUDA)
+        PetscCall(SquallP1DeviceAssembleRHS(p1, bs, &c, fl, b, NULL));
+      else
+        PetscCall(P1RHSHostDirect(p1, bs, &c, fl, b));
       break;
     case SQUALL_P1_ASSEMBLY_COO: PetscCall(P1RHSCOO(p1, bs, &c, fl, b)); break;
     case SQUALL_P1_ASSEMBLY_SETVALUES: PetscCall(P1RHSSetValues(p1, bs, &c, fl, b)); break;

@@ -352,4 +352,3 @@ PetscErrorCode SquallP1ComputeGeometry(SquallP1 p1)
     PetscCall(SquallP1ComputeGeometryHost(p1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

@@ -343,9 +343,9 @@ int main(int argc, char **argv)
     PetscCall(CompareMult(pg, ph, bs, As, Ah, &dsm[1]));
     PetscCall(CompareMult(pg, ph, bs, At[0], Ah, &dtm[1]));
     PetscCall(CompareMult(pg, ph, bs, Au, Ah, &dum[1]));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "bs %" PetscInt_FMT ": GPU direct (%s) vs host MatSetValues %.1e, vs GPU COO %.1e, vs CPU reference %.1e; rhs %.1e, %.1e, %.1e (relative to max |b| %.1e); MatMult %.1e, after reassembly %.1e (relative to sum_j |A_ij x_j|)\n", bs,
-                          SquallP1AssemblyModes[mode0], (double)d[0], (double)d[1], (double)d[2], (double)dv[0], (double)dv[1], (double)dv[2], (double)dn, (double)dm1, (double)dm2));
+    PetscCall(PetscPrintf(
+      PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU direct (%s) vs host MatSetValues %.1e, vs GPU COO %.1e, vs CPU reference %.1e; rhs %.1e, %.1e, %.1e (relative to max |b| %.1e); MatMult %.1e, after reassembly %.1e (relative to sum_j |A_ij x_j|)\n",
+      bs, SquallP1AssemblyModes[mode0], (double)d[0], (double)d[1], (double)d[2], (double)dv[0], (double)dv[1], (double)dv[2], (double)dn, (double)dm1, (double)dm2));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU slots vs host MatSetValues %.1e, vs CPU reference %.1e, vs GPU default mode %.1e; MatMult %.1e, after reassembly %.1e\n", bs, (double)ds[0], (double)ds[1], (double)ds[2],
                           (double)dsm[0], (double)dsm[1]));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU gather vs host MatSetValues %.1e, vs CPU gather %.1e, vs GPU slots %.1e, vs itself %.1e; MatMult %.1e, after reassembly %.1e\n", bs, (double)dt[0], (double)dt[1], (double)dt[2],
@@ -354,8 +354,8 @@ int main(int argc, char **argv)
     CHECK(dt[0] <= tol && dt[1] <= tol && dt[2] <= tol, "bs %" PetscInt_FMT ": GPU gather-mode matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)dt[0], (double)dt[1], (double)dt[2]);
     CHECK(dt[3] == 0, "bs %" PetscInt_FMT ": two GPU gather-mode assemblies differ (%g): not deterministic", bs, (double)dt[3]);
     CHECK(dtm[0] <= tol && dtm[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the gather-mode matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dtm[0], (double)dtm[1]);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU reduce (vertex fields from %s memory) vs host MatSetValues %.1e, vs CPU reduce %.1e, vs GPU slots %.1e; MatMult %.1e, after reassembly %.1e\n", bs, reduceglobal ? "global" : "shared",
-                          (double)du[0], (double)du[1], (double)du[2], (double)dum[0], (double)dum[1]));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU reduce (vertex fields from %s memory) vs host MatSetValues %.1e, vs CPU reduce %.1e, vs GPU slots %.1e; MatMult %.1e, after reassembly %.1e\n", bs,
+                          reduceglobal ? "global" : "shared", (double)du[0], (double)du[1], (double)du[2], (double)dum[0], (double)dum[1]));
     CHECK(du[0] <= tol && du[1] <= tol && du[2] <= tol, "bs %" PetscInt_FMT ": GPU reduce-mode matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)du[0], (double)du[1], (double)du[2]);
     CHECK(dum[0] <= tol && dum[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the reduce-mode matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dum[0], (double)dum[1]);
     CHECK(ds[0] <= tol && ds[1] <= tol && ds[2] <= tol, "bs %" PetscInt_FMT ": GPU slot-map matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)ds[0], (double)ds[1], (double)ds[2]);

@@ -332,10 +332,10 @@ static PetscErrorCode CheckBlockVertices(SquallP1 p1, const PetscReal coef[], Pe
 /* one operator through the three paths; returns the direct-path matrix */
 static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coef[], PetscReal tol, const char *what, Mat *Aout)
 {
-  Mat                A[3], As, Ag[2], Ar[2];
-  Vec                f, b[3], Af;
-  PetscReal          d[4], dv[2], dmv, ds, dg, dgg, dr, drr;
-  PetscInt           bsf = bs;
+  Mat                  A[3], As, Ag[2], Ar[2];
+  Vec                  f, b[3], Af;
+  PetscReal            d[4], dv[2], dmv, ds, dg, dgg, dr, drr;
+  PetscInt             bsf = bs;
   SquallP1AssemblyMode mode, other;
 
   PetscFunctionBegin;
