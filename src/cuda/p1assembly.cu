@@ -178,7 +178,7 @@ PetscErrorCode SquallP1CUDAAssembleOperator(SquallP1Device dev, const SquallP1KO
   PetscScalar     *da = NULL;
   SquallP1Elements E;
   SquallP1Coef     c;
-  cudaStream_t     stream;
+  cudaStream_t     stream = NULL;
 
   PetscFunctionBegin;
   PetscCall(P1CheckMaps(dev, bs, mode));

@@ -12,7 +12,7 @@
 
 PetscErrorCode SquallP1CUDAComputeGeometry(SquallP1Device dev, PetscLogEvent event)
 {
-  cudaStream_t stream;
+  cudaStream_t stream = NULL;
 
   PetscFunctionBegin;
   PetscCall(SquallCUDAGetStream(&stream));
@@ -191,8 +191,8 @@ PetscErrorCode SquallP1CUDASetSharedMemoryLimit(SquallP1Device dev, PetscInt64 b
 PetscErrorCode SquallP1CUDAComputeElementMetric(SquallP1Device dev, PetscReal scale, Vec L, Vec h, PetscLogEvent event, PetscInt *nbad)
 {
   PetscScalar *Ld, *hd = NULL;
-  cudaStream_t stream;
-  int          bad = 0;
+  cudaStream_t stream = NULL;
+  int          bad    = 0;
 
   PetscFunctionBegin;
   PetscCall(SquallCUDAGetStream(&stream));

@@ -49,7 +49,7 @@ PetscErrorCode SquallP1CUDAElementValuesCOO(SquallP1Device dev, const SquallP1KO
   const PetscInt   bs = op->bs, m = 4 * bs;
   SquallP1Elements E;
   SquallP1Coef     c;
-  cudaStream_t     stream;
+  cudaStream_t     stream = NULL;
 
   PetscFunctionBegin;
   PetscCall(SquallCUDAGetStream(&stream));
@@ -79,7 +79,7 @@ PetscErrorCode SquallP1CUDAAssembleRHS(SquallP1Device dev, const SquallP1KOperat
   PetscScalar       *bd = NULL, *out = NULL;
   SquallP1Elements   E;
   SquallP1Coef       c;
-  cudaStream_t       stream;
+  cudaStream_t       stream = NULL;
   PetscInt           nl, nb;
 
   PetscFunctionBegin;

@@ -112,7 +112,7 @@ PETSC_INTERN PetscErrorCode SquallP1OffDiagonalCOOIndices(SquallP1, PetscInt bs,
 PETSC_INTERN PetscErrorCode SquallP1GetLocalWork(SquallP1, PetscInt bs, Vec *);
 /* The slot map of block size bs (1 or 3; layout and encoding in p1tet.h): SquallP1NumSlots(bs, withoff)
    ints per element, entry-major (slots[k*ne + e]). withoff: also the off-diagonal row strides of bs = 3
-   (the CPU path writes that block; the GPU does not). Found by the same binary searches as the search
+   (the CPU path writes that block; the GPU does not). Found by a binary search of each column in its row
    (SquallP1Find), once; an entry missing from the graph is an error. The caller frees *slots. */
 PETSC_EXTERN PetscErrorCode SquallP1BuildSlots(SquallP1, PetscInt bs, PetscBool withoff, int **slots);
 /* The gather map, the transpose of the scalar slot map: for each stored value p of the scalar graph's

@@ -29,7 +29,7 @@ PetscErrorCode SquallP1BuildSlots(SquallP1 p1, PetscInt bs, PetscBool withoff, i
         PetscInt slot = SQUALL_P1_SLOT_NONE;
 
         if (r >= 0) {
-          /* the same searches as SquallP1ScatterElement, so both modes write the same places */
+          /* a binary search of the column in its row of the diagonal or off-diagonal block */
           const PetscBool diag = p1->cd[v[b]] >= 0 ? PETSC_TRUE : PETSC_FALSE;
           const PetscInt *ri = diag ? dI : oI, *rj = diag ? dJ : oJ, lo = ri[r], hi = ri[r + 1];
           const PetscInt  p = SquallP1Find(rj, lo, hi, diag ? p1->cd[v[b]] : p1->co[v[b]]);
