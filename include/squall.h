@@ -146,39 +146,19 @@ typedef struct _n_SquallP1 *SquallP1;
 
 typedef enum { SQUALL_P1_HOST, SQUALL_P1_CUDA } SquallP1Backend;
 PETSC_EXTERN const char *const SquallP1Backends[];
-/* atomic: squall's direct assembly into the AIJ value arrays (atomicAdd on the GPU, a plain loop on
-   the CPU); coo: MatSetPreallocationCOO + MatSetValuesCOO; setvalues: MatSetValues element by element */
-typedef enum { SQUALL_P1_ASSEMBLY_ATOMIC, SQUALL_P1_ASSEMBLY_COO, SQUALL_P1_ASSEMBLY_SETVALUES } SquallP1AssemblyType;
+/* direct: squall's own assembly into the AIJ value arrays (-p1_assembly_mode says how); coo:
+   MatSetPreallocationCOO + MatSetValuesCOO; setvalues: host MatSetValues element by element */
+typedef enum { SQUALL_P1_ASSEMBLY_DIRECT, SQUALL_P1_ASSEMBLY_COO, SQUALL_P1_ASSEMBLY_SETVALUES } SquallP1AssemblyType;
 PETSC_EXTERN const char *const SquallP1AssemblyTypes[];
-/* how the direct assembly finds an element entry's place in the AIJ values (-p1_assembly_mode): a binary
-   search of its column in the row, or a slot map (positions of all element entries, built once), both
-   adding atomically; or gather, atomic-free and deterministic: element values to a scratch array, then
-   each stored value sums its contributions in a fixed order (the transposed slot map, built once); or
-   reduce: each thread block of elements sums its contributions to a matrix entry in shared memory in a
-   fixed order and adds the sum with one atomicAdd (the per-block map of unique entries, built once) */
-typedef enum { SQUALL_P1_ATOMIC_SEARCH, SQUALL_P1_ATOMIC_SLOTS, SQUALL_P1_ATOMIC_GATHER, SQUALL_P1_ATOMIC_REDUCE } SquallP1AtomicMode;
-PETSC_EXTERN const char *const SquallP1AtomicModes[];
-/* the GPU kernel of the reduce mode (-p1_reduce_variant; same sums, same order, bit for bit): plain reads
-   its map from global memory in the summing phase; staged copies the block's map into shared memory
-   (cp.async) while the elements are computed; balanced also gives each thread a contiguous run of ~16
-   contributions instead of every 256th entry; _b3: registers capped for 3 blocks of 256 threads per SM; affine:
-   staged with closed-form element matrices (equal up to rounding, not bit for bit); affine_xyz: affine with J^-1 and
-   the volume rebuilt from the vertex coordinates instead of read from the precomputed geometry; affine_shared
-   (the default): affine_xyz with the fields of the block's vertices copied once into shared memory, where its elements
-   read them */
-typedef enum {
-  SQUALL_P1_REDUCE_PLAIN,
-  SQUALL_P1_REDUCE_PLAIN_B3,
-  SQUALL_P1_REDUCE_STAGED,
-  SQUALL_P1_REDUCE_STAGED_B3,
-  SQUALL_P1_REDUCE_BALANCED,
-  SQUALL_P1_REDUCE_BALANCED_B3,
-  SQUALL_P1_REDUCE_AFFINE,
-  SQUALL_P1_REDUCE_AFFINE_XYZ,
-  SQUALL_P1_REDUCE_AFFINE_SHARED,
-  SQUALL_P1_REDUCE_NUM_VARIANTS
-} SquallP1ReduceVariant;
-PETSC_EXTERN const char *const SquallP1ReduceVariants[];
+/* how the direct assembly adds an element entry into the AIJ values (-p1_assembly_mode): slots, through
+   the positions of all element entries (found once), one atomicAdd per entry on the GPU; gather,
+   atomic-free and deterministic: element values to a scratch array, then each stored value sums its
+   contributions in a fixed order (the transposed slot map, built once); reduce, each thread block of
+   elements sums its contributions to a matrix entry in shared memory in a fixed order and adds the sum
+   with one atomicAdd (the per-block map of unique entries, built once). Default: reduce with the CUDA
+   backend, slots on the CPU */
+typedef enum { SQUALL_P1_MODE_SLOTS, SQUALL_P1_MODE_GATHER, SQUALL_P1_MODE_REDUCE } SquallP1AssemblyMode;
+PETSC_EXTERN const char *const SquallP1AssemblyModes[];
 /* order of the elements (threads): the mesh's, greedily coloured so that no two elements of a colour
    share a vertex and a warp's atomicAdds never hit the same matrix entry, sorted by their smallest
    vertex so that a warp's atomicAdds hit neighbouring rows, or along the Morton curve of their centroids so that
@@ -213,9 +193,8 @@ PETSC_EXTERN PetscErrorCode SquallP1SetBackend(SquallP1, SquallP1Backend);
 PETSC_EXTERN PetscErrorCode SquallP1GetBackend(SquallP1, SquallP1Backend *);
 PETSC_EXTERN PetscErrorCode SquallP1SetAssemblyType(SquallP1, SquallP1AssemblyType);
 PETSC_EXTERN PetscErrorCode SquallP1GetAssemblyType(SquallP1, SquallP1AssemblyType *);
-PETSC_EXTERN PetscErrorCode SquallP1SetAtomicMode(SquallP1, SquallP1AtomicMode);
-PETSC_EXTERN PetscErrorCode SquallP1GetAtomicMode(SquallP1, SquallP1AtomicMode *);
-PETSC_EXTERN PetscErrorCode SquallP1SetReduceVariant(SquallP1, SquallP1ReduceVariant);
+PETSC_EXTERN PetscErrorCode SquallP1SetAssemblyMode(SquallP1, SquallP1AssemblyMode);
+PETSC_EXTERN PetscErrorCode SquallP1GetAssemblyMode(SquallP1, SquallP1AssemblyMode *);
 PETSC_EXTERN PetscErrorCode SquallP1SetElementOrder(SquallP1, SquallP1ElementOrder);
 PETSC_EXTERN PetscErrorCode SquallP1SetFromOptions(SquallP1);
 PETSC_EXTERN PetscErrorCode SquallP1SetUp(SquallP1);
@@ -225,6 +204,10 @@ PETSC_EXTERN PetscErrorCode SquallP1GetDM(SquallP1, DM *);
 PETSC_EXTERN PetscErrorCode SquallP1GetSizes(SquallP1, PetscInt *nowned, PetscInt *nglobal, PetscInt *nelem, PetscInt *nelemglobal);
 PETSC_EXTERN PetscErrorCode SquallP1GetNonzeros(SquallP1, PetscInt *nnzlocal, PetscInt64 *nnzglobal);
 PETSC_EXTERN PetscErrorCode SquallP1ComputeGeometry(SquallP1);
+/* the sizes of the last reduce-mode map built (-p1_assembly_mode reduce), for byte models: thread blocks, unique
+   (block, entry) pairs, contributions, entries touched by a single block, and the blocks' vertices (the GPU
+   kernel's vertex lists); all 0 before the first reduce-mode assembly. Any output may be NULL. */
+PETSC_EXTERN PetscErrorCode SquallP1GetReduceMapSizes(SquallP1, PetscInt64 *blocks, PetscInt64 *entries, PetscInt64 *contributions, PetscInt64 *single, PetscInt64 *blockvertices);
 
 /* nodal vectors hold bs = 1 (scalar), 3 (vector) or 9 (tensor, row-major) values per vertex */
 PETSC_EXTERN PetscErrorCode SquallP1CreateVector(SquallP1, PetscInt bs, Vec *);
@@ -246,3 +229,9 @@ PETSC_EXTERN PetscErrorCode SquallP1AssembleDiffusion(SquallP1, Mat);
 PETSC_EXTERN PetscErrorCode SquallP1AssembleRHS(SquallP1, const PetscReal coef[], Vec f, Vec b);
 PETSC_EXTERN PetscErrorCode SquallP1Integrate(SquallP1, Vec, PetscReal *);
 PETSC_EXTERN PetscErrorCode SquallP1ComputeL2Error(SquallP1, Vec, PetscErrorCode (*)(const PetscReal x[3], PetscScalar f[], void *), void *, PetscReal *);
+/* max over rows of max_j |A_ij - B_ij| / max_j |A_ij| (row-relative entrywise difference) of two matrices from
+   SquallP1CreateMatrix(), with the sparsity patterns required to be equal (else +inf); local blocks of
+   (MPI)AIJ(CUSPARSE) matrices, maximum over the ranks. SquallP1VecCompare(): max_i |a_i - b_i| / max_i |a_i|. For
+   tests and benchmarks that compare the assembly paths. */
+PETSC_EXTERN PetscErrorCode SquallP1MatCompare(Mat, Mat, PetscReal *);
+PETSC_EXTERN PetscErrorCode SquallP1VecCompare(Vec, Vec, PetscReal *);

@@ -3,7 +3,7 @@ static char help[] = "Advection-diffusion of potential temperature over a bell-s
                      "the divergence-free terrain-following wind and diffused with a full 3x3 tensor; every step is\n"
                      "  (M + theta dt (C + D)) T^{n+1} = (M - (1 - theta) dt (C + D)) T^n\n"
                      "(theta = 1/2 Crank-Nicolson, 1 implicit Euler), reassembled each step and solved with any KSP/PC\n"
-                     "(-ksp_type gmres -pc_type gamg / hypre / jacobi). Mesh: -mountain_*; operators: -p1_*; and\n"
+                     "(-ksp_type gmres -pc_type gamg / hypre / jacobi). Mesh: -p1_mesh (default mountain: -mountain_*); operators: -p1_*; and\n"
                      "  -advdiff_steps n, -advdiff_dt s, -advdiff_theta 0.5..1, -advdiff_u0 m/s\n"
                      "  -advdiff_diffusivity terrain|metric: kh along the terrain-following surfaces and kv across them, nodal\n"
                      "      (-advdiff_kh 2000, -advdiff_kv 2 m^2/s), or grid-scale rate * M_e^{-1} per element (-advdiff_metric_rate 1e-3 1/s)\n"

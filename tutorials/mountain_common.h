@@ -25,12 +25,24 @@ static PetscErrorCode MountainWindFn(const PetscReal x[3], PetscScalar u[], void
   return PETSC_SUCCESS;
 }
 
-/* the mountain mesh (-mountain_* options) and the P1 operators on it (-p1_* options) */
+/* the mesh of -p1_mesh (default the mountain, -mountain_* options; also a box, a Gmsh file or PETSc's -dm_plex_*
+   options: SquallP1CreateMeshFromOptions()) and the P1 operators on it (-p1_* options). The wind's terrain is the
+   -mountain_* hill whatever the mesh. */
 static PetscErrorCode MountainSetUp(MountainWind *wind, DM *dm, SquallP1 *p1)
 {
+  char      mesh[16] = "mountain";
+  PetscBool file, mountain;
+
   PetscFunctionBegin;
   PetscCall(SquallP1MountainSetFromOptions(PETSC_COMM_WORLD, &wind->m));
-  PetscCall(SquallP1MountainCreateMesh(PETSC_COMM_WORLD, &wind->m, dm));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-p1_mesh", mesh, sizeof(mesh), NULL));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-p1_mesh_file", &file));
+  PetscCall(PetscStrcmp(mesh, "mountain", &mountain));
+  mountain = mountain && !file ? PETSC_TRUE : PETSC_FALSE; /* -p1_mesh_file alone means a file */
+  if (mountain)
+    PetscCall(SquallP1MountainCreateMesh(PETSC_COMM_WORLD, &wind->m, dm));
+  else
+    PetscCall(SquallP1CreateMeshFromOptions(PETSC_COMM_WORLD, dm));
   PetscCall(DMViewFromOptions(*dm, NULL, "-dm_view"));
   PetscCall(SquallP1Create(*dm, p1));
   PetscCall(SquallP1SetFromOptions(*p1));
@@ -42,8 +54,11 @@ static PetscErrorCode MountainSetUp(MountainWind *wind, DM *dm, SquallP1 *p1)
 
     PetscCall(SquallP1GetSizes(*p1, NULL, &N, NULL, &NE));
     PetscCall(SquallP1GetNonzeros(*p1, NULL, &nnz));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mountain mesh: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " hexahedra, %" PetscInt_FMT " nodes, %" PetscInt_FMT " tetrahedra, %" PetscInt64_FMT " nonzeros per scalar operator\n",
-                          wind->m.cells[0], wind->m.cells[1], wind->m.cells[2], N, NE, nnz));
+    if (mountain)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mountain mesh: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " hexahedra, %" PetscInt_FMT " nodes, %" PetscInt_FMT " tetrahedra, %" PetscInt64_FMT " nonzeros per scalar operator\n",
+                            wind->m.cells[0], wind->m.cells[1], wind->m.cells[2], N, NE, nnz));
+    else
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s mesh: %" PetscInt_FMT " nodes, %" PetscInt_FMT " tetrahedra, %" PetscInt64_FMT " nonzeros per scalar operator\n", file ? "file" : mesh, N, NE, nnz));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -3,7 +3,7 @@ static char help[] = "Vector Helmholtz (implicit viscous) step for the momentum 
                      "  (M + dt nu D) (x) I3 + dt lambda G) w = M w0,   G_ab = int (div v)(div w) (grad-div)\n"
                      "w0 is the terrain-following wind plus a jet; the step must lower the kinetic energy and, with lambda > 0,\n"
                      "the divergence. Solve with any KSP/PC (-ksp_type cg -pc_type gamg / hypre / jacobi; GAMG reads the block size).\n"
-                     "Mesh: -mountain_*; operators: -p1_*; and\n"
+                     "Mesh: -p1_mesh (default mountain: -mountain_*); operators: -p1_*; and\n"
                      "  -helmholtz_dt s, -helmholtz_nu m^2/s (viscosity), -helmholtz_lambda m^2/s (grad-div), -helmholtz_u0 m/s,\n"
                      "  -helmholtz_jet m/s (amplitude of a jet at 5 km), -helmholtz_vtk base\n\n";
 

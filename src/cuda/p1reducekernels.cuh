@@ -1,8 +1,26 @@
-/* The P1 reduce mode's kernels (plain, staged, balanced, affine, affine_xyz, affine_shared) and their table by block
-   size and variant.
+/* The P1 reduce mode's kernel and its shared-memory layout.
    Part of the translation unit of src/cuda/p1assembly.cu, which includes it after its helpers; not a header of
    its own. */
 #pragma once
+
+/* Blocks of 256 threads per SM of the reduce kernel, per block size. Its closed-form element phase keeps few
+   values live: bs 1 at 80 registers (3 blocks) spills ~36 bytes per thread to L1, at 128 (2 blocks) none but a
+   third fewer warps hide the gathers' latency; bs 3 takes 128 registers at 2 blocks without spilling, and its
+   ~80 KB of shared memory per block allow no more. */
+#if !defined(P1_REDUCE_MIN_BLOCKS1)
+#  define P1_REDUCE_MIN_BLOCKS1 3
+#endif
+#if !defined(P1_REDUCE_MIN_BLOCKS3)
+#  define P1_REDUCE_MIN_BLOCKS3 2
+#endif
+
+/* SHARED: the blocks' vertex lists and the shared-memory layout of their fields (P1StageVertices()) */
+typedef struct {
+  const int      *voff, *vtx; /* block k's vertices vtx[voff[k]] .. vtx[voff[k+1]-1] */
+  const uint16_t *ltet;       /* [4][ne] */
+  int             stride;     /* of each field component's array in shared memory: the most vertices of a block, rounded up */
+  int             words;      /* PetscReals of shared memory before the staged map: the vertex fields, or the element data if more */
+} P1BlockVertices;
 
 /* reduce mode: adds (or, only: stores) the sum of one entry u of scalar slot s; bs 3 finds its 3x3 block
    from the row, urow[u] */
@@ -27,43 +45,7 @@ template <int BS> __device__ static inline void P1ReduceWrite(int s, bool only, 
   }
 }
 
-/* reduce mode: thread t of block k computes element k*P1_BLOCK + t and stores what its matrix is made
-   of in shared memory (p1tet.h: 16 words, 29 for bs 3); then each thread sums the contributions of some
-   of the block's unique entries in the map's fixed order and adds each sum with one atomicAdd, or stores
-   it when no other block touches the entry. A block's entries are ascending by position (for scalar operators
-   within two length classes, the long ones, mostly diagonal, first: SquallP1BuildReduce()), so consecutive
-   threads add into nearby addresses (and a warp's entries have like numbers of contributions); a block touches ~3x fewer entries than it has contributions when
-   its elements are compact (-p1_element_order sorted). Only the diagonal block is in the device map. */
-template <int BS, int MINB>
-__global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
-                                                                                const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int, P1BlockVertices)
-{
-  extern __shared__ __align__(16) unsigned char p1_reduce_smem[];
-  PetscReal                                    *w = (PetscReal *)p1_reduce_smem;
-  const PetscInt                                e = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x;
-
-  if (e < E.ne) {
-    PetscInt  v[4];
-    PetscReal g[4][3], vol, S[4][4];
-
-    SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
-    SquallP1ReduceStore(BS, w + threadIdx.x, P1_BLOCK, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
-  }
-  __syncthreads();
-  const int       u0 = ublk[blockIdx.x], u1 = ublk[blockIdx.x + 1];
-  const uint16_t *c = cidx + cblk[blockIdx.x];
-
-  for (int u = u0 + (int)threadIdx.x; u < u1; u += P1_BLOCK) {
-    const int  s = uslot[u], en = uend[u], m0 = u == u0 ? 0 : (uend[u - 1] & SQUALL_P1_REDUCE_MASK), m1 = en & SQUALL_P1_REDUCE_MASK;
-    const bool only = (en & SQUALL_P1_REDUCE_ONLY) != 0;
-    PetscReal  sum[9];
-
-    SquallP1ReduceSum(BS, c, m0, m1, w, P1_BLOCK, sum);
-    P1ReduceWrite<BS>(s, only, sum, urow, u, dI, da);
-  }
-}
-
-/* Shared memory of the staged variants after the element data: the block's slots (int), rows (int, bs 3),
+/* Shared memory of the reduce kernel after the element data: the block's slots (int), rows (int, bs 3),
    ends (uint16) and contributions (uint16). Each array is copied in 16-byte chunks from the aligned chunk
    at or below its first index (cp.async needs aligned 16-byte copies), so it holds up to 2*8 - 2 words more
    than the block's count: nu words per entry array, nc per contribution array (both multiples of 8, so
@@ -83,7 +65,7 @@ template <typename T> __device__ static inline int P1StageAsync(T *s, const T *g
   return lo - a;
 }
 
-/* affine_shared: issues the copies of component-major field g (NC values per vertex) of the block's nv vertices vtx[]
+/* SHARED: issues the copies of component-major field g (NC values per vertex) of the block's nv vertices vtx[]
    into s with cp.async, one value per thread at a time, vertex-major as in global memory: a copy reads runs of a
    vertex's values, and the block-local vertex index addresses the copy as the global index does the original */
 template <int NC> __device__ static inline void P1StageField(PetscReal *s, const PetscScalar *g, const int *vtx, int nv)
@@ -94,7 +76,7 @@ template <int NC> __device__ static inline void P1StageField(PetscReal *s, const
   }
 }
 
-/* affine_shared: issues the copies of the fields of block blockIdx.x's vertices (V.vtx[V.voff[k]..]) into s: the
+/* SHARED: issues the copies of the fields of block blockIdx.x's vertices (V.vtx[V.voff[k]..]) into s: the
    coordinates and the fields the operator reads (SquallP1NodalFieldsRead()), each array V.stride per component. El: E
    with those arrays replaced by their copies. Committed as one group. */
 __device__ static inline void P1StageVertices(const SquallP1Elements *E, const SquallP1Coef *coef, const P1BlockVertices V, PetscReal *s, SquallP1Elements *El)
@@ -115,38 +97,35 @@ __device__ static inline void P1StageVertices(const SquallP1Elements *E, const S
   El->K   = reads & SQUALL_P1_READS_K ? Ks : NULL;
 }
 
-/* reduce mode, staged variants: as P1AssembleReduceKernel, but the block's part of the map is copied into
-   shared memory with cp.async before the elements are computed, so its global latency overlaps the element
-   phase (whose loads do not depend on it) instead of making the summing phase a chain of dependent global
-   loads (entry -> its contribution range -> contributions -> shared element data) per entry and thread.
-   BAL 0: thread t sums entries t, t+256, ... as the plain kernel (a warp's entries are consecutive, so its
-   atomics are too, but its time per entry is that of its longest sum: diagonal entries have ~10-20
-   contributions, the rest 1-4). BAL 1: the block's nc contributions are cut into 256 runs of C = ceil(nc/256)
-   and thread t sums the entries whose first contribution is in run t (found by binary search in the staged
-   ends): ~C + one entry's length of work per thread instead of ~5 entries' worth of the warp's longest. Both
-   add each entry's contributions in the map's order: bit for bit the plain kernel's values. AFF 1 (variant affine):
-   the element matrices in closed form (SquallP1ElementLoadAffine()) instead of by the 11-point quadrature, ~4x
-   fewer instructions; the same values up to rounding, not bit for bit. AFF 2 (variant affine_xyz): AFF 1 with J^-1 and
-   the volume rebuilt from the 4 vertices' coordinates (SquallP1ElementLoadAffineXYZ()) instead of read from E.geom. AFF 3
-   (variant affine_shared): AFF 2 with the block's vertex fields copied into shared memory first (P1StageVertices()),
-   where the elements read them through the block-local connectivity; that copy then makes room for the element data. */
-template <int BS, int BAL, int MINB, int AFF>
-__global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow,
-                                                                                      const uint16_t *__restrict__ uend, const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int nus, P1BlockVertices V)
+/* The reduce kernel. Thread t of block k computes element k*P1_BLOCK + t in closed form (the gradients of an
+   affine tetrahedron are constant: SquallP1ElementOperatorXYZ(), with J^-1 and the volume rebuilt from the 4
+   vertices' coordinates) and stores what its matrix is made of in shared memory (p1tet.h: 16 words, 29 for
+   bs 3); then each thread sums the contributions of every 256th of the block's unique entries in the map's
+   fixed order and adds each sum with one atomicAdd, or stores it when no other block touches the entry. The
+   block's part of the map is copied into shared memory with cp.async before the elements are computed, so its
+   latency overlaps the element phase. SHARED: the fields of the block's vertices are first copied into shared
+   memory (P1StageVertices()), where the elements read them through the block-local connectivity; that copy then
+   makes room for the element data. Without SHARED (a block whose vertices do not fit) the elements gather
+   their vertex fields from global memory: the same arithmetic on the same values.
+   One piece: the three phases share the staged map and the shared-memory buffer, and are separated by block
+   barriers, which a split into device functions would hide. */
+template <int BS, bool SHARED>
+__global__ static void __launch_bounds__(P1_BLOCK, BS == 1 ? P1_REDUCE_MIN_BLOCKS1 : P1_REDUCE_MIN_BLOCKS3)
+  P1AssembleReduceKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ ublk, const int *__restrict__ cblk, const int *__restrict__ uslot, const int *__restrict__ urow, const uint16_t *__restrict__ uend,
+                         const uint16_t *__restrict__ cidx, const PetscInt *__restrict__ dI, PetscScalar *__restrict__ da, int nus, P1BlockVertices V)
 {
   extern __shared__ __align__(16) unsigned char p1_reduce_smem[];
   PetscReal                                    *w  = (PetscReal *)p1_reduce_smem;
-  int                                          *ss = (int *)(w + (AFF == 3 ? V.words : SQUALL_P1_REDUCE_WORDS(BS) * P1_BLOCK));
+  int                                          *ss = (int *)(w + (SHARED ? V.words : SQUALL_P1_REDUCE_WORDS(BS) * P1_BLOCK));
   int                                          *sr = ss + nus; /* bs 3 only */
   uint16_t                                     *se = (uint16_t *)(ss + (BS == 3 ? 2 : 1) * nus);
   uint16_t                                     *sc = se + nus;
   __shared__ int                                hdr[2]; /* u0, c0: read back after the element phase, not kept in registers through it */
-  const PetscInt                                e = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x;
+  const PetscInt                                e  = (PetscInt)blockIdx.x * P1_BLOCK + threadIdx.x;
+  SquallP1Elements                              El = E; /* SHARED: the vertex fields in shared memory */
+  PetscInt                                      lv[4];  /* SHARED: the element's block-local vertices, loaded first so that their latency overlaps the copies */
 
-  SquallP1Elements El = E; /* AFF 3: the vertex fields in shared memory */
-  PetscInt         lv[4];  /* AFF 3: the element's block-local vertices, loaded first so that their latency overlaps the copies */
-
-  if (AFF == 3) {
+  if (SHARED) {
     if (e < E.ne) {
       SQUALL_P1_UNROLL
       for (int a = 0; a < 4; a++) lv[a] = V.ltet[a * E.ne + e];
@@ -166,7 +145,7 @@ __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedK
       hdr[1] = c0;
     }
   }
-  if (AFF == 3) {
+  if (SHARED) {
     PetscReal g[4][3], vol = 0, S[4][4];
 
     __pipeline_wait_prior(1); /* the vertex fields, not yet the map */
@@ -178,84 +157,29 @@ __global__ static void __launch_bounds__(P1_BLOCK, MINB) P1AssembleReduceStagedK
     PetscInt  v[4];
     PetscReal g[4][3], vol, S[4][4];
 
-    if (AFF == 2)
-      SquallP1ElementLoadAffineXYZ(&E, e, &coef, v, g, &vol, S);
-    else if (AFF)
-      SquallP1ElementLoadAffine(&E, e, &coef, v, g, &vol, S);
-    else
-      SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
+    SquallP1ElementLoadAffineXYZ(&E, e, &coef, v, g, &vol, S);
     SquallP1ReduceStore(BS, w + threadIdx.x, P1_BLOCK, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
   }
   __pipeline_wait_prior(0);
   __syncthreads();
   /* lo's place in each staged array (P1StageAsync()); the counts again from the (cached) global map */
-  const int u0 = hdr[0], c0 = hdr[1], nu = ublk[blockIdx.x + 1] - u0, nc = cblk[blockIdx.x + 1] - c0, so = u0 & 3, ro = u0 & 3, eo = u0 & 7, co = c0 & 7;
-  int       j = (int)threadIdx.x, jend = nu, jstep = P1_BLOCK, m0 = 0;
+  const int u0 = hdr[0], c0 = hdr[1], nu = ublk[blockIdx.x + 1] - u0, so = u0 & 3, ro = u0 & 3, eo = u0 & 7, co = c0 & 7;
 
-  if (BAL) {
-    /* entries j of this thread: first(lo) <= j < first(lo + C), first(x) the first entry starting at or after
-       contribution x (the starts m0(j) = end[j-1] ascend strictly: every entry has a contribution) */
-    const int C = (nc + P1_BLOCK - 1) / P1_BLOCK, lo = (int)threadIdx.x * C;
-    int       a = 0, b = nu, a2 = 0, b2 = nu;
-
-    while (a < b) {
-      const int mid = (a + b) >> 1;
-      if ((mid ? (se[eo + mid - 1] & SQUALL_P1_REDUCE_MASK) : 0) < lo)
-        a = mid + 1;
-      else
-        b = mid;
-    }
-    while (a2 < b2) {
-      const int mid = (a2 + b2) >> 1;
-      if ((mid ? (se[eo + mid - 1] & SQUALL_P1_REDUCE_MASK) : 0) < lo + C)
-        a2 = mid + 1;
-      else
-        b2 = mid;
-    }
-    j     = a;
-    jend  = a2;
-    jstep = 1;
-  }
-  if (j < jend) m0 = j ? (se[eo + j - 1] & SQUALL_P1_REDUCE_MASK) : 0;
-  for (; j < jend; j += jstep) {
-    const int  en = se[eo + j], m1 = en & SQUALL_P1_REDUCE_MASK;
+  for (int j = (int)threadIdx.x; j < nu; j += P1_BLOCK) {
+    const int  en = se[eo + j], m0 = j ? (se[eo + j - 1] & SQUALL_P1_REDUCE_MASK) : 0, m1 = en & SQUALL_P1_REDUCE_MASK;
     const bool only = (en & SQUALL_P1_REDUCE_ONLY) != 0;
     PetscReal  sum[9];
 
     for (int k = 0; k < BS * BS; k++) sum[k] = 0;
     for (int m = m0; m < m1; m++) SquallP1ReduceAdd(BS, sc[co + m], w, P1_BLOCK, sum);
     P1ReduceWrite<BS>(ss[so + j], only, sum, sr + ro, j, dI, da);
-    /* the next entry's start: this one's end if it is the next (BAL), else read it */
-    m0 = BAL ? m1 : (j + jstep < jend ? (se[eo + j + jstep - 1] & SQUALL_P1_REDUCE_MASK) : 0);
   }
 }
 
-/* the reduce kernels by block size and variant (SquallP1ReduceVariant order); _b3: 3 blocks of 256 threads per SM
-   (<= 80 registers, the rest spilled to L1) instead of P1_MIN_BLOCKS; affine: staged with the closed-form element
-   phase, P1_AFFINE_MIN_BLOCKS1 / 3 blocks per SM; affine_xyz: the same with the geometry from the vertex coordinates,
-   P1_AFFINE_XYZ_MIN_BLOCKS1 / 3; affine_shared: affine_xyz with the vertex fields in shared memory, P1_AFFINE_SHARED_MIN_BLOCKS1 / 3 */
 typedef void (*P1ReduceKernel)(SquallP1Elements, SquallP1Coef, const int *, const int *, const int *, const int *, const uint16_t *, const uint16_t *, const PetscInt *, PetscScalar *, int, P1BlockVertices);
 
-/* the variants of block size BS, in SquallP1ReduceVariant order */
-template <int BS> static P1ReduceKernel P1ReduceKernelOfBS(SquallP1ReduceVariant v)
+static P1ReduceKernel P1ReduceKernelOf(int bs, bool shared)
 {
-  static const P1ReduceKernel k[SQUALL_P1_REDUCE_NUM_VARIANTS] = {
-    P1AssembleReduceKernel<BS, P1_MIN_BLOCKS>,
-    P1AssembleReduceKernel<BS, 3>,
-    P1AssembleReduceStagedKernel<BS, 0, P1_MIN_BLOCKS, 0>,
-    P1AssembleReduceStagedKernel<BS, 0, 3, 0>,
-    P1AssembleReduceStagedKernel<BS, 1, P1_MIN_BLOCKS, 0>,
-    P1AssembleReduceStagedKernel<BS, 1, 3, 0>,
-    P1AssembleReduceStagedKernel < BS,
-    0,
-    BS == 1 ? P1_AFFINE_MIN_BLOCKS1 : P1_AFFINE_MIN_BLOCKS3,
-    1 >
-    , P1AssembleReduceStagedKernel < BS, 0, BS == 1 ? P1_AFFINE_XYZ_MIN_BLOCKS1 : P1_AFFINE_XYZ_MIN_BLOCKS3, 2 >, P1AssembleReduceStagedKernel < BS, 0, BS == 1 ? P1_AFFINE_SHARED_MIN_BLOCKS1 : P1_AFFINE_SHARED_MIN_BLOCKS3, 3 > };
-
-  return k[v];
-}
-
-static P1ReduceKernel P1ReduceKernelOf(int bs, SquallP1ReduceVariant v)
-{
-  return bs == 1 ? P1ReduceKernelOfBS<1>(v) : P1ReduceKernelOfBS<3>(v);
+  if (bs == 1) return shared ? P1AssembleReduceKernel<1, true> : P1AssembleReduceKernel<1, false>;
+  return shared ? P1AssembleReduceKernel<3, true> : P1AssembleReduceKernel<3, false>;
 }

@@ -1,5 +1,5 @@
-/* The P1 kernels of the element values for MatSetValuesCOO, the right-hand sides and the element metric.
-   Part of the translation unit of src/cuda/p1assembly.cu, which includes it after its helpers; not a header of
+/* The P1 kernels of the element values for MatSetValuesCOO and of the right-hand sides.
+   Part of the translation unit of src/cuda/p1values.cu, which includes it after its helpers; not a header of
    its own. */
 #pragma once
 
@@ -44,24 +44,4 @@ __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS) P1RHSKernel(Sq
         for (int i = 0; i < BS; i++) atomicAdd(&b[BS * rr + i], (PetscScalar)r[BS * a + i]);
     }
   }
-}
-
-__global__ static void P1MetricKernel(PetscInt ne, const PetscInt *__restrict__ tet, const PetscReal *__restrict__ x, PetscReal scale, PetscScalar *__restrict__ L, PetscScalar *__restrict__ h, int *nbad)
-{
-  const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
-  PetscReal      X[4][3], M[9], Le[9], he[3];
-
-  if (e >= ne) return;
-  for (int a = 0; a < 4; a++) {
-    const PetscInt v = tet[a * ne + e];
-    for (int d = 0; d < 3; d++) X[a][d] = x[3 * v + d];
-  }
-  if (SquallP1ElementMetric((const PetscReal(*)[3])X, M, Le, he)) {
-    atomicAdd(nbad, 1);
-    for (int k = 0; k < 9; k++) Le[k] = 0;
-    for (int k = 0; k < 3; k++) he[k] = 0;
-  }
-  for (int k = 0; k < 9; k++) L[9 * e + k] = scale * Le[k];
-  if (h)
-    for (int k = 0; k < 3; k++) h[3 * e + k] = he[k];
 }

@@ -1,34 +1,10 @@
-/* The P1 tetrahedral CG operators' internals, shared by the C reference (src/mat/p1*.c), the CUDA
-   host code (src/cuda/p1assembly.cu) and the tests. Plain C that also compiles as C++ (nvcc). */
+/* The P1 tetrahedral CG operators' internals, shared by src/mat/p1*.c and the tests. The GPU side sees
+   only the descriptors of src/cuda/p1kernels.h, which src/mat/p1device.c fills. */
 #pragma once
 
 #include "sys/squallimpl.h"
 #include "physics/p1tet.h"
-
-/* The map of the in-block reduction (-p1_assembly_mode reduce; p1tet.h), built once per sparsity from
-   the scalar slot map by SquallP1BuildReduce(). Elements go in blocks of nb consecutive ones (the GPU's
-   thread block; with -p1_element_order sorted a block is spatially compact, so its elements share many
-   entries). Block k has the unique entries u = ublk[k] .. ublk[k+1]-1, ascending by position (so a warp's
-   atomics go to nearby addresses; with a threshold, SQUALL_P1_REDUCE_LONG for the GPU's scalar map, the
-   entries with more contributions come first, then the others, each class ascending): slot[u] the scalar
-   slot (slot-map encoding: >= 0 diagonal block, <= -2 off-diagonal block, see p1tet.h) and row[u] its local
-   row (bs 3 finds the 3x3 block from it). Entry u sums the contributions cidx[cblk[k] + m] for m from
-   (u == ublk[k] ? 0 : end[u-1]) to end[u] (without the flag bit), each c = 16*(e - k*nb) + 4a+b for element
-   e, entry (a, b), in ascending c: the fixed order that makes a block's sum deterministic. end[u] &
-   SQUALL_P1_REDUCE_ONLY: no other block has a contribution to the entry, so it may be stored instead of
-   added. uint16 positions: 16*nb <= 0x7fff. */
-#define SQUALL_P1_REDUCE_ONLY 0x8000u
-#define SQUALL_P1_REDUCE_MASK 0x7fffu
-#define SQUALL_P1_REDUCE_BLOCK 256 /* elements per block: the GPU kernel's thread block */
-#define SQUALL_P1_REDUCE_LONG 4    /* an entry with more contributions is in a block's first length class */
-typedef struct {
-  PetscInt  nb, nblocks;
-  PetscInt  nu, ncon, nonly; /* unique entries, contributions, entries of a single block (all blocks) */
-  int      *ublk, *cblk;     /* [nblocks+1] */
-  int      *slot, *row;      /* [nu] */
-  uint16_t *end;             /* [nu] */
-  uint16_t *cidx;            /* [ncon] */
-} SquallP1Reduce;
+#include "cuda/p1kernels.h"
 
 /* Local numbering. Vertices are the plex's local vertices (owned and overlap), v = point - vStart.
    Elements are the local cells that touch an owned vertex or are owned themselves (the latter only
@@ -36,19 +12,18 @@ typedef struct {
    owned vertex is local, so each process computes all contributions to its own rows and nothing
    is sent: rows of vertices it does not own are skipped. */
 struct _n_SquallP1 {
-  MPI_Comm              comm;
-  PetscInt              id; /* unique per object: ties matrices and vectors to their SquallP1 */
-  DM                    dm; /* the plex, distributed with one layer of cell overlap */
-  PetscBool             setup;
-  SquallP1Backend       backend;
-  SquallP1AssemblyType  assembly;
-  SquallP1AtomicMode    atomicmode;    /* how the atomic path finds its entries: search or slot map */
-  PetscBool             atomicmodeset; /* set by the user; else it follows the backend (P1DefaultAtomicMode()) */
-  SquallP1ReduceVariant rvariant;      /* the GPU kernel of the reduce mode */
-  PetscReal             degtol;        /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
-  PetscBool             view;
-  SquallP1ElementOrder  order;
-  PetscInt              ncolors; /* with SQUALL_P1_ORDER_COLORED */
+  MPI_Comm             comm;
+  PetscInt             id; /* unique per object: ties matrices and vectors to their SquallP1 */
+  DM                   dm; /* the plex, distributed with one layer of cell overlap */
+  PetscBool            setup;
+  SquallP1Backend      backend;
+  SquallP1AssemblyType assembly;
+  SquallP1AssemblyMode mode;    /* how the direct assembly adds its entries */
+  PetscBool            modeset; /* set by the user; else it follows the backend (SquallP1DefaultAssemblyMode()) */
+  PetscReal            degtol;  /* a tet is degenerate when 6|vol| <= degtol * (longest edge)^3 */
+  PetscBool            view;
+  SquallP1ElementOrder order;
+  PetscInt             ncolors; /* with SQUALL_P1_ORDER_COLORED */
 
   /* vertices */
   PetscInt   nv, nowned, N, rstart; /* local, owned, global; first owned global index */
@@ -70,12 +45,12 @@ struct _n_SquallP1 {
   PetscInt  nnz; /* dI[nowned] + oI[nowned] */
 
   /* the elements with an entry in the off-diagonal block (an owned row and a column owned elsewhere),
-     for the CUDA atomic path on several ranks (SquallP1OffDiagonalElements(), built on first use) */
+     for the CUDA direct path on several ranks (SquallP1OffDiagonalElements(), built on first use) */
   PetscInt  nebnd;
   PetscInt *ebnd;
   PetscBool hasebnd;
 
-  /* slot maps of the CPU atomic path, per block size (p1tet.h, SquallP1BuildSlots()), built on first use;
+  /* slot maps of the CPU direct path, per block size (p1tet.h, SquallP1BuildSlots()), built on first use;
      the CUDA backend keeps its own device copy instead */
   int *slots[4];
 
@@ -104,18 +79,18 @@ struct _n_SquallP1 {
   Vec        lwork[10];
   Vec        coords; /* global nodal coordinates, bs 3 */
 
-  /* COO path: element matrices, 16 (bs 1) or 144 (bs 3) values per element, and element right-hand
-     sides, 4*bs per element, in the backend's memory */
+  /* COO path on the host: element matrices, 16 (bs 1) or 144 (bs 3) values per element, and element
+     right-hand sides, 4*bs per element (the CUDA backend's are in its SquallP1Device) */
   PetscScalar *coov[4], *coor[4];
 
-  void *cuda; /* device copies (src/cuda/p1assembly.cu) */
+  SquallP1Device dev; /* device copies (src/cuda/p1device.cu), with the CUDA backend */
 };
 
 /* ties a Mat or Vec to its SquallP1: composed as "SquallP1Info" */
 typedef struct {
   PetscInt         p1id, bs;
   PetscBool        coo;      /* MatSetPreallocationCOO / VecSetPreallocationCOO done (all element entries) */
-  PetscBool        coooff;   /* MatSetPreallocationCOO done for SquallP1OffDiagonalCOOIndices() (CUDA atomic, MPI) */
+  PetscBool        coooff;   /* MatSetPreallocationCOO done for SquallP1OffDiagonalCOOIndices() (CUDA direct, MPI) */
   PetscObjectState verified; /* nonzero state whose AIJ layout matched the graph (+1; 0: never) */
 } SquallP1Info;
 
@@ -137,8 +112,8 @@ PETSC_INTERN PetscErrorCode SquallP1OffDiagonalCOOIndices(SquallP1, PetscInt bs,
 PETSC_INTERN PetscErrorCode SquallP1GetLocalWork(SquallP1, PetscInt bs, Vec *);
 /* The slot map of block size bs (1 or 3; layout and encoding in p1tet.h): SquallP1NumSlots(bs, withoff)
    ints per element, entry-major (slots[k*ne + e]). withoff: also the off-diagonal row strides of bs = 3
-   (the CPU path writes that block; the GPU does not). Found by the same binary searches as the search
-   path (SquallP1Find), once; an entry missing from the graph is an error. The caller frees *slots. */
+   (the CPU path writes that block; the GPU does not). Found by a binary search of each column in its row
+   (SquallP1Find), once; an entry missing from the graph is an error. The caller frees *slots. */
 PETSC_EXTERN PetscErrorCode SquallP1BuildSlots(SquallP1, PetscInt bs, PetscBool withoff, int **slots);
 /* The gather map, the transpose of the scalar slot map: for each stored value p of the scalar graph's
    diagonal block [0] (and, withoff, off-diagonal block [1]), its contributions idx[off[p]] ..
@@ -154,15 +129,31 @@ PETSC_EXTERN PetscErrorCode SquallP1BuildGather(SquallP1, PetscBool withoff, int
    only). Free with SquallP1ReduceDestroy(). */
 PETSC_EXTERN PetscErrorCode SquallP1BuildReduce(SquallP1, PetscInt nb, PetscBool withoff, PetscInt rlong, SquallP1Reduce *);
 PETSC_EXTERN PetscErrorCode SquallP1ReduceDestroy(SquallP1Reduce *);
-/* The vertices of each block of nb consecutive elements (-p1_reduce_variant affine_shared): block k's distinct
+/* The vertices of each block of nb consecutive elements (the GPU reduce kernel's vertex fields in shared memory): block k's distinct
    vertices vtx[voff[k]] .. vtx[voff[k+1]-1], ascending, and each element's vertices as positions in its block's
    list, ltet[a*ne + e] (structure of arrays, the device layout); maxnv the most vertices of one block. Free the
    three arrays with PetscFree(). */
 PETSC_EXTERN PetscErrorCode SquallP1BuildBlockVertices(SquallP1, PetscInt nb, int **voff, int **vtx, uint16_t **ltet, PetscInt *maxnv);
+/* the default assembly mode of a backend: the one source of that default */
+PETSC_INTERN SquallP1AssemblyMode SquallP1DefaultAssemblyMode(SquallP1Backend);
+/* set-up (src/mat/p1setup.c), element orders (src/mat/p1order.c), the vertex DMs (src/mat/p1fields.c) */
+PETSC_INTERN PetscErrorCode SquallP1OrderElements(SquallP1);
+PETSC_INTERN PetscErrorCode SquallP1GetVertexDM(SquallP1, PetscInt bs, DM *);
+/* the host references of the direct assembly and the host paths (src/mat/p1host.c) */
+PETSC_INTERN PetscErrorCode SquallP1AssembleHostDirect(SquallP1, PetscInt bs, const SquallP1Coef *, Mat);
+PETSC_INTERN PetscErrorCode SquallP1AssembleHostGather(SquallP1, PetscInt bs, const SquallP1Coef *, Mat);
+PETSC_INTERN PetscErrorCode SquallP1AssembleHostReduce(SquallP1, PetscInt bs, const SquallP1Coef *, Mat);
+PETSC_INTERN PetscErrorCode SquallP1AssembleHostSetValues(SquallP1, PetscInt bs, const SquallP1Coef *, Mat);
+PETSC_INTERN PetscErrorCode SquallP1ElementValuesHost(SquallP1, PetscInt bs, const SquallP1Coef *);
+PETSC_INTERN void           SquallP1ElementValues(PetscInt bs, const PetscReal S[4][4], const PetscReal g[4][3], PetscReal cgvol, PetscScalar *vals);
+PETSC_INTERN PetscErrorCode SquallP1ElementRHSHost(PetscInt bs, const SquallP1Coef *, PetscInt e, const SquallP1Elements *, const PetscScalar *f, PetscInt v[4], PetscReal r[12]);
+PETSC_INTERN PetscErrorCode SquallP1AssembleCOO(SquallP1, PetscInt bs, const SquallP1Coef *, Mat, SquallP1Info *);
+PETSC_INTERN PetscErrorCode SquallP1CheckCoef(SquallP1, PetscInt bs, const PetscReal coef[], SquallP1Coef *);
+PETSC_INTERN PetscErrorCode SquallP1SetInfo(SquallP1, PetscObject, PetscInt bs, SquallP1Info **);
+/* the GPU glue (src/mat/p1device.c): fill the descriptors, hand over the maps, call src/cuda */
+PETSC_INTERN PetscErrorCode SquallP1DeviceSetUp(SquallP1);
+PETSC_INTERN PetscErrorCode SquallP1DeviceAssembleOperator(SquallP1, PetscInt bs, const SquallP1Coef *, Mat);
+PETSC_INTERN PetscErrorCode SquallP1DeviceElementValuesCOO(SquallP1, PetscInt bs, const SquallP1Coef *, PetscScalar **);
+PETSC_INTERN PetscErrorCode SquallP1DeviceAssembleRHS(SquallP1, PetscInt bs, const SquallP1Coef *, Vec floc, Vec b, PetscScalar **coovalues);
 /* rough flop count of one element operator (logging) */
 PETSC_INTERN PetscLogDouble SquallP1ElementFlops(const PetscReal coef[], PetscInt bs);
-
-/* max over rows of max_j |A_ij - B_ij| / max_j |A_ij| (row-relative entrywise difference), with the
-   sparsity patterns required to be equal (else +inf); local blocks of (MPI)AIJ(CUSPARSE) matrices */
-PETSC_EXTERN PetscErrorCode SquallP1MatCompare(Mat, Mat, PetscReal *);
-PETSC_EXTERN PetscErrorCode SquallP1VecCompare(Vec, Vec, PetscReal *);

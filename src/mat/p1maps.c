@@ -15,8 +15,8 @@ PetscErrorCode SquallP1BuildSlots(SquallP1 p1, PetscInt bs, PetscBool withoff, i
   PetscFunctionBegin;
   PetscCheck(bs == 1 || bs == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Slot maps exist for block size 1 or 3, not %" PetscInt_FMT, bs);
   /* int32 slots: 4 bytes less traffic per entry than PetscInt64, enough for 2^31 values per block */
-  PetscCheck((PetscInt64)bs * bs * PetscMax(dI[n], oI[n]) < (PetscInt64)PETSC_INT32_MAX - 2, PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "The slot map stores 32-bit positions, but a block of this rank has %" PetscInt64_FMT " values; use -p1_assembly_mode search or more ranks", (PetscInt64)bs * bs * PetscMax(dI[n], oI[n]));
+  PetscCheck((PetscInt64)bs * bs * PetscMax(dI[n], oI[n]) < (PetscInt64)PETSC_INT32_MAX - 2, PETSC_COMM_SELF, PETSC_ERR_SUP, "The slot map stores 32-bit positions, but a block of this rank has %" PetscInt64_FMT " values; use more ranks",
+             (PetscInt64)bs * bs * PetscMax(dI[n], oI[n]));
   PetscCall(PetscLogEventBegin(SQUALL_P1SlotMap, 0, 0, 0, 0));
   PetscCall(PetscMalloc1((size_t)nk * PetscMax(ne, 1), &sl));
   for (PetscInt e = 0; e < ne; e++) {
@@ -29,7 +29,7 @@ PetscErrorCode SquallP1BuildSlots(SquallP1 p1, PetscInt bs, PetscBool withoff, i
         PetscInt slot = SQUALL_P1_SLOT_NONE;
 
         if (r >= 0) {
-          /* the same searches as SquallP1ScatterElement, so both modes write the same places */
+          /* a binary search of the column in its row of the diagonal or off-diagonal block */
           const PetscBool diag = p1->cd[v[b]] >= 0 ? PETSC_TRUE : PETSC_FALSE;
           const PetscInt *ri = diag ? dI : oI, *rj = diag ? dJ : oJ, lo = ri[r], hi = ri[r + 1];
           const PetscInt  p = SquallP1Find(rj, lo, hi, diag ? p1->cd[v[b]] : p1->co[v[b]]);

@@ -34,12 +34,11 @@ PETSC_INTERN PetscErrorCode TSCreate_LSRK(TS);
 PETSC_INTERN PetscLogEvent  SQUALL_HBSetUp, SQUALL_HBMult, SQUALL_HBLocalOp, SQUALL_HBGather, SQUALL_HBCGUpdate, SQUALL_HBCGSolution, SQUALL_HBCGDirection, SQUALL_HBCGDot, SQUALL_HBStream;
 PETSC_INTERN PetscErrorCode KSPCreate_HBCG(KSP);
 
-/* P1 tetrahedral CG (src/mat/p1*.c, src/cuda/p1assembly.cu): one event per kernel */
+/* P1 tetrahedral CG (src/mat/p1*.c, src/cuda/p1*.cu): one event per kernel */
 PETSC_INTERN PetscLogEvent SQUALL_P1SetUp;          /* mesh extraction, graph, device upload */
 PETSC_INTERN PetscLogEvent SQUALL_P1Geometry;       /* element kernel: J^{-1}, volume */
-PETSC_INTERN PetscLogEvent SQUALL_P1Assemble;       /* direct assembly into the AIJ values (atomic on the GPU) */
 PETSC_INTERN PetscLogEvent SQUALL_P1AssembleCOO;    /* element values + MatSetValuesCOO */
-PETSC_INTERN PetscLogEvent SQUALL_P1AssembleSlots;  /* direct assembly through the slot map (no search) */
+PETSC_INTERN PetscLogEvent SQUALL_P1AssembleSlots;  /* direct assembly through the slot map (atomic on the GPU) */
 PETSC_INTERN PetscLogEvent SQUALL_P1SlotMap;        /* building the slot map (once per block size) */
 PETSC_INTERN PetscLogEvent SQUALL_P1AssembleGather; /* atomic-free assembly: element values to scratch, then the gather */
 PETSC_INTERN PetscLogEvent SQUALL_P1GatherSum;      /* the gather alone (one thread per stored value), inside SQUALL_P1AssembleGather */

@@ -4,8 +4,8 @@
 
 PetscClassId  SQUALL_CLASSID;
 PetscLogEvent SQUALL_DGMeshSetUp, SQUALL_ESDGRHS, SQUALL_ESDGVolume, SQUALL_ESDGSurface, SQUALL_ESDGSource, SQUALL_ESDGNodeReduce, SQUALL_LSRKUpdate, SQUALL_GPUCheck;
-PetscLogEvent SQUALL_P1SetUp, SQUALL_P1Geometry, SQUALL_P1Assemble, SQUALL_P1AssembleCOO, SQUALL_P1AssembleSlots, SQUALL_P1SlotMap, SQUALL_P1AssembleGather, SQUALL_P1GatherSum, SQUALL_P1GatherMap, SQUALL_P1AssembleReduce, SQUALL_P1ReduceMap,
-  SQUALL_P1SetValues, SQUALL_P1RHS, SQUALL_P1Metric;
+PetscLogEvent SQUALL_P1SetUp, SQUALL_P1Geometry, SQUALL_P1AssembleCOO, SQUALL_P1AssembleSlots, SQUALL_P1SlotMap, SQUALL_P1AssembleGather, SQUALL_P1GatherSum, SQUALL_P1GatherMap, SQUALL_P1AssembleReduce, SQUALL_P1ReduceMap, SQUALL_P1SetValues,
+  SQUALL_P1RHS, SQUALL_P1Metric;
 
 PetscLogEvent SQUALL_HBSetUp, SQUALL_HBMult, SQUALL_HBLocalOp, SQUALL_HBGather, SQUALL_HBCGUpdate, SQUALL_HBCGSolution, SQUALL_HBCGDirection, SQUALL_HBCGDot, SQUALL_HBStream;
 
@@ -54,7 +54,6 @@ PetscErrorCode SquallInitializePackage(void)
   PetscCall(PetscLogEventRegister("SqGPUCheck", SQUALL_CLASSID, &SQUALL_GPUCheck));
   PetscCall(PetscLogEventRegister("SqP1SetUp", SQUALL_CLASSID, &SQUALL_P1SetUp));
   PetscCall(PetscLogEventRegister("SqP1Geometry", SQUALL_CLASSID, &SQUALL_P1Geometry));
-  PetscCall(PetscLogEventRegister("SqP1Assemble", SQUALL_CLASSID, &SQUALL_P1Assemble));
   PetscCall(PetscLogEventRegister("SqP1AssembleCOO", SQUALL_CLASSID, &SQUALL_P1AssembleCOO));
   PetscCall(PetscLogEventRegister("SqP1AssembleSlot", SQUALL_CLASSID, &SQUALL_P1AssembleSlots));
   PetscCall(PetscLogEventRegister("SqP1SlotMap", SQUALL_CLASSID, &SQUALL_P1SlotMap));

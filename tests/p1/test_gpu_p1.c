@@ -1,17 +1,18 @@
-static char help[] = "P1 operators on the GPU against the CPU: the element (geometry) kernel, the atomic assembly into\n"
-                     "(MPI)AIJCUSPARSE in both modes (binary search and slot map, -p1_assembly_mode), the atomic-free gather\n"
-                     "mode (also bit for bit against itself: deterministic), the in-block reduction mode (reduce; its GPU kernel from -p1_reduce_variant) and MatSetValuesCOO with device values against\n"
-                     "host MatSetValues (and the gather and reduce modes against their CPU references), for scalar and\n"
-                     "3-component operators with all terms, the right-hand sides, the element metric kernel, and MatMult\n"
-                     "with the device-assembled matrices (PETSc must see the values written on the device).\n"
-                     "Exits with 200 (skipped) when squall has no CUDA or no device is visible.\n"
+static char help[] = "P1 operators on the GPU against the CPU: the element (geometry) kernel, the direct assembly into\n"
+                     "(MPI)AIJCUSPARSE in its three modes (-p1_assembly_mode): slots (slot map, atomicAdd), gather\n"
+                     "(atomic-free, also bit for bit against itself: deterministic) and reduce (in-block sums), and\n"
+                     "MatSetValuesCOO with device values, against host MatSetValues (and each mode against its CPU\n"
+                     "reference), for scalar and 3-component operators with all terms, the right-hand sides, the element\n"
+                     "metric kernel, and MatMult with the device-assembled matrices (PETSc must see the values written on\n"
+                     "the device). Exits with 200 (skipped) when squall has no CUDA or no device is visible.\n"
+                     "  -reduce_global  the reduce kernel that reads the vertex fields from global memory (as where a\n"
+                     "                block's vertices do not fit in shared memory) instead of shared memory\n"
                      "  -tol <1e-14>  largest difference allowed: row-relative entrywise for matrices; for right-hand sides\n"
                      "                |b_i - b'_i| / s_i with s_i = sum over elements and columns |Op_e(i,j) f_j| (rounding scale);\n"
                      "                for MatMult |y_i - y'_i| / s_i with s_i = sum_j |A_ij x_j|\n";
 
 #include <squall.h>
 #include "mat/p1impl.h"
-#include "cuda/p1cuda.h"
 #include "cuda/squallcuda.h"
 #include "squalltest.h"
 #include "p1testfields.h"
@@ -208,6 +209,128 @@ static PetscErrorCode CompareMult(SquallP1 pg, SquallP1 ph, PetscInt bs, Mat Ag,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* every direct mode, COO and the host paths for block size bs on the device SquallP1 pg against the host one ph;
+   mode0: the mode of the first direct matrix and its right-hand side */
+static PetscErrorCode CompareBlockSize(SquallP1 pg, SquallP1 ph, PetscInt bs, SquallP1AssemblyMode mode0, PetscBool reduceglobal, PetscReal tol)
+{
+  const PetscReal coef[4] = {1.3, 0.7, 0.9, bs == 3 ? 0.4 : 0}, coef2[4] = {0.5, 0, 2.0, 0};
+  Mat             Ag, Ac, Ah, Ar, As, At[2], Atr, Au, Aur;
+  Vec             bg, bc, bh, br, sc;
+  PetscReal       d[3], dv[3], dn, dm1, dm2, ds[3], dsm[2], dt[4], dtm[2], du[3], dum[2];
+
+  PetscFunctionBegin;
+  /* the direct assembly in the SquallP1's mode (Ag, with its right-hand side: reduce unless -p1_assembly_mode)
+     and with the slot map (As) */
+  PetscCall(SquallP1SetAssemblyMode(pg, mode0));
+  PetscCall(Assemble(pg, SQUALL_P1_ASSEMBLY_DIRECT, bs, coef, &Ag, &bg));
+  PetscCall(SquallP1SetAssemblyMode(pg, SQUALL_P1_MODE_SLOTS));
+  PetscCall(SquallP1CreateMatrix(pg, bs, &As));
+  PetscCall(SquallP1AssembleOperator(pg, coef, As));
+  /* the atomic-free gather mode, twice into two matrices (a fixed summation order: identical bits),
+     the first assembled twice (every value overwritten, nothing accumulates), and its CPU reference */
+  PetscCall(SquallP1SetAssemblyMode(pg, SQUALL_P1_MODE_GATHER));
+  for (PetscInt k = 0; k < 2; k++) {
+    PetscCall(SquallP1CreateMatrix(pg, bs, &At[k]));
+    PetscCall(SquallP1AssembleOperator(pg, coef, At[k]));
+  }
+  PetscCall(SquallP1AssembleOperator(pg, coef, At[0]));
+  PetscCall(SquallP1SetAssemblyMode(pg, SQUALL_P1_MODE_SLOTS));
+  PetscCall(SquallP1SetAssemblyType(ph, SQUALL_P1_ASSEMBLY_DIRECT));
+  PetscCall(SquallP1SetAssemblyMode(ph, SQUALL_P1_MODE_GATHER));
+  PetscCall(SquallP1CreateMatrix(ph, bs, &Atr));
+  PetscCall(SquallP1AssembleOperator(ph, coef, Atr));
+  PetscCall(SquallP1SetAssemblyMode(ph, SQUALL_P1_MODE_SLOTS));
+  /* the in-block reduction, assembled twice into one matrix (zeroed, not accumulated, each time; the
+     adds of different blocks come in any order, so not bit for bit), and its CPU reference */
+  PetscCall(SquallP1SetAssemblyMode(pg, SQUALL_P1_MODE_REDUCE));
+  PetscCall(SquallP1CreateMatrix(pg, bs, &Au));
+  PetscCall(SquallP1AssembleOperator(pg, coef, Au));
+  PetscCall(SquallP1AssembleOperator(pg, coef, Au));
+  PetscCall(SquallP1SetAssemblyMode(pg, SQUALL_P1_MODE_SLOTS));
+  PetscCall(SquallP1SetAssemblyMode(ph, SQUALL_P1_MODE_REDUCE));
+  PetscCall(SquallP1CreateMatrix(ph, bs, &Aur));
+  PetscCall(SquallP1AssembleOperator(ph, coef, Aur));
+  PetscCall(SquallP1SetAssemblyMode(ph, SQUALL_P1_MODE_SLOTS));
+  PetscCall(Assemble(pg, SQUALL_P1_ASSEMBLY_COO, bs, coef, &Ac, &bc));
+  PetscCall(Assemble(ph, SQUALL_P1_ASSEMBLY_SETVALUES, bs, coef, &Ah, &bh));
+  PetscCall(Assemble(ph, SQUALL_P1_ASSEMBLY_DIRECT, bs, coef, &Ar, &br));
+  PetscCall(SquallP1MatCompare(Ah, At[0], &dt[0]));
+  PetscCall(SquallP1MatCompare(Atr, At[0], &dt[1]));
+  PetscCall(SquallP1MatCompare(As, At[0], &dt[2]));
+  PetscCall(SquallP1MatCompare(At[1], At[0], &dt[3]));
+  PetscCall(CompareMult(pg, ph, bs, At[0], Ah, &dtm[0]));
+  PetscCall(CompareMult(pg, ph, bs, Ag, Ah, &dm1));
+  PetscCall(SquallP1MatCompare(Ah, Ag, &d[0]));
+  PetscCall(SquallP1MatCompare(Ac, Ag, &d[1]));
+  PetscCall(SquallP1MatCompare(Ar, Ag, &d[2]));
+  PetscCall(SquallP1MatCompare(Ah, As, &ds[0]));
+  PetscCall(SquallP1MatCompare(Ar, As, &ds[1]));
+  PetscCall(SquallP1MatCompare(Ag, As, &ds[2]));
+  PetscCall(CompareMult(pg, ph, bs, As, Ah, &dsm[0]));
+  PetscCall(SquallP1MatCompare(Ah, Au, &du[0]));
+  PetscCall(SquallP1MatCompare(Aur, Au, &du[1]));
+  PetscCall(SquallP1MatCompare(As, Au, &du[2]));
+  PetscCall(CompareMult(pg, ph, bs, Au, Ah, &dum[0]));
+  PetscCall(VecDuplicate(bh, &sc));
+  PetscCall(RHSScale(ph, bs, coef, sc));
+  PetscCall(VecCompareScaled(bh, bg, sc, &dv[0]));
+  PetscCall(VecCompareScaled(bc, bg, sc, &dv[1]));
+  PetscCall(VecCompareScaled(br, bg, sc, &dv[2]));
+  PetscCall(SquallP1VecCompare(bh, bg, &dn)); /* relative to max |b|: reported only */
+  PetscCall(VecDestroy(&sc));
+  /* reassemble on the device after the host has read the matrix: the new values must be used */
+  PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_DIRECT));
+  PetscCall(SquallP1SetAssemblyMode(pg, mode0));
+  PetscCall(SquallP1AssembleOperator(pg, coef2, Ag));
+  PetscCall(SquallP1SetAssemblyMode(pg, SQUALL_P1_MODE_SLOTS));
+  PetscCall(SquallP1AssembleOperator(pg, coef2, As));
+  PetscCall(SquallP1SetAssemblyMode(pg, SQUALL_P1_MODE_GATHER));
+  PetscCall(SquallP1AssembleOperator(pg, coef2, At[0]));
+  PetscCall(SquallP1SetAssemblyMode(pg, SQUALL_P1_MODE_REDUCE));
+  PetscCall(SquallP1AssembleOperator(pg, coef2, Au));
+  PetscCall(SquallP1SetAssemblyMode(pg, SQUALL_P1_MODE_SLOTS));
+  PetscCall(SquallP1SetAssemblyType(ph, SQUALL_P1_ASSEMBLY_SETVALUES));
+  PetscCall(SquallP1AssembleOperator(ph, coef2, Ah));
+  PetscCall(CompareMult(pg, ph, bs, Ag, Ah, &dm2));
+  PetscCall(CompareMult(pg, ph, bs, As, Ah, &dsm[1]));
+  PetscCall(CompareMult(pg, ph, bs, At[0], Ah, &dtm[1]));
+  PetscCall(CompareMult(pg, ph, bs, Au, Ah, &dum[1]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "bs %" PetscInt_FMT ": GPU direct (%s) vs host MatSetValues %.1e, vs GPU COO %.1e, vs CPU reference %.1e; rhs %.1e, %.1e, %.1e (relative to max |b| %.1e); MatMult %.1e, after reassembly %.1e (relative to sum_j |A_ij x_j|)\n",
+                        bs, SquallP1AssemblyModes[mode0], (double)d[0], (double)d[1], (double)d[2], (double)dv[0], (double)dv[1], (double)dv[2], (double)dn, (double)dm1, (double)dm2));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU slots vs host MatSetValues %.1e, vs CPU reference %.1e, vs GPU default mode %.1e; MatMult %.1e, after reassembly %.1e\n", bs, (double)ds[0], (double)ds[1], (double)ds[2],
+                        (double)dsm[0], (double)dsm[1]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU gather vs host MatSetValues %.1e, vs CPU gather %.1e, vs GPU slots %.1e, vs itself %.1e; MatMult %.1e, after reassembly %.1e\n", bs, (double)dt[0], (double)dt[1], (double)dt[2],
+                        (double)dt[3], (double)dtm[0], (double)dtm[1]));
+  CHECK(d[0] <= tol && d[1] <= tol && d[2] <= tol, "bs %" PetscInt_FMT ": GPU matrices differ beyond %g", bs, (double)tol);
+  CHECK(dt[0] <= tol && dt[1] <= tol && dt[2] <= tol, "bs %" PetscInt_FMT ": GPU gather-mode matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)dt[0], (double)dt[1], (double)dt[2]);
+  CHECK(dt[3] == 0, "bs %" PetscInt_FMT ": two GPU gather-mode assemblies differ (%g): not deterministic", bs, (double)dt[3]);
+  CHECK(dtm[0] <= tol && dtm[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the gather-mode matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dtm[0], (double)dtm[1]);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU reduce (vertex fields from %s memory) vs host MatSetValues %.1e, vs CPU reduce %.1e, vs GPU slots %.1e; MatMult %.1e, after reassembly %.1e\n", bs,
+                        reduceglobal ? "global" : "shared", (double)du[0], (double)du[1], (double)du[2], (double)dum[0], (double)dum[1]));
+  CHECK(du[0] <= tol && du[1] <= tol && du[2] <= tol, "bs %" PetscInt_FMT ": GPU reduce-mode matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)du[0], (double)du[1], (double)du[2]);
+  CHECK(dum[0] <= tol && dum[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the reduce-mode matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dum[0], (double)dum[1]);
+  CHECK(ds[0] <= tol && ds[1] <= tol && ds[2] <= tol, "bs %" PetscInt_FMT ": GPU slot-map matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)ds[0], (double)ds[1], (double)ds[2]);
+  CHECK(dsm[0] <= tol && dsm[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the slot-map matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dsm[0], (double)dsm[1]);
+  CHECK(dv[0] <= tol && dv[1] <= tol && dv[2] <= tol, "bs %" PetscInt_FMT ": GPU right-hand sides differ beyond %g", bs, (double)tol);
+  CHECK(dm1 <= tol && dm2 <= tol, "bs %" PetscInt_FMT ": MatMult with the device-assembled matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dm1, (double)dm2);
+  PetscCall(MatDestroy(&Ag));
+  PetscCall(MatDestroy(&Ac));
+  PetscCall(MatDestroy(&Ah));
+  PetscCall(MatDestroy(&Ar));
+  PetscCall(MatDestroy(&As));
+  PetscCall(MatDestroy(&At[0]));
+  PetscCall(MatDestroy(&At[1]));
+  PetscCall(MatDestroy(&Atr));
+  PetscCall(MatDestroy(&Au));
+  PetscCall(MatDestroy(&Aur));
+  PetscCall(VecDestroy(&bg));
+  PetscCall(VecDestroy(&bc));
+  PetscCall(VecDestroy(&bh));
+  PetscCall(VecDestroy(&br));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt ne;
@@ -218,6 +341,9 @@ int main(int argc, char **argv)
   SquallP1    pg, ph;
   PetscReal  *geom;
   PetscMPIInt rank;
+  PetscBool   reduceglobal = PETSC_FALSE;
+
+  SquallP1AssemblyMode mode0;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   SQUALL_TEST_SKIP_WITHOUT_GPU();
@@ -232,12 +358,17 @@ int main(int argc, char **argv)
   PetscCall(SquallP1SetBackend(ph, SQUALL_P1_HOST));
   PetscCall(SquallP1SetUp(pg));
   PetscCall(SquallP1SetUp(ph));
+  PetscCall(SquallP1GetAssemblyMode(pg, &mode0));
+  /* the reduce kernel that reads the vertex fields from global memory, which runs where a block's vertices
+     do not fit in shared memory */
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-reduce_global", &reduceglobal, NULL));
+  if (reduceglobal) PetscCall(SquallP1CUDASetSharedMemoryLimit(pg->dev, 0));
   PetscCall(SquallP1View(pg, NULL));
 
   /* the element kernel against the CPU reference */
   PetscCall(SquallP1GetSizes(pg, NULL, NULL, &ne, NULL));
   PetscCall(PetscMalloc1(SQUALL_P1_NGEOM * PetscMax(ne, 1), &geom));
-  PetscCall(SquallP1CUDAGetGeometry(pg, geom));
+  PetscCall(SquallP1CUDAGetGeometry(pg->dev, geom));
   for (PetscInt k = 0; k < SQUALL_P1_NGEOM * ne; k++) gmax = PetscMax(gmax, PetscAbsReal(ph->geom[k]));
   for (PetscInt e = 0; e < ne; e++) {
     PetscReal rmax = 0;
@@ -252,121 +383,7 @@ int main(int argc, char **argv)
 
   PetscCall(SetFields(pg));
   PetscCall(SetFields(ph));
-  for (PetscInt bs = 1; bs <= 3; bs += 2) {
-    const PetscReal coef[4] = {1.3, 0.7, 0.9, bs == 3 ? 0.4 : 0}, coef2[4] = {0.5, 0, 2.0, 0};
-    Mat             Ag, Ac, Ah, Ar, As, At[2], Atr, Au, Aur;
-    Vec             bg, bc, bh, br, sc;
-    PetscReal       d[3], dv[3], dn, dm1, dm2, ds[3], dsm[2], dt[4], dtm[2], du[3], dum[2];
-
-    /* the atomic kernel with the binary search (Ag, with its right-hand side) and with the slot map (As) */
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SEARCH));
-    PetscCall(Assemble(pg, SQUALL_P1_ASSEMBLY_ATOMIC, bs, coef, &Ag, &bg));
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
-    PetscCall(SquallP1CreateMatrix(pg, bs, &As));
-    PetscCall(SquallP1AssembleOperator(pg, coef, As));
-    /* the atomic-free gather mode, twice into two matrices (a fixed summation order: identical bits),
-       the first assembled twice (every value overwritten, nothing accumulates), and its CPU reference */
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_GATHER));
-    for (PetscInt k = 0; k < 2; k++) {
-      PetscCall(SquallP1CreateMatrix(pg, bs, &At[k]));
-      PetscCall(SquallP1AssembleOperator(pg, coef, At[k]));
-    }
-    PetscCall(SquallP1AssembleOperator(pg, coef, At[0]));
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
-    PetscCall(SquallP1SetAssemblyType(ph, SQUALL_P1_ASSEMBLY_ATOMIC));
-    PetscCall(SquallP1SetAtomicMode(ph, SQUALL_P1_ATOMIC_GATHER));
-    PetscCall(SquallP1CreateMatrix(ph, bs, &Atr));
-    PetscCall(SquallP1AssembleOperator(ph, coef, Atr));
-    PetscCall(SquallP1SetAtomicMode(ph, SQUALL_P1_ATOMIC_SLOTS));
-    /* the in-block reduction, assembled twice into one matrix (zeroed, not accumulated, each time; the
-       adds of different blocks come in any order, so not bit for bit), and its CPU reference */
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_REDUCE));
-    PetscCall(SquallP1CreateMatrix(pg, bs, &Au));
-    PetscCall(SquallP1AssembleOperator(pg, coef, Au));
-    PetscCall(SquallP1AssembleOperator(pg, coef, Au));
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
-    PetscCall(SquallP1SetAtomicMode(ph, SQUALL_P1_ATOMIC_REDUCE));
-    PetscCall(SquallP1CreateMatrix(ph, bs, &Aur));
-    PetscCall(SquallP1AssembleOperator(ph, coef, Aur));
-    PetscCall(SquallP1SetAtomicMode(ph, SQUALL_P1_ATOMIC_SLOTS));
-    PetscCall(Assemble(pg, SQUALL_P1_ASSEMBLY_COO, bs, coef, &Ac, &bc));
-    PetscCall(Assemble(ph, SQUALL_P1_ASSEMBLY_SETVALUES, bs, coef, &Ah, &bh));
-    PetscCall(Assemble(ph, SQUALL_P1_ASSEMBLY_ATOMIC, bs, coef, &Ar, &br));
-    PetscCall(SquallP1MatCompare(Ah, At[0], &dt[0]));
-    PetscCall(SquallP1MatCompare(Atr, At[0], &dt[1]));
-    PetscCall(SquallP1MatCompare(As, At[0], &dt[2]));
-    PetscCall(SquallP1MatCompare(At[1], At[0], &dt[3]));
-    PetscCall(CompareMult(pg, ph, bs, At[0], Ah, &dtm[0]));
-    PetscCall(CompareMult(pg, ph, bs, Ag, Ah, &dm1));
-    PetscCall(SquallP1MatCompare(Ah, Ag, &d[0]));
-    PetscCall(SquallP1MatCompare(Ac, Ag, &d[1]));
-    PetscCall(SquallP1MatCompare(Ar, Ag, &d[2]));
-    PetscCall(SquallP1MatCompare(Ah, As, &ds[0]));
-    PetscCall(SquallP1MatCompare(Ar, As, &ds[1]));
-    PetscCall(SquallP1MatCompare(Ag, As, &ds[2]));
-    PetscCall(CompareMult(pg, ph, bs, As, Ah, &dsm[0]));
-    PetscCall(SquallP1MatCompare(Ah, Au, &du[0]));
-    PetscCall(SquallP1MatCompare(Aur, Au, &du[1]));
-    PetscCall(SquallP1MatCompare(As, Au, &du[2]));
-    PetscCall(CompareMult(pg, ph, bs, Au, Ah, &dum[0]));
-    PetscCall(VecDuplicate(bh, &sc));
-    PetscCall(RHSScale(ph, bs, coef, sc));
-    PetscCall(VecCompareScaled(bh, bg, sc, &dv[0]));
-    PetscCall(VecCompareScaled(bc, bg, sc, &dv[1]));
-    PetscCall(VecCompareScaled(br, bg, sc, &dv[2]));
-    PetscCall(SquallP1VecCompare(bh, bg, &dn)); /* relative to max |b|: reported only */
-    PetscCall(VecDestroy(&sc));
-    /* reassemble on the device after the host has read the matrix: the new values must be used */
-    PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_ATOMIC));
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SEARCH));
-    PetscCall(SquallP1AssembleOperator(pg, coef2, Ag));
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
-    PetscCall(SquallP1AssembleOperator(pg, coef2, As));
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_GATHER));
-    PetscCall(SquallP1AssembleOperator(pg, coef2, At[0]));
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_REDUCE));
-    PetscCall(SquallP1AssembleOperator(pg, coef2, Au));
-    PetscCall(SquallP1SetAtomicMode(pg, SQUALL_P1_ATOMIC_SLOTS));
-    PetscCall(SquallP1SetAssemblyType(ph, SQUALL_P1_ASSEMBLY_SETVALUES));
-    PetscCall(SquallP1AssembleOperator(ph, coef2, Ah));
-    PetscCall(CompareMult(pg, ph, bs, Ag, Ah, &dm2));
-    PetscCall(CompareMult(pg, ph, bs, As, Ah, &dsm[1]));
-    PetscCall(CompareMult(pg, ph, bs, At[0], Ah, &dtm[1]));
-    PetscCall(CompareMult(pg, ph, bs, Au, Ah, &dum[1]));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "bs %" PetscInt_FMT ": GPU atomic vs host MatSetValues %.1e, vs GPU COO %.1e, vs CPU reference %.1e; rhs %.1e, %.1e, %.1e (relative to max |b| %.1e); MatMult %.1e, after reassembly %.1e (relative to sum_j |A_ij x_j|)\n", bs,
-                          (double)d[0], (double)d[1], (double)d[2], (double)dv[0], (double)dv[1], (double)dv[2], (double)dn, (double)dm1, (double)dm2));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU slots vs host MatSetValues %.1e, vs CPU reference %.1e, vs GPU search %.1e; MatMult %.1e, after reassembly %.1e\n", bs, (double)ds[0], (double)ds[1], (double)ds[2],
-                          (double)dsm[0], (double)dsm[1]));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU gather vs host MatSetValues %.1e, vs CPU gather %.1e, vs GPU slots %.1e, vs itself %.1e; MatMult %.1e, after reassembly %.1e\n", bs, (double)dt[0], (double)dt[1], (double)dt[2],
-                          (double)dt[3], (double)dtm[0], (double)dtm[1]));
-    CHECK(d[0] <= tol && d[1] <= tol && d[2] <= tol, "bs %" PetscInt_FMT ": GPU matrices differ beyond %g", bs, (double)tol);
-    CHECK(dt[0] <= tol && dt[1] <= tol && dt[2] <= tol, "bs %" PetscInt_FMT ": GPU gather-mode matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)dt[0], (double)dt[1], (double)dt[2]);
-    CHECK(dt[3] == 0, "bs %" PetscInt_FMT ": two GPU gather-mode assemblies differ (%g): not deterministic", bs, (double)dt[3]);
-    CHECK(dtm[0] <= tol && dtm[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the gather-mode matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dtm[0], (double)dtm[1]);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bs %" PetscInt_FMT ": GPU reduce (%s kernel) vs host MatSetValues %.1e, vs CPU reduce %.1e, vs GPU slots %.1e; MatMult %.1e, after reassembly %.1e\n", bs, SquallP1ReduceVariants[pg->rvariant],
-                          (double)du[0], (double)du[1], (double)du[2], (double)dum[0], (double)dum[1]));
-    CHECK(du[0] <= tol && du[1] <= tol && du[2] <= tol, "bs %" PetscInt_FMT ": GPU reduce-mode matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)du[0], (double)du[1], (double)du[2]);
-    CHECK(dum[0] <= tol && dum[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the reduce-mode matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dum[0], (double)dum[1]);
-    CHECK(ds[0] <= tol && ds[1] <= tol && ds[2] <= tol, "bs %" PetscInt_FMT ": GPU slot-map matrices differ beyond %g (%g %g %g)", bs, (double)tol, (double)ds[0], (double)ds[1], (double)ds[2]);
-    CHECK(dsm[0] <= tol && dsm[1] <= tol, "bs %" PetscInt_FMT ": MatMult with the slot-map matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dsm[0], (double)dsm[1]);
-    CHECK(dv[0] <= tol && dv[1] <= tol && dv[2] <= tol, "bs %" PetscInt_FMT ": GPU right-hand sides differ beyond %g", bs, (double)tol);
-    CHECK(dm1 <= tol && dm2 <= tol, "bs %" PetscInt_FMT ": MatMult with the device-assembled matrix differs beyond %g (%g, %g)", bs, (double)tol, (double)dm1, (double)dm2);
-    PetscCall(MatDestroy(&Ag));
-    PetscCall(MatDestroy(&Ac));
-    PetscCall(MatDestroy(&Ah));
-    PetscCall(MatDestroy(&Ar));
-    PetscCall(MatDestroy(&As));
-    PetscCall(MatDestroy(&At[0]));
-    PetscCall(MatDestroy(&At[1]));
-    PetscCall(MatDestroy(&Atr));
-    PetscCall(MatDestroy(&Au));
-    PetscCall(MatDestroy(&Aur));
-    PetscCall(VecDestroy(&bg));
-    PetscCall(VecDestroy(&bc));
-    PetscCall(VecDestroy(&bh));
-    PetscCall(VecDestroy(&br));
-  }
+  for (PetscInt bs = 1; bs <= 3; bs += 2) PetscCall(CompareBlockSize(pg, ph, bs, mode0, reduceglobal, tol));
 
   /* the metric kernel (6x6 solves and 3x3 eigenpairs on the device) and per-element diffusivity */
   {
@@ -387,7 +404,7 @@ int main(int argc, char **argv)
     PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &dh, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
     PetscCall(SquallP1SetDiffusivity(pg, SQUALL_P1_ELEMENT, Lg));
     PetscCall(SquallP1SetDiffusivity(ph, SQUALL_P1_ELEMENT, Lh));
-    PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_ATOMIC));
+    PetscCall(SquallP1SetAssemblyType(pg, SQUALL_P1_ASSEMBLY_DIRECT));
     PetscCall(SquallP1SetAssemblyType(ph, SQUALL_P1_ASSEMBLY_SETVALUES));
     PetscCall(SquallP1CreateMatrix(pg, 1, &Ag));
     PetscCall(SquallP1CreateMatrix(ph, 1, &Ah));

@@ -1,7 +1,7 @@
 static char help[] = "The P1 operators' convenience API (SquallP1AssembleMass/Advection/Diffusion) against integrals that P1 on affine\n"
                      "tetrahedra computes exactly: on a box [0,2]x[0,1]x[0,3] (volume 6), 1.M.1 = volume and, with a linear\n"
                      "density 1 + x, 12; w.S.w = int |grad w|^2 = 6 volume for w = x + 2y - z; 1.A.x = int u.grad x = volume for\n"
-                     "u = (1, 0, 0). Also the getters and the check of SquallP1SetReduceVariant(). -faces nx,ny,nz (default 3,2,4).\n";
+                     "u = (1, 0, 0). Also the getters and the checks of SquallP1SetAssemblyMode() and SquallP1SetAssemblyType(). -faces nx,ny,nz (default 3,2,4).\n";
 
 #include <squall.h>
 #include "squalltest.h"
@@ -95,10 +95,13 @@ int main(int argc, char **argv)
   PetscCall(SquallP1GetAssemblyType(p1, &at));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "backend %s, assembly %s\n", SquallP1Backends[be], SquallP1AssemblyTypes[at]));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = SquallP1SetReduceVariant(p1, SQUALL_P1_REDUCE_NUM_VARIANTS);
+  ierr = SquallP1SetAssemblyMode(p1, (SquallP1AssemblyMode)3);
   PetscCall(PetscPopErrorHandler());
-  CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "SquallP1SetReduceVariant() accepted an unknown variant (error %d)", (int)ierr);
-  PetscCall(SquallP1SetReduceVariant(p1, SQUALL_P1_REDUCE_AFFINE_XYZ));
+  CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "SquallP1SetAssemblyMode() accepted an unknown mode (error %d)", (int)ierr);
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = SquallP1SetAssemblyType(p1, (SquallP1AssemblyType)3);
+  PetscCall(PetscPopErrorHandler());
+  CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "SquallP1SetAssemblyType() accepted an unknown type (error %d)", (int)ierr);
   PetscCall(SquallP1ComputeGeometry(p1));
 
   PetscCall(SquallP1CreateVector(p1, 1, &one));

@@ -2,8 +2,8 @@ static char help[] = "P1 assembly paths against each other on the CPU: squall's 
                      "host MatSetValues element by element, and MatSetPreallocationCOO/MatSetValuesCOO, for scalar (bs 1)\n"
                      "and 3-component (bs 3) operators with all terms (weighted mass, advection, nodal and per-element\n"
                      "full-tensor diffusion, grad-div), and the right-hand sides. Also: row sums (Laplacian, mass), the\n"
-                     "volume, and right-hand side = matrix x field. The atomic path in both modes (binary search, slot map), and\n"
-                     "the slot map itself against PETSc's AIJ structure and the binary search (the map the GPU kernel reads);\n"
+                     "volume, and right-hand side = matrix x field. The direct path's slots mode, and the slot map itself against\n"
+                     "PETSc's AIJ structure and a binary search of each column in its row (the map the GPU kernel reads);\n"
                      "the atomic-free gather mode against the slots mode (round-off) and itself (bit for bit), and its map;\n"
                      "the reduce mode (sums per block of elements, one add per entry) likewise, and its map.\n"
                      "The mesh comes from -p1_mesh (see SquallP1CreateMeshFromOptions).\n"
@@ -48,7 +48,7 @@ static PetscErrorCode FieldFn(const PetscReal x[3], PetscScalar f[], void *ctx)
 }
 
 /* The slot map of block size bs (built as the CPU path builds it, with the off-diagonal strides) against
-   (1) the binary search of the search mode and (2) PETSc's own AIJ structure of a SquallP1CreateMatrix()
+   (1) a binary search of each column in its row (SquallP1Find) and (2) PETSc's own AIJ structure of a SquallP1CreateMatrix()
    matrix: every slot of an owned row must point, for all bs x bs components, into the right row of the
    right block at the right column, and every stored entry of the owned rows must be hit by some slot. */
 static PetscErrorCode CheckSlots(SquallP1 p1, PetscInt bs)
@@ -96,7 +96,7 @@ static PetscErrorCode CheckSlots(SquallP1 p1, PetscInt bs)
           bad++;
           continue;
         }
-        /* (1) the binary search of the search mode */
+        /* (1) the binary search */
         {
           const PetscInt *ri = blk ? p1->oI : p1->dI, *rj = blk ? p1->oJ : p1->dJ, p = SquallP1Find(rj, ri[r], ri[r + 1], col);
 
@@ -252,7 +252,7 @@ static PetscErrorCode CheckReduce(SquallP1 p1, PetscInt nb, PetscInt rlong)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The block vertex lists of the GPU's affine_shared variant (SquallP1BuildBlockVertices(), blocks of nb elements):
+/* The block vertex lists of the GPU's reduce kernel (SquallP1BuildBlockVertices(), blocks of nb elements):
    each block's list strictly ascending, every element vertex found at its block-local position and every listed
    vertex used; then the element operators from copies of each block's vertex fields, laid out and addressed as the
    kernel's shared memory (P1StageVertices(): vertex-major per field, only the fields the operator reads, the
@@ -329,14 +329,14 @@ static PetscErrorCode CheckBlockVertices(SquallP1 p1, const PetscReal coef[], Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one operator through the three paths; returns the atomic-path matrix */
+/* one operator through the three paths; returns the direct-path matrix */
 static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coef[], PetscReal tol, const char *what, Mat *Aout)
 {
-  Mat                A[3], As, Ag[2], Ar[2];
-  Vec                f, b[3], Af;
-  PetscReal          d[4], dv[2], dmv, ds, dg, dgg, dr, drr;
-  PetscInt           bsf = bs;
-  SquallP1AtomicMode mode, other;
+  Mat                  A[3], As, Ag[2], Ar[2];
+  Vec                  f, b[3], Af;
+  PetscReal            d[4], dv[2], dmv, ds, dg, dgg, dr, drr;
+  PetscInt             bsf = bs;
+  SquallP1AssemblyMode mode, other;
 
   PetscFunctionBegin;
   for (PetscInt t = 0; t < 3; t++) {
@@ -350,16 +350,16 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
   PetscCall(SquallP1MatCompare(A[0], A[1], &d[1]));
   PetscCall(SquallP1MatCompare(A[1], A[2], &d[2]));
 
-  /* the atomic path into a matrix whose structure came from MatSetPreallocationCOO (re-verified layout) */
-  PetscCall(SquallP1SetAssemblyType(p1, SQUALL_P1_ASSEMBLY_ATOMIC));
+  /* the direct path into a matrix whose structure came from MatSetPreallocationCOO (re-verified layout) */
+  PetscCall(SquallP1SetAssemblyType(p1, SQUALL_P1_ASSEMBLY_DIRECT));
   PetscCall(SquallP1AssembleOperator(p1, coef, A[1]));
   PetscCall(SquallP1MatCompare(A[0], A[1], &d[3]));
 
-  /* the atomic path in the other mode (search <-> slots; slots when run in gather mode): search and
-     slots add the same entries in the same order, so the same matrix to the last bit */
-  PetscCall(SquallP1GetAtomicMode(p1, &mode));
-  other = mode == SQUALL_P1_ATOMIC_SLOTS ? SQUALL_P1_ATOMIC_SEARCH : SQUALL_P1_ATOMIC_SLOTS;
-  PetscCall(SquallP1SetAtomicMode(p1, other));
+  /* the slots mode into another matrix: the same entries in the same order as A[0] when that is slots
+     too, so the same matrix to the last bit; equal to round-off when A[0] came from gather or reduce */
+  PetscCall(SquallP1GetAssemblyMode(p1, &mode));
+  other = SQUALL_P1_MODE_SLOTS;
+  PetscCall(SquallP1SetAssemblyMode(p1, other));
   PetscCall(SquallP1CreateMatrix(p1, bs, &As));
   PetscCall(SquallP1AssembleOperator(p1, coef, As));
   PetscCall(SquallP1AssembleOperator(p1, coef, As));
@@ -368,7 +368,7 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
   /* the atomic-free gather mode against the slots mode: the same contributions summed in another order,
      so equal to round-off; assembled twice (every value is overwritten, nothing accumulates), and into
      a second matrix, which must be identical to the last bit (a fixed summation order) */
-  PetscCall(SquallP1SetAtomicMode(p1, SQUALL_P1_ATOMIC_GATHER));
+  PetscCall(SquallP1SetAssemblyMode(p1, SQUALL_P1_MODE_GATHER));
   for (PetscInt k = 0; k < 2; k++) {
     PetscCall(SquallP1CreateMatrix(p1, bs, &Ag[k]));
     PetscCall(SquallP1AssembleOperator(p1, coef, Ag[k]));
@@ -376,16 +376,16 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
   PetscCall(SquallP1AssembleOperator(p1, coef, Ag[0]));
   /* the reduce mode likewise: sums per block of elements, then per entry over the blocks (on the CPU in
      block order, so deterministic too) */
-  PetscCall(SquallP1SetAtomicMode(p1, SQUALL_P1_ATOMIC_REDUCE));
+  PetscCall(SquallP1SetAssemblyMode(p1, SQUALL_P1_MODE_REDUCE));
   for (PetscInt k = 0; k < 2; k++) {
     PetscCall(SquallP1CreateMatrix(p1, bs, &Ar[k]));
     PetscCall(SquallP1AssembleOperator(p1, coef, Ar[k]));
   }
   PetscCall(SquallP1AssembleOperator(p1, coef, Ar[0]));
-  PetscCall(SquallP1SetAtomicMode(p1, mode));
-  PetscCall(SquallP1MatCompare(mode == SQUALL_P1_ATOMIC_SLOTS ? A[0] : As, Ag[0], &dg));
+  PetscCall(SquallP1SetAssemblyMode(p1, mode));
+  PetscCall(SquallP1MatCompare(mode == SQUALL_P1_MODE_SLOTS ? A[0] : As, Ag[0], &dg));
   PetscCall(SquallP1MatCompare(Ag[0], Ag[1], &dgg));
-  PetscCall(SquallP1MatCompare(mode == SQUALL_P1_ATOMIC_SLOTS ? A[0] : As, Ar[0], &dr));
+  PetscCall(SquallP1MatCompare(mode == SQUALL_P1_MODE_SLOTS ? A[0] : As, Ar[0], &dr));
   PetscCall(SquallP1MatCompare(Ar[0], Ar[1], &drr));
   PetscCall(MatDestroy(&Ar[0]));
   PetscCall(MatDestroy(&Ar[1]));
@@ -409,12 +409,12 @@ static PetscErrorCode ComparePaths(SquallP1 p1, PetscInt bs, const PetscReal coe
   PetscCall(SquallP1VecCompare(Af, b[0], &dmv));
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "%-36s bs %" PetscInt_FMT ": reference (%s) vs setvalues %.1e, vs coo %.1e, setvalues vs coo %.1e, atomic into the COO pattern %.1e, vs %s %.1e; gather vs slots %.1e, gather twice %.1e; reduce vs slots %.1e, reduce twice "
+                        "%-36s bs %" PetscInt_FMT ": reference (%s) vs setvalues %.1e, vs coo %.1e, setvalues vs coo %.1e, direct into the COO pattern %.1e, vs %s %.1e; gather vs slots %.1e, gather twice %.1e; reduce vs slots %.1e, reduce twice "
                         "%.1e; rhs vs setvalues %.1e, vs coo %.1e; rhs vs A f %.1e\n",
-                        what, bs, SquallP1AtomicModes[mode], (double)d[0], (double)d[1], (double)d[2], (double)d[3], SquallP1AtomicModes[other], (double)ds, (double)dg, (double)dgg, (double)dr, (double)drr, (double)dv[0], (double)dv[1],
+                        what, bs, SquallP1AssemblyModes[mode], (double)d[0], (double)d[1], (double)d[2], (double)d[3], SquallP1AssemblyModes[other], (double)ds, (double)dg, (double)dgg, (double)dr, (double)drr, (double)dv[0], (double)dv[1],
                         (double)dmv));
   /* in gather and reduce mode A[0] sums in another order than the slots mode */
-  CHECK(mode == SQUALL_P1_ATOMIC_GATHER || mode == SQUALL_P1_ATOMIC_REDUCE ? ds <= tol : ds == 0, "%s bs %" PetscInt_FMT ": the atomic path's %s and %s modes differ (%g)", what, bs, SquallP1AtomicModes[mode], SquallP1AtomicModes[other], (double)ds);
+  CHECK(mode == SQUALL_P1_MODE_GATHER || mode == SQUALL_P1_MODE_REDUCE ? ds <= tol : ds == 0, "%s bs %" PetscInt_FMT ": the direct path's %s and %s modes differ (%g)", what, bs, SquallP1AssemblyModes[mode], SquallP1AssemblyModes[other], (double)ds);
   CHECK(dg <= tol, "%s bs %" PetscInt_FMT ": the gather mode differs from the slots mode by %g (tolerance %g)", what, bs, (double)dg, (double)tol);
   CHECK(dgg == 0, "%s bs %" PetscInt_FMT ": two gather-mode assemblies differ (%g): not deterministic", what, bs, (double)dgg);
   CHECK(dr <= tol, "%s bs %" PetscInt_FMT ": the reduce mode differs from the slots mode by %g (tolerance %g)", what, bs, (double)dr, (double)tol);

@@ -212,7 +212,7 @@ static PetscErrorCode TestElementMatrices(PetscRandom rnd)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The closed-form element operator (SquallP1ElementOperatorAffine(), the GPU's -p1_reduce_variant affine) against
+/* The closed-form element operator (SquallP1ElementOperatorAffine(), the closed-form element phase of the GPU's reduce kernel) against
    the 11-point quadrature, per row relative to the row's largest entry, with all fields random and each absent
    (c = 1, u = 0, K = I, as SquallP1ElementFields() gives them), for single terms and all of them together */
 static PetscErrorCode TestAffineOperator(PetscRandom rnd)
@@ -262,8 +262,8 @@ static PetscErrorCode TestAffineOperator(PetscRandom rnd)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The element load of the GPU's -p1_reduce_variant affine_xyz (SquallP1ElementLoadAffineXYZ(): J^-1 and the volume
-   rebuilt from the vertex coordinates) against that of affine (SquallP1ElementLoadAffine(): the precomputed geometry
+/* The element load of the GPU's reduce kernel (SquallP1ElementLoadAffineXYZ(): J^-1 and the volume
+   rebuilt from the vertex coordinates) against that from the precomputed geometry (SquallP1ElementLoadAffine(): what
    SquallP1Geometry() gave at set-up), vertices, gradients, volume and operator, relative to each one's largest entry:
    random tetrahedra on a shared pool of vertices (terrain-like: far from the origin, some flattened), nodal fields
    present or absent, the connectivity element-major (the host's layout) and structure of arrays (the device's). The

@@ -1,42 +1,10 @@
-/* The P1 element kernels of the atomic modes: geometry, element matrices scattered by search or through the slot
-   map, and the gather mode's two steps.
+/* The P1 kernels of the direct assembly's slots and gather modes.
    Part of the translation unit of src/cuda/p1assembly.cu, which includes it after its helpers; not a header of
    its own. */
 #pragma once
 
-/* the element kernel: Jacobian, determinant and inverse once per affine tetrahedron */
-__global__ static void P1GeometryKernel(PetscInt ne, const PetscInt *__restrict__ tet, const PetscReal *__restrict__ x, PetscReal *__restrict__ geom)
-{
-  const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
-  PetscReal      X[4][3], invJ[9], vol;
-
-  if (e >= ne) return;
-  for (int a = 0; a < 4; a++) {
-    const PetscInt v = tet[a * ne + e];
-    for (int d = 0; d < 3; d++) X[a][d] = x[3 * v + d];
-  }
-  (void)SquallP1Geometry((const PetscReal(*)[3])X, invJ, &vol);
-  for (int k = 0; k < 9; k++) geom[k * ne + e] = invJ[k];
-  geom[9 * ne + e] = vol;
-}
-
-template <int BS>
-__global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS)
-  P1AssembleKernel(SquallP1Elements E, SquallP1Coef coef, const PetscInt *__restrict__ row, const PetscInt *__restrict__ cd, const PetscInt *__restrict__ co, SquallP1CSR D, SquallP1CSR O, int *nmiss)
-{
-  const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
-  PetscInt       v[4];
-  PetscReal      g[4][3], vol, S[4][4];
-
-  if (e >= E.ne) return;
-  SquallP1ElementLoad(&E, e, &coef, v, g, &vol, S);
-  /* entries outside the graph (or into a block without device values) are counted, never written */
-  const int miss = SquallP1ScatterElement(BS, v, row, cd, co, D, O, (const PetscReal(*)[4])S, (const PetscReal(*)[3])g, coef.c[SQUALL_P1_TERM_GRADDIV] * vol);
-  if (miss) atomicAdd(nmiss, miss);
-}
-
-/* the same through the slot map: no search, no row/column maps, only the diagonal block (several
-   ranks: MatSetValuesCOO fills the off-diagonal block, whose slots are skipped) */
+/* the slot map's kernel: each element entry added with one atomicAdd at its slot, only the diagonal block
+   (several ranks: MatSetValuesCOO fills the off-diagonal block, whose slots are skipped) */
 template <int BS> __global__ static void __launch_bounds__(P1_BLOCK, P1_MIN_BLOCKS) P1AssembleSlotsKernel(SquallP1Elements E, SquallP1Coef coef, const int *__restrict__ slots, PetscScalar *__restrict__ da)
 {
   const PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
