@@ -237,7 +237,7 @@ SQUALL_HOST_DEVICE static inline void SquallP1ElementLoad(const SquallP1Elements
   SquallP1ElementOperatorFields((const PetscReal(*)[3])g, *vol, E->rho != NULL, c, E->u != NULL, (const PetscReal(*)[3])u, E->K || E->Ke, K, coef->c, S);
 }
 
-/* The scalar element operator of SquallP1ElementOperatorFields() in closed form (-p1_reduce_variant affine).
+/* The scalar element operator of SquallP1ElementOperatorFields() in closed form.
    The tetrahedron is affine and the fields are linear, so the integrals are those of products of barycentric
    coordinates, int l_a l_b l_k = |K| 3! alpha! / 6! (alpha the multiplicities):
      mass       int c phi_a phi_b            = |K| (1 + delta_ab) (C + c_a + c_b) / 120,  C = sum_k c_k
@@ -280,7 +280,7 @@ SQUALL_HOST_DEVICE static inline void SquallP1ElementLoadAffine(const SquallP1El
 }
 
 /* The closed-form operator, gradients and volume of element e whose vertices v index E's nodal arrays (x, rho, u,
-   K): the global ones, or the copies of a block's vertices in shared memory (-p1_reduce_variant affine_shared, v
+   K): the global ones, or the copies of a block's vertices in shared memory (the GPU's reduce assembly, v
    block-local). J^-1 and the volume come from the vertex coordinates by SquallP1Geometry(), the function that
    computed E->geom at set-up (so the same values, up to the compiler's contraction of the operations into fused
    multiply-adds): E->geom is not read. No validity test: SquallP1SetUp() rejected inverted and degenerate
@@ -298,7 +298,7 @@ SQUALL_HOST_DEVICE static inline void SquallP1ElementOperatorXYZ(const SquallP1E
   SquallP1ElementOperatorAffine((const PetscReal(*)[3])g, *vol, c, (const PetscReal(*)[3])u, K, coef->c, S);
 }
 
-/* SquallP1ElementLoadAffine() with the geometry rebuilt from the vertex coordinates (-p1_reduce_variant affine_xyz):
+/* SquallP1ElementLoadAffine() with the geometry rebuilt from the vertex coordinates (the GPU's reduce assembly):
    12 coordinates gathered through the connectivity (a vertex is shared by ~24 elements, so they mostly hit in
    cache: ~4 bytes per element from memory) and ~60 floating-point operations, instead of the 10 streamed values of
    E->geom (80 bytes per element in double) */
@@ -467,12 +467,8 @@ SQUALL_HOST_DEVICE static inline int SquallP1ElementMetric(const PetscReal x[4][
    position in the sorted list garray). Column lists are sorted. For block size 3 the AIJ matrix has
    rows 3r+i, and its row 3r+i lists, for each neighbour k of the scalar row r in order, the columns
    3k, 3k+1, 3k+2: entry (3r+i, 3k+j) sits at 9*ia[r] + 3*i*(ia[r+1]-ia[r]) + 3*(p-ia[r]) + j, with p the
-   position of k in the scalar row. So one binary search serves all 9 entries of a block. */
-typedef struct {
-  const PetscInt *ia, *ja; /* scalar CSR of the block (owned rows) */
-  PetscScalar    *a;       /* values of the AIJ block (scalar or bs=3 interleaved) */
-} SquallP1CSR;
-
+   position of k in the scalar row. So one binary search serves all 9 entries of a block (the slot map
+   below is built by these searches, once). */
 #if defined(__CUDA_ARCH__)
 #  define SQUALL_P1_ADD(p, v) atomicAdd((p), (v))
 #else
@@ -494,52 +490,6 @@ SQUALL_HOST_DEVICE static inline PetscInt SquallP1Find(const PetscInt *J, PetscI
       hi = mid;
   }
   return (lo < end && J[lo] == c) ? lo : -1;
-}
-
-/* Adds a scalar (bs = 1) or 3-component (bs = 3, cgvol = coef[GRADDIV]*vol) element operator into the
-   owned rows. row[v] is the local row of local vertex v (-1 if not owned); cd[v] / co[v] its column in
-   the diagonal / off-diagonal block (-1 if in the other block). O.ia == NULL: the off-diagonal block
-   is filled elsewhere (MatSetValuesCOO on several ranks, src/cuda/p1assembly.cu) and its entries are
-   skipped. Returns the number of entries whose column was not in the graph (0 unless the graph is
-   wrong). */
-SQUALL_HOST_DEVICE static inline int SquallP1ScatterElement(int bs, const PetscInt v[4], const PetscInt *row, const PetscInt *cd, const PetscInt *co, SquallP1CSR D, SquallP1CSR O, const PetscReal S[4][4], const PetscReal g[4][3], PetscReal cgvol)
-{
-  int      nmiss = 0;
-  PetscInt cdb[4], cob[4];
-
-  for (int b = 0; b < 4; b++) {
-    cdb[b] = cd[v[b]];
-    cob[b] = co[v[b]];
-  }
-  SQUALL_P1_UNROLL
-  for (int a = 0; a < 4; a++) {
-    const PetscInt r = row[v[a]];
-    if (r < 0) continue;
-    SQUALL_P1_UNROLL
-    for (int b = 0; b < 4; b++) {
-      if (cdb[b] < 0 && !O.ia) continue;
-      const SquallP1CSR B  = cdb[b] >= 0 ? D : O;
-      const PetscInt    lo = B.ia[r], hi = B.ia[r + 1];
-      const PetscInt    p = SquallP1Find(B.ja, lo, hi, cdb[b] >= 0 ? cdb[b] : cob[b]);
-
-      if (p < 0 || !B.a) { /* not in the graph, or a block without values: never write through NULL */
-        nmiss++;
-        continue;
-      }
-      if (bs == 1)
-        SQUALL_P1_ADD(&B.a[p], (PetscScalar)S[a][b]);
-      else {
-        const PetscInt base = 9 * lo + 3 * (p - lo), stride = 3 * (hi - lo);
-        SQUALL_P1_UNROLL
-        for (int i = 0; i < 3; i++) SQUALL_P1_UNROLL
-        for (int j = 0; j < 3; j++) {
-          const PetscReal val = SquallP1BlockEntry(S, g, cgvol, a, i, b, j);
-          if (val != 0) SQUALL_P1_ADD(&B.a[base + i * stride + j], (PetscScalar)val);
-        }
-      }
-    }
-  }
-  return nmiss;
 }
 
 /* ---- scatter through the slot map
