@@ -52,6 +52,7 @@ __host__ __device__ constexpr int HBRegsTiled(int Nq, int L)
 #endif
 }
 
+/* The tiled layer kernel; one piece, as the sweep's barriers and both register columns span it */
 template <int Nq, int L> __global__ static void __launch_bounds__(HBWidthTiled(Nq) * ((Nq + 1) / 2), HBMinBlocks(HBWidthTiled(Nq) * ((Nq + 1) / 2), HBRegsTiled(Nq, L))) HBLocalOpTiled(PetscInt e0, HBOpArgs a)
 {
   constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, W = HBWidthTiled(Nq), J = (Nq + 1) / 2, P = HBPitchTiled(Nq);
