@@ -108,7 +108,8 @@ PETSC_EXTERN PetscErrorCode SquallESDGComputeExactError(SquallESDG, const char *
 /* ---- hipBone-style matrix-free CG: screened Poisson A = Z^T (S_L + lambda W) Z on a brick of hex
    spectral elements (GLL nodes, order 1..15), as a MATSHELL, and the KSP type "hbcg" (any Mat; fused
    vector kernels, on the device for VECCUDA). Options -hb_order, -hb_elements, -hb_bounds,
-   -hb_lambda, -hb_dirichlet, -hb_shear, -hb_kernel_switch, -hb_kernel_variant, -hb_vec_type (SquallHBCreateOperator). */
+   -hb_lambda, -hb_dirichlet, -hb_shear, -hb_kernel, -hb_kernel_layers, -hb_kernel_elements,
+   -hb_vec_type (SquallHBCreateOperator). */
 #define SQUALL_KSPHBCG "hbcg"
 typedef struct {
   PetscInt  order, Nq, Np;
@@ -118,27 +119,22 @@ typedef struct {
   PetscInt  nlocal_global;           /* N_L = E Np over all ranks */
   PetscReal lambda;
   PetscBool dirichlet;
-  /* CUDA operator kernel for this order (the default by order and precision): "3d_v2", "2d_v2", "3d", "2d", "2d_capped" (v1), "2d_v3", "2d_v4", "2d_v5" (v3-v5 from -hb_kernel_switch on; "_L3", "_L4" with 3, 4 layers per step), "3d_v6" (v6 below it) */
+  /* the CUDA element kernel this operator runs: "sweep", "layers" or "layers_tiled" (-hb_kernel) */
   const char *kernel;
-  PetscInt    layers; /* layers per step of that kernel: 2-4 for the v3-v5 2D kernels, else 0 */
+  PetscInt    layers;         /* its layers per step (layers, layers_tiled: 2-4; sweep: 0) */
+  PetscInt    block_elements; /* its elements per thread block (layers: 1-6; else 0) */
 } SquallHBInfo;
-typedef struct {
-  PetscReal      t_kernel, t_gather, t_mult; /* seconds per application: fused element kernel (all local elements), Z^T gather, whole MatMult */
-  PetscLogDouble flops_kernel, bytes_kernel; /* per application on this rank: 12 Nq^4 + 18 Np flops per element; minimum traffic */
-  PetscReal      t_stream;                   /* 8-read:1-write streaming kernel, seconds per sweep */
-  PetscLogDouble bytes_stream;               /* bytes per sweep */
-  PetscBool      device;                     /* timed with CUDA events (else PetscTime on the host) */
-} SquallHBBenchResult;
 typedef PetscErrorCode (*SquallHBFunction)(const PetscReal x[3], PetscScalar *f, void *ctx);
 PETSC_EXTERN PetscErrorCode SquallHBCreateOperator(MPI_Comm, PetscInt order, const PetscInt elements[], Mat *);
+PETSC_EXTERN PetscErrorCode SquallHBCreateSolver(MPI_Comm, PetscInt order, const PetscInt elements[], SquallHBFunction, void *, PetscInt iterations, Mat *, KSP *, Vec *x, Vec *b);
 PETSC_EXTERN PetscErrorCode SquallHBElementsForDofs(PetscInt order, PetscReal target, PetscInt elements[3]);
+PETSC_EXTERN PetscErrorCode SquallHBGetDefaultKernel(PetscInt order, const char **kernel, PetscInt *layers, PetscInt *elements);
 PETSC_EXTERN PetscErrorCode SquallHBGetInfo(Mat, SquallHBInfo *);
 PETSC_EXTERN PetscErrorCode SquallHBGetCoordinates(Mat, Vec *);
 PETSC_EXTERN PetscErrorCode SquallHBComputeRHS(Mat, SquallHBFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode SquallHBInterpolate(Mat, SquallHBFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode SquallHBMultDot(Mat, Vec, Vec, PetscReal *);
 PETSC_EXTERN PetscErrorCode SquallHBAssemble(Mat, MatType, Mat *);
-PETSC_EXTERN PetscErrorCode SquallHBBenchmarkOperator(Mat, PetscInt reps, SquallHBBenchResult *);
 
 /* ---- P1 tetrahedral CG: element matrices assembled on the GPU (atomicAdd into the device values of
    MATAIJCUSPARSE) or on the CPU, on DMPlex tetrahedral meshes distributed with one layer of overlap */

@@ -6,7 +6,7 @@ static char help[] = "hipBone / NekBone benchmark: conjugate gradients on the sc
                      "  -hb_iterations k       run exactly k CG iterations, as NekBone does (default 50); 0: iterate to -ksp_rtol\n"
                      "  -hb_vec_type cuda      vectors (and so the operator and hbcg's vector kernels) on the GPU\n"
                      "  -hb_warmup k           untimed solves first (default 1)\n"
-                     "Other operator options: -hb_lambda, -hb_dirichlet, -hb_shear, -hb_bounds, -hb_kernel_switch; any KSP/PC\n"
+                     "Other operator options: -hb_lambda, -hb_dirichlet, -hb_shear, -hb_bounds, -hb_kernel; any KSP/PC\n"
                      "option, e.g. -ksp_type cg to compare with PETSc's CG, -pc_type jacobi, -ksp_monitor.\n"
                      "Figure of merit as NekBone: FLOPs = (15 Np + 19 Np + 12 Nq^4) E iterations (Nq = N+1, Np = Nq^3).\n";
 
@@ -33,7 +33,6 @@ int main(int argc, char **argv)
   Mat                A;
   Vec                x, b, ue;
   KSP                ksp;
-  PC                 pc;
   SquallHBInfo       info;
   PetscInt           N = 7, E[3], iterations = 50, warmup = 1, its;
   PetscReal          target = 1e6, rnorm;
@@ -57,23 +56,11 @@ int main(int argc, char **argv)
   PetscOptionsEnd();
   PetscCall(PetscOptionsHasName(NULL, NULL, "-hb_elements", &given));
   if (N >= 1 && N <= SQUALL_LGL_MAX_ORDER) PetscCall(SquallHBElementsForDofs(N, target, E));
-  PetscCall(SquallHBCreateOperator(comm, N, given ? NULL : E, &A));
+  PetscCall(SquallHBCreateSolver(comm, N, given ? NULL : E, Source, NULL, iterations, &A, &ksp, &x, &b));
   PetscCall(SquallHBGetInfo(A, &info));
   PetscCall(PetscPrintf(comm, "hipBone: N = %" PetscInt_FMT ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " = %" PetscInt_FMT " elements, N_G = %" PetscInt_FMT " unknowns, N_L = %" PetscInt_FMT " element nodes, %d rank(s)\n", info.order,
                         info.elements[0], info.elements[1], info.elements[2], info.nelem_global, info.ndof_global, info.nlocal_global, size));
 
-  PetscCall(MatCreateVecs(A, &x, &b));
-  PetscCall(SquallHBComputeRHS(A, Source, NULL, b));
-  PetscCall(KSPCreate(comm, &ksp));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, SQUALL_KSPHBCG));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCNONE));
-  if (iterations) {
-    /* NekBone: a fixed amount of work, whatever the residual */
-    PetscCall(KSPSetTolerances(ksp, PETSC_CURRENT, PETSC_CURRENT, PETSC_CURRENT, iterations));
-    PetscCall(KSPSetConvergenceTest(ksp, KSPConvergedSkip, NULL, NULL));
-  }
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPSetUp(ksp));
   for (PetscInt w = 0; w < warmup; w++) {

@@ -2,7 +2,7 @@
    an iteration come from the pass that updates r (and z), are summed by a fixed tree, and reach
    the host through pinned memory; the solution AXPY is queued behind that copy, so it runs while
    the host sums the dot products over the ranks. */
-#include "cuda/hbutil.h"
+#include "cuda/hbreduce.cuh"
 #include "physics/sem.h"
 
 /* device partial sums and pinned results, kept for the whole run */
@@ -158,7 +158,7 @@ static PetscErrorCode HBCGRestoreJacobi(Vec dinv, Vec Z, const PetscScalar **di,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscReal dots[])
+PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscLogEvent ev_solution, PetscReal dots[])
 {
   PetscInt           n;
   const PetscScalar *w, *p, *di = NULL;
@@ -185,7 +185,7 @@ PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec
   PetscCall(VecCUDARestoreArrayRead(W, &w));
 
   /* x += alpha p goes behind the copy of the dot products: it runs while they are summed over the ranks */
-  PetscCall(PetscLogEventBegin(SQUALL_HBCGSolution, X, P, 0, 0));
+  PetscCall(PetscLogEventBegin(ev_solution, X, P, 0, 0));
   PetscCall(VecCUDAGetArrayRead(P, &p));
   PetscCall(VecCUDAGetArray(X, &x));
   PetscCall(PetscLogGpuTimeBegin());
@@ -195,7 +195,7 @@ PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec
   PetscCall(PetscLogGpuFlops(2.0 * n));
   PetscCall(VecCUDARestoreArray(X, &x));
   PetscCall(VecCUDARestoreArrayRead(P, &p));
-  PetscCall(PetscLogEventEnd(SQUALL_HBCGSolution, X, P, 0, 0));
+  PetscCall(PetscLogEventEnd(ev_solution, X, P, 0, 0));
   PetscCall(HBCGReadDots((PetscBool) !!dinv, dots));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -2,7 +2,7 @@
    the geometric factors' loads, D in constant memory.
    Part of the translation unit of src/cuda/hbop.cu, which includes it; not a header of its own. */
 #pragma once
-#include "cuda/hbutil.h"
+#include "cuda/hbreduce.cuh"
 #include "physics/sem.h"
 #include <type_traits>
 
@@ -12,7 +12,6 @@ struct _n_SquallHBCUDA {
   PetscScalar *yL, *xghost, *yghost, *yshared;
   PetscReal   *partial; /* [HB_MAX_BLOCKS] per dot, then the result */
   PetscReal   *hdot;    /* pinned */
-  cudaEvent_t  start, stop;
 };
 
 /* the element kernels' arguments, by value */
@@ -61,10 +60,25 @@ __device__ static inline PetscScalar HBReadXLdg(const HBOpArgs &a, PetscInt l)
   return v;
 }
 
-/* elements per block of the 3D kernel: up to about 512 threads */
-__host__ __device__ constexpr int HBElemsPerBlock(int Nq)
+/* blocks per SM to ask nvcc for, so that a block of T threads gets at most about R registers per
+   thread (H100/H200: 65536 registers per SM, allocated per warp) */
+__host__ __device__ constexpr int HBMinBlocks(int T, int R)
 {
-  return Nq * Nq * Nq >= 512 ? 1 : 512 / (Nq * Nq * Nq);
+  return 65536 / (((T + 31) / 32) * 32 * R) < 1 ? 1 : 65536 / (((T + 31) / 32) * 32 * R);
+}
+
+#if defined(PETSC_USE_REAL_DOUBLE)
+typedef double2 HBReal2;
+#else
+typedef float2 HBReal2;
+#endif
+/* two consecutive reals of shared memory (16-byte aligned in double, 8 in single) in one load */
+__device__ static inline void HBLds2(const PetscReal *p, PetscReal &a, PetscReal &b)
+{
+  const HBReal2 v = *reinterpret_cast<const HBReal2 *>(p);
+
+  a = v.x;
+  b = v.y;
 }
 
 /* D of every order in constant memory, at HBConstOffset(Nq): reads in which all threads of a warp
@@ -73,4 +87,4 @@ __host__ __device__ constexpr int HBConstOffset(int Nq)
 {
   return (Nq - 1) * Nq * (2 * Nq - 1) / 6 - 1; /* sum of q^2 for q = 2 .. Nq-1 */
 }
-__constant__ PetscReal HBConstD[HBConstOffset(SQUALL_LGL_MAX_ORDER + 2)];
+__constant__ PetscReal HBConstD[HBConstOffset(SQUALL_HB_MAX_ORDER + 2)];

@@ -152,7 +152,7 @@ static PetscErrorCode HBCGUpdate(KSP ksp, HBCGBackend be, PetscReal alpha, Vec W
   }
   PetscCall(PetscLogEventBegin(SQUALL_HBCGUpdate, R, W, 0, 0));
   if (be == HBCG_CUDA) {
-    PetscCall(SquallHBCGUpdateCUDA(alpha, W, R, dinv, dinv ? Z : NULL, P, X, dots));
+    PetscCall(SquallHBCGUpdateCUDA(alpha, W, R, dinv, dinv ? Z : NULL, P, X, SQUALL_HBCGSolution, dots));
   } else {
     const PetscScalar *w, *p, *di = NULL;
     PetscScalar       *r, *x, *z  = NULL;

@@ -1,43 +1,34 @@
-/* CPU stubs of the hipBone CUDA entry points (src/cuda/hb*.cu), for builds without CUDA. They are
-   unreachable there (no vector is ever of a CUDA type), so each one only reports the build. */
+/* CPU stubs of the hipBone CUDA entry points (src/cuda/hbop.cu, src/cuda/hbcg.cu), compiled only in
+   builds without CUDA. They are unreachable there (no vector is ever of a CUDA type), so each one only
+   reports the build; the destroy function succeeds. */
 #include "ksp/hbimpl.h"
 
-#if !defined(SQUALL_HAVE_CUDA)
-#  define HB_NO_CUDA SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "squall was built without CUDA (reconfigure with a CUDA-enabled PETSc)")
-
-PetscErrorCode SquallHBMultCUDA(Mat_HB *hb, Vec x, Vec y, PetscBool wantdot, PetscReal *dot)
+PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *d, Vec x, Vec y, PetscBool wantdot, PetscReal *dot)
 {
   PetscFunctionBegin;
-  HB_NO_CUDA;
+  SETERRQ(d->comm, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG " (hipBone operator on device vectors)");
 }
 
-PetscErrorCode SquallHBDestroyCUDA(Mat_HB *hb)
+PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *d)
 {
   PetscFunctionBegin;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallHBBenchmarkCUDA(Mat_HB *hb, Vec x, Vec y, PetscInt reps, SquallHBBenchResult *res)
+PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscLogEvent ev_solution, PetscReal dots[])
 {
   PetscFunctionBegin;
-  HB_NO_CUDA;
-}
-
-PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscReal dots[])
-{
-  PetscFunctionBegin;
-  HB_NO_CUDA;
+  SETERRQ(PetscObjectComm((PetscObject)R), PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG " (hbcg on device vectors)");
 }
 
 PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[])
 {
   PetscFunctionBegin;
-  HB_NO_CUDA;
+  SETERRQ(PetscObjectComm((PetscObject)R), PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG " (hbcg on device vectors)");
 }
 
 PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P)
 {
   PetscFunctionBegin;
-  HB_NO_CUDA;
+  SETERRQ(PetscObjectComm((PetscObject)Z), PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG " (hbcg on device vectors)");
 }
-#endif

@@ -114,6 +114,42 @@ static PetscErrorCode UniqueKeys(PetscInt nkeys, const PetscInt keys[], PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* per local node its multiplicity, per ghost its global index, and the two halo SFs, from the owner
+   and count (leafinfo, 3 per distinct key) and the global and shared-row numbers (leafnum, 2 per key) */
+static PetscErrorCode HaloMaps(MPI_Comm comm, PetscInt nu, const PetscInt ukey[], const PetscInt newidx[], const PetscInt leafinfo[], const PetscInt leafnum[], SquallSEMNumbering *num)
+{
+  const PetscInt nown = num->nown, nshared = num->nshared, nghost = num->nghost;
+  PetscInt      *gshared;
+  PetscLayout    lown, lshared;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nown + nghost, &num->mult));
+  PetscCall(PetscMalloc1(nghost, &num->ghost_global));
+  PetscCall(PetscMalloc1(nghost, &gshared));
+  for (PetscInt u = 0; u < nu; u++) {
+    const PetscInt l = newidx[u];
+
+    num->mult[l] = leafinfo[3 * u + 1];
+    if (l >= nown) {
+      num->ghost_global[l - nown] = leafnum[2 * u];
+      gshared[l - nown]           = leafnum[2 * u + 1];
+      PetscCheck(leafnum[2 * u] >= 0 && leafnum[2 * u + 1] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ghost key %" PetscInt_FMT " received no global number", ukey[u]);
+    }
+  }
+  PetscCall(PetscLayoutCreateFromSizes(comm, nown, PETSC_DECIDE, 1, &lown));
+  PetscCall(PetscLayoutCreateFromSizes(comm, nshared, PETSC_DECIDE, 1, &lshared));
+  PetscCall(PetscSFCreate(comm, &num->sfx));
+  PetscCall(PetscSFSetGraphLayout(num->sfx, lown, nghost, NULL, PETSC_COPY_VALUES, num->ghost_global));
+  PetscCall(PetscSFCreate(comm, &num->sfy));
+  PetscCall(PetscSFSetGraphLayout(num->sfy, lshared, nghost, NULL, PETSC_COPY_VALUES, gshared));
+  PetscCall(PetscSFSetUp(num->sfx));
+  PetscCall(PetscSFSetUp(num->sfy));
+  PetscCall(PetscLayoutDestroy(&lown));
+  PetscCall(PetscLayoutDestroy(&lshared));
+  PetscCall(PetscFree(gshared));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   SquallSEMNumberingCreate - numbers the distinct non-negative keys of all ranks globally and builds the halo SFs.
 
@@ -234,36 +270,7 @@ PetscErrorCode SquallSEMNumberingCreate(MPI_Comm comm, PetscInt nkeys, const Pet
   }
   PetscCall(SquallHBLogPhase(comm, tlog, "numbering: global numbers"));
 
-  /* per local node: multiplicity; per ghost: global index; the two halo SFs */
-  {
-    PetscInt   *gshared;
-    PetscLayout lown, lshared;
-
-    PetscCall(PetscMalloc1(nown + nghost, &num->mult));
-    PetscCall(PetscMalloc1(nghost, &num->ghost_global));
-    PetscCall(PetscMalloc1(nghost, &gshared));
-    for (PetscInt u = 0; u < nu; u++) {
-      const PetscInt l = newidx[u];
-
-      num->mult[l] = leafinfo[3 * u + 1];
-      if (l >= nown) {
-        num->ghost_global[l - nown] = leafnum[2 * u];
-        gshared[l - nown]           = leafnum[2 * u + 1];
-        PetscCheck(leafnum[2 * u] >= 0 && leafnum[2 * u + 1] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ghost key %" PetscInt_FMT " received no global number", ukey[u]);
-      }
-    }
-    PetscCall(PetscLayoutCreateFromSizes(comm, nown, PETSC_DECIDE, 1, &lown));
-    PetscCall(PetscLayoutCreateFromSizes(comm, nshared, PETSC_DECIDE, 1, &lshared));
-    PetscCall(PetscSFCreate(comm, &num->sfx));
-    PetscCall(PetscSFSetGraphLayout(num->sfx, lown, nghost, NULL, PETSC_COPY_VALUES, num->ghost_global));
-    PetscCall(PetscSFCreate(comm, &num->sfy));
-    PetscCall(PetscSFSetGraphLayout(num->sfy, lshared, nghost, NULL, PETSC_COPY_VALUES, gshared));
-    PetscCall(PetscSFSetUp(num->sfx));
-    PetscCall(PetscSFSetUp(num->sfy));
-    PetscCall(PetscLayoutDestroy(&lown));
-    PetscCall(PetscLayoutDestroy(&lshared));
-    PetscCall(PetscFree(gshared));
-  }
+  PetscCall(HaloMaps(comm, nu, ukey, newidx, leafinfo, leafnum, num));
   PetscCall(SquallHBLogPhase(comm, tlog, "numbering: halo SFs"));
   PetscCall(PetscMalloc1(nkeys, &num->lidx));
   for (PetscInt p = 0; p < nkeys; p++) num->lidx[p] = uid[p] < 0 ? -1 : newidx[uid[p]];

@@ -31,7 +31,7 @@ PETSC_INTERN PetscErrorCode SquallKSPRegisterAll(void);
 PETSC_INTERN PetscErrorCode TSCreate_LSRK(TS);
 
 /* hipBone-style CG (src/ksp/hb*.c, src/cuda/hb*.cu): one event per kernel */
-PETSC_INTERN PetscLogEvent  SQUALL_HBSetUp, SQUALL_HBMult, SQUALL_HBLocalOp, SQUALL_HBGather, SQUALL_HBCGUpdate, SQUALL_HBCGSolution, SQUALL_HBCGDirection, SQUALL_HBCGDot, SQUALL_HBStream;
+PETSC_INTERN PetscLogEvent  SQUALL_HBSetUp, SQUALL_HBMult, SQUALL_HBLocalOp, SQUALL_HBGather, SQUALL_HBCGUpdate, SQUALL_HBCGSolution, SQUALL_HBCGDirection, SQUALL_HBCGDot;
 PETSC_INTERN PetscErrorCode KSPCreate_HBCG(KSP);
 
 /* P1 tetrahedral CG (src/mat/p1*.c, src/cuda/p1*.cu): one event per kernel */

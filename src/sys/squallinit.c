@@ -7,7 +7,7 @@ PetscLogEvent SQUALL_DGMeshSetUp, SQUALL_ESDGRHS, SQUALL_ESDGVolume, SQUALL_ESDG
 PetscLogEvent SQUALL_P1SetUp, SQUALL_P1Geometry, SQUALL_P1AssembleCOO, SQUALL_P1AssembleSlots, SQUALL_P1SlotMap, SQUALL_P1AssembleGather, SQUALL_P1GatherSum, SQUALL_P1GatherMap, SQUALL_P1AssembleReduce, SQUALL_P1ReduceMap, SQUALL_P1SetValues,
   SQUALL_P1RHS, SQUALL_P1Metric;
 
-PetscLogEvent SQUALL_HBSetUp, SQUALL_HBMult, SQUALL_HBLocalOp, SQUALL_HBGather, SQUALL_HBCGUpdate, SQUALL_HBCGSolution, SQUALL_HBCGDirection, SQUALL_HBCGDot, SQUALL_HBStream;
+PetscLogEvent SQUALL_HBSetUp, SQUALL_HBMult, SQUALL_HBLocalOp, SQUALL_HBGather, SQUALL_HBCGUpdate, SQUALL_HBCGSolution, SQUALL_HBCGDirection, SQUALL_HBCGDot;
 
 static PetscBool SquallPackageInitialized = PETSC_FALSE;
 
@@ -73,7 +73,6 @@ PetscErrorCode SquallInitializePackage(void)
   PetscCall(PetscLogEventRegister("SqHBCGSolution", SQUALL_CLASSID, &SQUALL_HBCGSolution));
   PetscCall(PetscLogEventRegister("SqHBCGDirection", SQUALL_CLASSID, &SQUALL_HBCGDirection));
   PetscCall(PetscLogEventRegister("SqHBCGDot", SQUALL_CLASSID, &SQUALL_HBCGDot));
-  PetscCall(PetscLogEventRegister("SqHBStream", SQUALL_CLASSID, &SQUALL_HBStream));
   PetscCall(SquallTSRegisterAll());
   PetscCall(SquallKSPRegisterAll());
   PetscCall(PetscRegisterFinalize(SquallFinalizePackage));

@@ -45,14 +45,9 @@ int main(int argc, char **argv)
 
     PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, orders[o]));
     PetscCall(PetscOptionsSetValue(NULL, "-hb_order", val));
-    PetscCall(SquallHBCreateOperator(PETSC_COMM_WORLD, PETSC_DECIDE, NULL, &A));
-    PetscCall(MatCreateVecs(A, &u, &b));
+    PetscCall(SquallHBCreateSolver(PETSC_COMM_WORLD, PETSC_DECIDE, NULL, Source, NULL, 0, &A, &ksp, &u, &b));
     PetscCall(VecDuplicate(u, &ue));
-    PetscCall(SquallHBComputeRHS(A, Source, NULL, b));
     PetscCall(SquallHBInterpolate(A, Exact, NULL, ue));
-    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-    PetscCall(KSPSetOperators(ksp, A, A));
-    PetscCall(KSPSetType(ksp, SQUALL_KSPHBCG));
     PetscCall(KSPGetPC(ksp, &pc));
     PetscCall(PCSetType(pc, PCJACOBI));
     PetscCall(KSPSetTolerances(ksp, SQUALL_TOL(1e-13, 1), 1e-30, PETSC_CURRENT, 2000));

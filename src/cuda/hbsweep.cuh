@@ -1,50 +1,38 @@
-/* The hipBone operator's v6 element kernel (a layer sweep of several low-order elements per block).
-   Part of the translation unit of src/cuda/hbop.cu, which includes it; not a header of its own. */
+/* The hipBone operator's sweep kernel (-hb_kernel sweep, N <= 9): a layer sweep of several low-order
+   elements per block. Part of the translation unit of src/cuda/hbop.cu, which includes it; not a
+   header of its own.
+
+   At low order a block of one element (Nq^2 threads for the layer kernel, 4 to 81 at Nq <= 9) leaves
+   most lanes of a warp idle, and a thread per node (a 3D block) reads every operand of the three
+   contractions from shared memory (10-12 loads per node and m). Here a block of HBElemsSweep elements
+   of Nq^2 threads (about 256 threads) sweeps its elements layer by layer. A thread owns the column
+   (i, j) of its element and holds in registers the column's q, its results and the column-shaped D
+   operands D[i][m], D[m][i] (4 Nq reals), so that the t-derivative and its transpose use no shared
+   memory (D from the constant cache: every lane wants the same D[k][m]), and per node and m it loads
+   q[j][m], D[j][m], q[m][i] for the gradient and r[j][m], D[m][j], s[m][i] for the divergence: 6 loads,
+   of which the four row-shaped ones read m, m+1 as one 16-byte vector at even Nq, 4 Nq LDS instructions
+   per node: Nq / 4 cycles per node at even Nq and 3 Nq / 8 at odd Nq in the layer kernel's model, plus
+   about 0.3 for the stores and the D columns, where a node's HBM time is about 4.5 clocks. The slices
+   are unpadded within an element (a node's address is its thread's index), but where a half-warp spans
+   two elements, Nq = 3, 6, 7, 9, 10, their column-shaped loads x[m][i] would meet in bank pairs: the
+   elements' slices start HBPitchSweep reals apart, which moves the conflicts to the node-shaped stores.
+   The q, r and s slices alternate between two copies and the next layer's q is stored with this layer's
+   r and s, so that one barrier per layer suffices. Every global load of the column is written before the
+   first barrier (index, W, the six factors of all layers, then x); ptxas keeps in flight what
+   HBRegsSweep allows and moves the later layers' factors into the sweep. lambda W q starts each result.
+   A block's elements past e1 read the last element (no predicated loads), write nothing.
+   ptxas -v (sm_90, nvcc 13.0), registers and spill bytes, Nq = 2..10: double (cap 128, 2 blocks of up
+   to 8 warps per SM) 72, 112, then 128; 8 bytes of spill at Nq = 8, 9 and 16 at 10, none at Nq <= 7;
+   12-16 KB of static shared memory. Single (cap 80, 3 blocks) 40, 64, then 80; 8 bytes of spill at
+   Nq = 8, 4 at 10; 6-8 KB. Left alone nvcc takes 168-255 registers from Nq = 4 on (double: one block
+   per SM) for the factors of every layer in flight. */
 #pragma once
 #include "cuda/hbopdevice.cuh"
 
-/* v6: the low-order regime (below -hb_kernel_switch) as a layer sweep with several elements per block.
-   v2's 3D kernel (one thread per node) reads every operand of the three contractions from shared
-   memory: per node and m, D and q for each direction, then D and r, s, t, 10 loads from Nq = 6 on (the
-   t-direction's D from the constant cache) and 12 below; v1's 2D kernel (HBLocalOp2DBody) keeps the
-   t-direction in registers but runs one element per block of Nq^2 threads, 4 to 81 at Nq <= 9: mostly
-   idle lanes, with at most 32 blocks per SM.
-   Here a block of HBElemsV6 elements of Nq^2 threads (about 256 threads) sweeps its elements layer by
-   layer. A thread owns the column (i, j) of its element and holds in registers the column's q, its
-   results and the column-shaped D operands D[i][m], D[m][i] (4 Nq reals), so that the t-derivative and
-   its transpose use no shared memory (D from the constant cache: every lane wants the same D[k][m]),
-   and per node and m it loads q[j][m], D[j][m], q[m][i] for the gradient and r[j][m], D[m][j], s[m][i]
-   for the divergence: 6 loads, of which the four row-shaped ones read m, m+1 as one 16-byte vector at
-   even Nq (rows start at even words and lanes: v3's packed uniform loads), 4 Nq LDS instructions per
-   node. In v4's model of shared-memory cycles (a warp's LDS.64 2, packed LDS.128 2 per two m; bank pairs
-   serialise per half-warp) that is Nq / 4 cycles per node at even Nq and 3 Nq / 8 at odd Nq, plus about
-   0.3 for the stores and the D columns, against 5 Nq / 8 (3 Nq / 4 below Nq = 6) plus 0.25 for the 3D
-   kernel: at Nq = 4, 6, 8 (N = 3, 5, 7) 1.3, 1.8, 2.3 cycles against 3.3, 4.0, 5.3, where a node's HBM
-   time is about 4.5 clocks. The slices are unpadded within an element (a node's address is its
-   thread's index: node-shaped and row-shaped accesses are conflict-free in the model), but
-   where a half-warp spans two elements, Nq = 3, 6, 7, 9, 10, their column-shaped loads x[m][i] would meet
-   in bank pairs (3.25, 2.6, 2.5, 2.25, 2.1 cycles per warp instead of 2 in the model): the elements'
-   slices start HBPitchV6 reals apart, which moves the conflicts to the node-shaped stores, 3 per layer
-   against 2 Nq column loads (3.6-11% fewer cycles per layer in the model).
-   The q, r and s slices alternate between two copies and the next layer's q is stored with this layer's
-   r and s, so that one barrier per layer suffices (v1's 2D: two). Every global load of the column is
-   written before the first barrier (index, W, the six factors of all layers, then x); ptxas keeps in
-   flight what HBRegsV6 allows and moves the later layers' factors into the sweep. lambda W q starts
-   each result. A block's elements past e1 read the last element (no predicated loads), write nothing.
-   ptxas -v (sm_90, nvcc 13.0), registers and spill bytes, Nq = 2..10: double (cap 128, 2 blocks of up
-   to 8 warps per SM) 72, 112, then 128; 8 bytes of spill at Nq = 8, 9 and 16 at 10 (a 64-bit address
-   term stored once and reloaded; v2's 3D kernel spills 4-28 at its cap), none at Nq <= 7; 12-16 KB of
-   static shared memory. Single (cap 80, 3 blocks) 40, 64, then 80; 8 bytes of spill at Nq = 8, 4 at 10;
-   6-8 KB. Left alone nvcc takes 168-255 registers from Nq = 4 on (double: one block per SM) for the
-   factors of every layer in flight, and still spills at Nq = 6, 9, 10.
-   Measured (H200, % of the streaming roofline at
-   N = 1..8): double 99, 89, 91, 78, 84, 74, 80, 66 (v2's 3D kernel 93, 78, 75, 59, 66, 48, 68, 46; v4's 2D
-   kernel from N = 3: 94, 95, 85, 91, 96, 78); single 100, 89, 88, 87, 85, 81, 84, 70. The default runs v6 at
-   N <= 2 (single: 1-3, 5). */
 /* elements per block: 128 to 256 threads (two blocks of 128 registers per thread fit on an SM) with the
    fewest idle lanes in the last warp, of equals the largest (Nq = 2..10: 64, 28, 16, 10, 7, 5, 4, 3, 2
    elements, 256, 252, 256, 250, 252, 245, 256, 243, 200 threads) */
-__host__ __device__ constexpr int HBElemsV6(int Nq)
+__host__ __device__ constexpr int HBElemsSweep(int Nq)
 {
   const int lo = (128 + Nq * Nq - 1) / (Nq * Nq), hi = 256 / (Nq * Nq) < 1 ? 1 : 256 / (Nq * Nq);
   int       best = hi;
@@ -56,13 +44,13 @@ __host__ __device__ constexpr int HBElemsV6(int Nq)
   }
   return best;
 }
-__host__ __device__ constexpr int HBThreadsV6(int Nq)
+__host__ __device__ constexpr int HBThreadsSweep(int Nq)
 {
-  return HBElemsV6(Nq) * Nq * Nq;
+  return HBElemsSweep(Nq) * Nq * Nq;
 }
 /* reals from one element's slice to the next: Nq^2, or padded where a half-warp that spans two elements
    would otherwise see its column-shaped loads of both in one bank pair (see above) */
-__host__ __device__ constexpr int HBPitchV6(int Nq)
+__host__ __device__ constexpr int HBPitchSweep(int Nq)
 {
   return Nq == 3 ? 12 : (Nq == 6 ? 38 : (Nq == 7 ? 55 : (Nq == 9 ? 89 : (Nq == 10 ? 108 : Nq * Nq))));
 }
@@ -70,7 +58,7 @@ __host__ __device__ constexpr int HBPitchV6(int Nq)
    single (ptxas -v in the comment above); at Nq <= 3, where a column holds 3 nodes, 64 for four blocks (Nq = 3:
    112 registers uncapped at 128, 80 with no spill, 64 with 8 bytes): N = 2 89 -> 93%, N = 1 99 -> 100% of the
    roofline */
-__host__ __device__ constexpr int HBRegsV6(int Nq)
+__host__ __device__ constexpr int HBRegsSweep(int Nq)
 {
 #if defined(PETSC_USE_REAL_SINGLE)
   return 80;
@@ -79,9 +67,9 @@ __host__ __device__ constexpr int HBRegsV6(int Nq)
 #endif
 }
 
-template <int Nq> __global__ static void __launch_bounds__(HBThreadsV6(Nq), HBMinBlocks(HBThreadsV6(Nq), HBRegsV6(Nq))) HBLocalOpLowV6(PetscInt e0, PetscInt e1, HBOpArgs a)
+template <int Nq> __global__ static void __launch_bounds__(HBThreadsSweep(Nq), HBMinBlocks(HBThreadsSweep(Nq), HBRegsSweep(Nq))) HBLocalOpSweep(PetscInt e0, PetscInt e1, HBOpArgs a)
 {
-  constexpr int  Nq2 = Nq * Nq, Np = Nq2 * Nq, NE = HBElemsV6(Nq), P = HBPitchV6(Nq);
+  constexpr int  Nq2 = Nq * Nq, Np = Nq2 * Nq, NE = HBElemsSweep(Nq), P = HBPitchSweep(Nq);
   constexpr bool pair = Nq % 2 == 0;                                              /* rows start at even words and lanes: m, m+1 in one vector load */
   __shared__ __align__(16) PetscReal sD[Nq2], sDT[Nq2];                           /* D[a][b], D[b][a] at a Nq + b */
   __shared__ __align__(16) PetscReal sq[2][NE * P], sr[2][NE * P], ss[2][NE * P]; /* [copy][element][j][i], element pitch P */

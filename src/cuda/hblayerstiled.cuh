@@ -1,63 +1,49 @@
-/* The hipBone operator's v5 element kernel (v3's sweep, two nodes per thread) and its launchers.
-   Part of the translation unit of src/cuda/hbop.cu, which includes it; not a header of its own. */
-#pragma once
-#include "cuda/hbopdevice.cuh"
+/* The hipBone operator's tiled layer kernel (-hb_kernel layers_tiled) and its launchers.
+   Part of the translation unit of src/cuda/hbop.cu, which includes it; not a header of its own.
 
-/* v5: v3's sweep with two nodes per thread, (i, j) and (i, j + J), J = ceil(Nq / 2): a block of
-   W x J threads (W = Nq rounded up to even; at odd Nq the last column and the last row of nodes are
-   pads: their threads read their neighbour's node from global memory, fill the pad entries of the
-   shared arrays, and write no y_L), so that every load of column shape x[m][i] (D^T[m][i], q[k][m][i],
-   D[m][i], s[l][m][i]) serves both nodes of the thread (register tiling in j).
-   Cost model (v4's: cycles per warp, LDS.64 per half-warp and at least 2, LDS.128 of row pairs 2 for
-   two m; here for a warp of 32 threads = 64 nodes per layer). Per m and step of L layers:
-     shared by the layers: D^T[m][i] 2, D[ja|jb][m..] 2 x 1, q[m][ja|jb][i] 2 x 2, D[m][i] 2,
-                           D^T[ja|jb][m..] 2 x 1                                      = 12
-     per layer:            q[k][ja|jb][m..] 2 x 1, q[k][m][i] 2, r[l][ja|jb][m..] 2 x 1,
-                           s[l][m][i] 2                                               =  8
-   (12 + 8 L) Nq / (64 L) cycles per node against v3/v4's (8 + 6 L) Nq / (32 L): 3.5 / 3.0 / 2.75 at
-   Nq = 16 and L = 2 / 3 / 4 against 5.0 / 4.33 / 4.0 (30% fewer). Row-shape loads and the t-direction
-   node loads are per node (not shared); only the column shape gains. With the stores, the bank
-   conflicts and the partial warps (v4's model, here counted per half-warp phase for every warp of the
-   element; layout HBWidthV5, HBPitchV5: P = W, or W + 2 where W is a multiple of 16), cycles per node
-   for L = 2 / 3 / 4:
-     Nq        10              11              12              13              14              15              16
-     v4   4.32 4.00 3.68  5.21 4.55 4.22  4.44 3.89 3.61  5.15 4.57 4.28  5.29 4.71 4.43  5.87 5.00 4.71  5.25 4.75 4.25
-     v5   3.12 2.88 2.64  4.52 3.90 3.60  3.83 3.33 3.08  4.97 4.39 4.10  4.33 3.84 3.59  4.23 3.58 3.36  3.75 3.38 3.00
-   Nq = 13, 14 gain least: 98 threads take 4 warps, the last with 2 lanes (each of its loads still costs
-   2 cycles). v4's fit (t = 0.84 c + 2.9 clocks per node against 4.5 of HBM time) gives, L = 2 / 3 / 4,
-   v5 74 / 78 / 83% of the roofline at Nq = 16, 69 / 76 / 78% at 15, 81-88% at 10, 63-76% at 11-14
-   (v4: 61 / 65 / 69, 57 / 63 / 65, 69-75, 61-76%), if the fewer warps per SM (below) hide the
-   latencies as well; 90% at Nq = 16 needs c near 2.
-   Registers: two result columns ra[2][Nq] and, per layer, 2 x (qr, qs, qt, g[6], w): 2 Nq + 20 L
-   reals (72 at Nq = 16, L = 2). Left alone nvcc takes 200-255 registers (double). The shared memory,
+   The layer kernel's sweep (src/cuda/hblayers.cuh) with two nodes per thread, (i, j) and (i, j + J),
+   J = ceil(Nq / 2): a block of W x J threads (W = Nq rounded up to even; at odd Nq the last column and
+   the last row of nodes are pads: their threads read their neighbour's node from global memory, fill
+   the pad entries of the shared arrays, and write no y_L), so that every load of column shape x[m][i]
+   (D^T[m][i], q[k][m][i], D[m][i], s[l][m][i]) serves both nodes of the thread (register tiling in j).
+   In the layer kernel's model of shared-memory cycles (per warp of 32 threads = 64 nodes per layer,
+   per m and step of L layers: 12 cycles shared by the layers, 8 per layer) that is (12 + 8 L) Nq / (64 L)
+   cycles per node against (8 + 6 L) Nq / (32 L) for one node per thread: 3.5 / 3.0 / 2.75 at Nq = 16 and
+   L = 2 / 3 / 4 against 5.0 / 4.33 / 4.0 (30% fewer); only the column shape gains. Nq = 13, 14 gain
+   least: 98 threads take 4 warps, the last with 2 lanes.
+   Registers: two result columns ra[2][Nq] and, per layer, 2 x (qr, qs, qt, g[6], w): 2 Nq + 20 L reals
+   (72 at Nq = 16, L = 2). Left alone nvcc takes 200-255 registers (double). The shared memory,
    (2 + Nq + 4 L) W P reals, allows 3 blocks of 4 warps at Nq = 16 for L = 2, 3 and 2 for L = 4.
-   ptxas -v (sm_90, nvcc 13.0) at the caps of HBRegsV5, registers / spill bytes, L = 2 / 3 / 4:
+   ptxas -v (sm_90, nvcc 13.0) at the caps of HBRegsTiled, registers / spill bytes, L = 2 / 3 / 4:
      double  (168 / 255 / 255)  Nq = 10, 11, 12, 13: 164-168 / 236-254 / 252-254, no spill; 14: 168 (24) /
              254 / 254; 15: 168 (16) / 255 (4) / 255 (16); 16: 168 (48) / 255 (16) / 255 (244)
      single  (128 / 168 / 168)  Nq = 10, 13, 15, 16: 120-121 / 134-160 / 152-163, no spill
    Blocks per SM in double: L = 2 (168 registers): Nq = 10: 6 (12 warps), 11, 12: 4 (12), 13-16: 3 (12);
    L = 3, 4 (255): Nq = 10: 4 (8 warps), 11-16: 2 (6-8 warps): two columns per thread (ILP), not
    warps, must hide the latencies.
-   The G and W of a step are requested at its start (v3's L > 2 choice), fewer live values. The
-   arithmetic of each node is v3's, operation for operation. */
-/* v5's block: W = Nq rounded up to even threads per row, J = ceil(Nq / 2) rows, W rows of nodes
+   The G and W of a step are requested at its start (fewer live values). The arithmetic of each node is
+   the layer kernel's, operation for operation. */
+#pragma once
+#include "cuda/hblayers.cuh"
+
+/* the block: W = Nq rounded up to even threads per row, J = ceil(Nq / 2) rows, W rows of nodes
    (ja = j, jb = j + J; W = 2 J), pitch P of every shared array */
-__host__ __device__ constexpr int HBWidthV5(int Nq)
+__host__ __device__ constexpr int HBWidthTiled(int Nq)
 {
   return Nq + (Nq & 1);
 }
-__host__ __device__ constexpr int HBPitchV5(int Nq)
+__host__ __device__ constexpr int HBPitchTiled(int Nq)
 {
-  return HBWidthV5(Nq) % 16 == 0 ? HBWidthV5(Nq) + 2 : HBWidthV5(Nq);
+  return HBWidthTiled(Nq) % 16 == 0 ? HBWidthTiled(Nq) + 2 : HBWidthTiled(Nq);
 }
-__host__ __device__ constexpr size_t HBShared2Dv5(int Nq, int L)
+__host__ __device__ constexpr size_t HBSharedTiled(int Nq, int L)
 {
-  return (size_t)(2 * HBWidthV5(Nq) * HBPitchV5(Nq) + (Nq + 4 * L) * HBWidthV5(Nq) * HBPitchV5(Nq)) * sizeof(PetscReal);
+  return (size_t)(2 * HBWidthTiled(Nq) * HBPitchTiled(Nq) + (Nq + 4 * L) * HBWidthTiled(Nq) * HBPitchTiled(Nq)) * sizeof(PetscReal);
 }
 /* registers per thread to ask for (see HBMinBlocks): left alone nvcc takes 200-255 (it hoists shared
    loads); L = 2 at 168 spills at most 48 bytes (3 blocks of 4 warps at Nq = 16, all that the shared
    memory allows), L = 3, 4 need about 255 (at 168: 2.4 KB of spill at Nq = 16, L = 3) */
-__host__ __device__ constexpr int HBRegsV5(int Nq, int L)
+__host__ __device__ constexpr int HBRegsTiled(int Nq, int L)
 {
 #if defined(PETSC_USE_REAL_SINGLE)
   return L == 2 ? 128 : 168;
@@ -66,9 +52,10 @@ __host__ __device__ constexpr int HBRegsV5(int Nq, int L)
 #endif
 }
 
-template <int Nq, int L> __global__ static void __launch_bounds__(HBWidthV5(Nq) * ((Nq + 1) / 2), HBMinBlocks(HBWidthV5(Nq) * ((Nq + 1) / 2), HBRegsV5(Nq, L))) HBLocalOp2Dv5(PetscInt e0, HBOpArgs a)
+/* The tiled layer kernel; one piece, as the sweep's barriers and both register columns span it */
+template <int Nq, int L> __global__ static void __launch_bounds__(HBWidthTiled(Nq) * ((Nq + 1) / 2), HBMinBlocks(HBWidthTiled(Nq) * ((Nq + 1) / 2), HBRegsTiled(Nq, L))) HBLocalOpTiled(PetscInt e0, HBOpArgs a)
 {
-  constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, W = HBWidthV5(Nq), J = (Nq + 1) / 2, P = HBPitchV5(Nq);
+  constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, W = HBWidthTiled(Nq), J = (Nq + 1) / 2, P = HBPitchTiled(Nq);
   constexpr int     LM   = W * P; /* one matrix (layer) of each array: W rows of pitch P */
   constexpr bool    pair = P % 2 == 0;
   extern __shared__ __align__(16) unsigned char hbsmem[];
@@ -250,26 +237,26 @@ template <int Nq, int L> __global__ static void __launch_bounds__(HBWidthV5(Nq) 
   }
 }
 
-/* v5's launch; its dynamic shared memory goes above 48 KB from Nq = 15 on (L = 2) */
-template <int Nq, int L> static PetscErrorCode HBLaunch2Dv5(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+/* the tiled kernel's launch; its dynamic shared memory goes above 48 KB from Nq = 15 on (L = 2) */
+template <int Nq, int L> static PetscErrorCode HBLaunchTiledL(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   static bool  allowed = false;
-  const size_t shm     = HBShared2Dv5(Nq, L);
+  const size_t shm     = HBSharedTiled(Nq, L);
 
   PetscFunctionBegin;
-  static_assert(HBShared2Dv5(Nq, L) <= 227 * 1024, "v5 kernel: shared memory above the 227 KB per block of sm_90");
-  static_assert(HBPitchV5(Nq) >= HBWidthV5(Nq) && HBPitchV5(Nq) % 2 == 0 && HBWidthV5(Nq) == 2 * ((Nq + 1) / 2), "v5 kernel: W rows of even pitch P >= W");
+  static_assert(HBSharedTiled(Nq, L) <= 227 * 1024, "tiled layer kernel: shared memory above the 227 KB per block of sm_90");
+  static_assert(HBPitchTiled(Nq) >= HBWidthTiled(Nq) && HBPitchTiled(Nq) % 2 == 0 && HBWidthTiled(Nq) == 2 * ((Nq + 1) / 2), "tiled layer kernel: W rows of even pitch P >= W");
   if (!allowed) {
-    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOp2Dv5<Nq, L>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOpTiled<Nq, L>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     allowed = true;
   }
-  HBLocalOp2Dv5<Nq, L><<<(unsigned int)(e1 - e0), dim3(HBWidthV5(Nq), (Nq + 1) / 2), shm, stream>>>(e0, a);
+  HBLocalOpTiled<Nq, L><<<(unsigned int)(e1 - e0), dim3(HBWidthTiled(Nq), (Nq + 1) / 2), shm, stream>>>(e0, a);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-template <int Nq> static PetscErrorCode HBLaunch2Dv5Layers(PetscInt L, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+template <int Nq> static PetscErrorCode HBLaunchTiled(PetscInt L, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCall(HBWithLayers(L, [&](auto l) { return HBLaunch2Dv5<Nq, decltype(l)::value>(e0, e1, a, stream); }));
+  PetscCall(HBWithLayers(L, [&](auto l) { return HBLaunchTiledL<Nq, decltype(l)::value>(e0, e1, a, stream); }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,10 +1,10 @@
-/* Device helpers of the hipBone CUDA files: the PETSc stream, launch sizes, deterministic block
+/* Device helpers of the hipBone CUDA files (src/cuda/hbop.cu, src/cuda/hbcg.cu): launch sizes, deterministic block
    reductions (fixed grids and a fixed summation tree, so that a residual history is reproducible
    run to run, which atomics would not give). */
 #pragma once
 
 #include <petscdevice_cuda.h>
-#include "ksp/hbimpl.h"
+#include "cuda/hbkernels.h"
 #include "cuda/cudautil.h"
 
 #define HB_BLOCK 256

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# hipBone CG on a GPU machine, with the default kernels (SquallHBGetDefaultKernel()):
+#   the CG figure of merit at N = 3, 7, 15 (KSP hbcg + MATSHELL, NekBone's flop count) with each order's
+#   operator records, then the operator sweep over the other orders of N = 1..15;
+# one process per order, each step under `timeout`, the whole run within a time budget.
+#
+#   bench/hb.sh BUILD_DIR OUTDIR
+#
+# BUILD_DIR: a CMake build of squall against a CUDA PETSc (the hb_bench target is brought up to date).
+# OUTDIR/hb.jsonl gets one JSON object per measurement (bench/hb_bench.c), each with the streaming rate
+# measured in the same process ("stream_gbs"):
+#   "hb_cg":       solver, N, E, NG, ranks, device, kernel, iterations, time, t_iter, fom_gflops,
+#                  dofs_iter_per_s, rnorm, stream_gbs, gpu_timers
+#   "hb_operator": N, E, NG, NL, ranks, device, kernel, layers, elements, reps, t_kernel, kernel_gflops,
+#                  kernel_gbs, kernel_bytes, kernel_flops, stream_gbs, roofline_gflops, roofline_fraction,
+#                  t_gather, t_mult, mult_gflops_nekbone
+#   "hb_skipped":  N, reason (an order the budget or its step's timeout left out)
+# OUTDIR also gets nvidia-smi.txt and hb-N<N>.log (stderr of each step).
+# Environment (optional):
+#   HB_DOFS          unknowns per order (default 4e7, hipBone's size)
+#   HB_BUDGET        seconds for all the steps together (default 240)
+#   HB_STEP_TIMEOUT  seconds at most per step (default 60; never more than what is left of the budget)
+#   HB_REPS          back-to-back products per operator timing (default 20)
+#   HB_CG_ITERATIONS fixed CG iterations of the figure of merit (default 50)
+#   HB_RANKS         MPI ranks, one GPU each through bench/gpu-bind.sh (default 1)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:?usage: bench/hb.sh BUILD_DIR OUTDIR}
+out=${2:?usage: bench/hb.sh BUILD_DIR OUTDIR}
+dofs=${HB_DOFS:-4e7}
+budget=${HB_BUDGET:-240}
+step_max=${HB_STEP_TIMEOUT:-60}
+reps=${HB_REPS:-20}
+iters=${HB_CG_ITERATIONS:-50}
+ranks=${HB_RANKS:-1}
+mkdir -p "$out"
+jsonl=$out/hb.jsonl
+: > "$jsonl"
+log() { echo "[hb.sh] $*" >&2; }
+start=$SECONDS
+status=0
+
+nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv > "$out/nvidia-smi.txt" 2>&1 || log "nvidia-smi failed"
+cmake --build "$build" --target hb_bench -j"$(nproc)" > "$out/hb-build.log" 2>&1 || { log "building hb_bench failed ($out/hb-build.log)"; exit 1; }
+# MPI here is not CUDA-aware: PetscSF stages device buffers through the host
+launch=("$build/bench/hb_bench")
+[ "$ranks" -gt 1 ] && launch=(mpiexec -n "$ranks" "$root/bench/gpu-bind.sh" "$build/bench/hb_bench")
+
+step() { # N, then hb_bench arguments
+  local N=$1 left limit rc
+  shift
+  left=$((budget - (SECONDS - start)))
+  if [ "$left" -lt 10 ]; then
+    log "N=$N: skipped, the budget of $budget s is spent"
+    echo "{\"bench\":\"hb_skipped\",\"N\":$N,\"reason\":\"budget\"}" >> "$jsonl"
+    status=1
+    return
+  fi
+  limit=$((left < step_max ? left : step_max))
+  log "N=$N (timeout $limit s): $*"
+  timeout "$limit" "${launch[@]}" -hb_vec_type cuda -use_gpu_aware_mpi 0 -orders "$N" -dofs "$dofs" -reps "$reps" -hb_log_setup 1 "$@" >> "$jsonl" 2> "$out/hb-N$N.log"
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    log "N=$N: rc $rc ($out/hb-N$N.log)"
+    echo "{\"bench\":\"hb_skipped\",\"N\":$N,\"reason\":\"rc $rc\"}" >> "$jsonl"
+    status=1
+  fi
+}
+
+for N in 3 7 15; do step "$N" -cg_iterations "$iters" -solvers hbcg; done
+for N in 1 2 4 5 6 8 9 10 11 12 13 14; do step "$N" -cg_iterations 0; done
+log "$(grep -c '^{' "$jsonl") records in $jsonl, $((SECONDS - start)) s"
+exit $status

@@ -1,0 +1,52 @@
+/* What the hipBone CUDA operator and CG kernels are given: a descriptor of the operator (plain arrays,
+   sizes, scalars, PETSc handles) that src/ksp fills, and the CUDA entry points that take it. CPU stubs
+   in src/ksp/hbcudastub.c for builds without CUDA. */
+#pragma once
+
+#include <petscvec.h>
+#include <petscsf.h>
+
+/* the CUDA element kernel of the operator (-hb_kernel); AUTO picks by order and precision from the
+   table of SquallHBGetDefaultKernel() */
+typedef enum {
+  SQUALL_HB_KERNEL_AUTO,        /* the per-order table */
+  SQUALL_HB_KERNEL_SWEEP,       /* a layer sweep of several elements per block, a thread per element column (N <= 9) */
+  SQUALL_HB_KERNEL_LAYERS,      /* one element per block (or a few at N = 5), a thread per node of a layer, L layers per step */
+  SQUALL_HB_KERNEL_LAYERS_TILED /* the layer kernel with two nodes per thread, (i, j) and (i, j + ceil(Nq / 2)) */
+} SquallHBKernel;
+
+/* the highest order of the CUDA kernels (squall's SQUALL_LGL_MAX_ORDER; src/ksp/hbimpl.h checks that they agree) */
+#define SQUALL_HB_MAX_ORDER 15
+/* the highest order the sweep kernel is compiled for (Nq <= 10) */
+#define SQUALL_HB_SWEEP_MAX_ORDER 9
+
+typedef struct _n_SquallHBCUDA *SquallHBCUDA;
+
+/* The operator A = Z^T (S_L + lambda W) Z as the device code needs it. Host arrays (uploaded on the
+   first device product): per element node gidx (local node index, owned then ghosts, -1 where masked),
+   G (6 geometric factors, packed per node), W (inverse multiplicity); D (Nq x Nq); Z^T as CSR (rowptr,
+   col) over the nown + nghost local nodes. Elements [0, nint) read no ghost. */
+typedef struct {
+  MPI_Comm         comm;
+  PetscInt         N, Nq, Np;
+  PetscInt         nelem, nint;
+  PetscInt         nown, nshared, nghost; /* owned rows (the shared ones last), ghosts */
+  const PetscInt  *gidx, *rowptr, *col;
+  const PetscReal *G, *W, *D;
+  PetscReal        lambda;
+  PetscSF          sfx, sfy;         /* owned -> ghost values of x; ghost rows -> shared rows of y */
+  PetscBool        overlap;          /* hide the halo exchanges behind the interior work */
+  SquallHBKernel   kernel;           /* never AUTO here: the caller resolves it */
+  PetscInt         layers, elements; /* layers per step (layer kernels: 2, 3, 4), elements per block (layers: 1, at N = 5 also 2, 3, 4, 6) */
+  PetscLogEvent    ev_localop, ev_gather;
+  SquallHBCUDA     cuda; /* device copy, made on the first device product */
+} SquallHBOpDesc;
+
+PETSC_INTERN PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *, Vec x, Vec y, PetscBool wantdot, PetscReal *xdoty);
+PETSC_INTERN PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *);
+
+/* fused CG vector work; dots[] = (r.z, r.r, z.z) local to the rank */
+enum { SQUALL_HBCG_RZ, SQUALL_HBCG_RR, SQUALL_HBCG_ZZ, SQUALL_HBCG_NDOTS };
+PETSC_INTERN PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscLogEvent ev_solution, PetscReal dots[]);
+PETSC_INTERN PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[]);
+PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P);

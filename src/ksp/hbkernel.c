@@ -1,0 +1,106 @@
+/* The CUDA element kernel of the hipBone operator: the per-order table of the defaults (the one place
+   that says which kernel, layers per step and elements per block run by default), the options that
+   override it, and their checks. */
+#include "ksp/hbimpl.h"
+
+const char *const SquallHBKernels[] = {"auto", "sweep", "layers", "layers_tiled", "SquallHBKernel", "SQUALL_HB_KERNEL_", NULL};
+
+/* Per order N (index 0 unused): the default kernel, the layers per step of the layers and the
+   layers_tiled kernels at this order (whether default or asked for), and the elements per block of the
+   layers kernel. The fastest measured on the H200 (% of the streaming roofline in docs/performance.md):
+   double: sweep at N <= 2, layers_tiled at N = 9, 11, 13-15, layers otherwise; single: sweep at N = 1-3
+   and 5, layers_tiled at N = 9, 14, 15, layers otherwise; 4 elements per block of the layers kernel at
+   N = 5, else 1. */
+typedef struct {
+  SquallHBKernel kernel;
+  PetscInt       layers, layers_tiled, elements;
+} HBKernelRow;
+
+#define HB_SW SQUALL_HB_KERNEL_SWEEP
+#define HB_LA SQUALL_HB_KERNEL_LAYERS
+#define HB_LT SQUALL_HB_KERNEL_LAYERS_TILED
+static const HBKernelRow HBKernelTable[SQUALL_LGL_MAX_ORDER + 1] = {
+#if defined(PETSC_USE_REAL_SINGLE)
+  {HB_SW, 2, 2, 1}, {HB_SW, 2, 2, 1}, {HB_SW, 2, 2, 1}, {HB_SW, 4, 2, 1}, {HB_LA, 4, 2, 1}, {HB_SW, 4, 2, 4}, {HB_LA, 4, 2, 1}, {HB_LA, 4, 2, 1},
+  {HB_LA, 4, 2, 1}, {HB_LT, 4, 2, 1}, {HB_LA, 4, 2, 1}, {HB_LA, 4, 2, 1}, {HB_LA, 4, 2, 1}, {HB_LA, 4, 2, 1}, {HB_LT, 4, 4, 1}, {HB_LT, 4, 4, 1},
+#else
+  {HB_SW, 2, 2, 1}, {HB_SW, 2, 2, 1}, {HB_SW, 2, 2, 1}, {HB_LA, 2, 2, 1}, {HB_LA, 4, 2, 1}, {HB_LA, 4, 2, 4}, {HB_LA, 4, 2, 1}, {HB_LA, 4, 2, 1},
+  {HB_LA, 3, 2, 1}, {HB_LT, 4, 2, 1}, {HB_LA, 4, 2, 1}, {HB_LT, 3, 2, 1}, {HB_LA, 3, 2, 1}, {HB_LT, 4, 2, 1}, {HB_LT, 3, 2, 1}, {HB_LT, 3, 3, 1},
+#endif
+};
+#undef HB_SW
+#undef HB_LA
+#undef HB_LT
+
+/*@C
+  SquallHBGetDefaultKernel - the CUDA element kernel that an operator of `SquallHBCreateOperator()` of
+  this order runs by default in this build's precision, with its layers per step and elements per block.
+  Not collective.
+
+  Input Parameter:
+. order - the polynomial order, 1 to 15
+
+  Output Parameters (each may be NULL):
++ kernel   - "sweep", "layers" or "layers_tiled" (the values of -hb_kernel)
+. layers   - layers per step (-hb_kernel_layers) of that kernel; 0 for sweep
+- elements - elements per block (-hb_kernel_elements) of that kernel; 0 unless layers
+
+  Notes:
+  The table (src/ksp/hbkernel.c) is the single source of the defaults; -hb_kernel auto means this
+  choice, and `SquallHBGetInfo()` reports the kernel an operator actually runs.
+
+.seealso: `SquallHBCreateOperator()`, `SquallHBGetInfo()`
+@*/
+PetscErrorCode SquallHBGetDefaultKernel(PetscInt order, const char **kernel, PetscInt *layers, PetscInt *elements)
+{
+  HBKernelRow row;
+
+  PetscFunctionBegin;
+  PetscCheck(order >= 1 && order <= SQUALL_LGL_MAX_ORDER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "order %" PetscInt_FMT " is out of range: valid orders are 1 to %d", order, SQUALL_LGL_MAX_ORDER);
+  row = HBKernelTable[order];
+  if (kernel) *kernel = SquallHBKernels[row.kernel];
+  if (layers) *layers = row.kernel == SQUALL_HB_KERNEL_SWEEP ? 0 : (row.kernel == SQUALL_HB_KERNEL_LAYERS ? row.layers : row.layers_tiled);
+  if (elements) *elements = row.kernel == SQUALL_HB_KERNEL_LAYERS ? row.elements : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the kernel that runs: the asked-for one (AUTO: the table's), its layers per step (0 for sweep) and
+   elements per block (0 unless layers), each by the table unless asked for */
+PetscErrorCode SquallHBResolveKernel(const Mat_HB *hb, SquallHBKernel *kernel, PetscInt *layers, PetscInt *elements)
+{
+  const HBKernelRow    row = HBKernelTable[hb->N];
+  const SquallHBKernel k   = hb->kernel == SQUALL_HB_KERNEL_AUTO ? row.kernel : hb->kernel;
+
+  PetscFunctionBegin;
+  *kernel   = k;
+  *layers   = k == SQUALL_HB_KERNEL_SWEEP ? 0 : (hb->layers > 0 ? hb->layers : (k == SQUALL_HB_KERNEL_LAYERS ? row.layers : row.layers_tiled));
+  *elements = k == SQUALL_HB_KERNEL_LAYERS ? (hb->elements > 0 ? hb->elements : row.elements) : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -hb_kernel, -hb_kernel_layers, -hb_kernel_elements: at creation and again in MatSetFromOptions() (the
+   device data do not depend on the kernel, so it may change between products) */
+PetscErrorCode SquallHBKernelFromOptions(SquallOptionItems PetscOptionsObject, Mat_HB *hb)
+{
+  SquallHBKernel k;
+  PetscInt       layers, elements;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsEnum("-hb_kernel",
+                             "CUDA element kernel: auto (by order and precision, SquallHBGetDefaultKernel()), sweep (several elements per block, a thread per element column; N <= 9), layers (a thread per node of a layer, L layers per step), "
+                             "layers_tiled (the layer kernel with two nodes per thread)",
+                             "SquallHBCreateOperator", SquallHBKernels, (PetscEnum)hb->kernel, (PetscEnum *)&hb->kernel, NULL));
+  PetscCall(PetscOptionsInt("-hb_kernel_layers", "CUDA, layers and layers_tiled kernels: layers each thread computes per step (2, 3, 4; 0: by order)", "SquallHBCreateOperator", hb->layers, &hb->layers, NULL));
+  PetscCall(PetscOptionsInt("-hb_kernel_elements", "CUDA, layers kernel: elements per thread block (0: by order; 1, and at N = 5 also 2, 3, 4, 6)", "SquallHBCreateOperator", hb->elements, &hb->elements, NULL));
+  PetscCall(SquallHBResolveKernel(hb, &k, &layers, &elements));
+  PetscCheck(k != SQUALL_HB_KERNEL_SWEEP || hb->N <= SQUALL_HB_SWEEP_MAX_ORDER, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel sweep is available at -hb_order 1 to %d, not at %" PetscInt_FMT ": valid kernels there are auto, layers, layers_tiled",
+             SQUALL_HB_SWEEP_MAX_ORDER, hb->N);
+  PetscCheck(hb->layers == 0 || (hb->layers >= 2 && hb->layers <= 4), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_layers %" PetscInt_FMT " is out of range: valid values are 0 (by order), 2, 3, 4", hb->layers);
+  PetscCheck(hb->layers == 0 || k != SQUALL_HB_KERNEL_SWEEP, hb->comm, PETSC_ERR_ARG_INCOMP, "-hb_kernel_layers applies to -hb_kernel layers and layers_tiled, not to sweep (the kernel at -hb_order %" PetscInt_FMT "): valid values with sweep are 0",
+             hb->N);
+  PetscCheck(hb->elements == 0 || hb->elements == 1 || (hb->N == 5 && (hb->elements == 2 || hb->elements == 3 || hb->elements == 4 || hb->elements == 6)), hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hb_kernel_elements %" PetscInt_FMT " is out of range at -hb_order %" PetscInt_FMT ": valid values are 0, 1, and at order 5 also 2, 3, 4, 6", hb->elements, hb->N);
+  PetscCheck(hb->elements == 0 || k == SQUALL_HB_KERNEL_LAYERS, hb->comm, PETSC_ERR_ARG_INCOMP, "-hb_kernel_elements applies to -hb_kernel layers, not to %s (the kernel at -hb_order %" PetscInt_FMT "): valid values with it are 0", SquallHBKernels[k],
+             hb->N);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

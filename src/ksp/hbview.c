@@ -1,0 +1,27 @@
+/* MatView() of the hipBone operator: sizes, the CUDA kernel it runs, its partition. */
+#include "ksp/hbimpl.h"
+
+PetscErrorCode SquallHBMatView(Mat A, PetscViewer viewer)
+{
+  Mat_HB        *hb;
+  PetscBool      isascii;
+  SquallHBKernel k;
+  PetscInt       layers, elements;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &hb));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (isascii) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "hipBone operator Z^T (S_L + lambda W) Z: order %" PetscInt_FMT ", %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " elements, %" PetscInt_FMT " unknowns, lambda %g%s\n", hb->N, hb->E[0], hb->E[1],
+                                     hb->E[2], hb->nglobal, (double)hb->lambda, hb->dirichlet ? ", Dirichlet boundary" : ""));
+    PetscCall(SquallHBResolveKernel(hb, &k, &layers, &elements));
+    if (k == SQUALL_HB_KERNEL_SWEEP)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: sweep (-hb_kernel %s), vectors %s\n", SquallHBKernels[hb->kernel], hb->vectype));
+    else if (k == SQUALL_HB_KERNEL_LAYERS)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: layers (-hb_kernel %s), %" PetscInt_FMT " layers per step, %" PetscInt_FMT " elements per block, vectors %s\n", SquallHBKernels[hb->kernel], layers, elements, hb->vectype));
+    else
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: layers_tiled (-hb_kernel %s), %" PetscInt_FMT " layers per step, vectors %s\n", SquallHBKernels[hb->kernel], layers, hb->vectype));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  elements partitioned %s\n", hb->forest ? "as a p8est DMForest of the brick (-hb_partition forest)" : "in slabs of the lexicographic order (-hb_partition slabs)"));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
