@@ -19,7 +19,7 @@ python3 -c 'import json, sys; f = [x.strip() for x in sys.argv[1].split(",")] + 
 print(json.dumps({"bench": "esdg_device", "gpu": f[0], "clocks_sm_mhz_at_start": f[1], "clocks_max_sm_mhz": f[2], "clocks_mem_mhz": f[3], "driver": f[4], "commit": sys.argv[2]}))' "$gpu" "$commit" >> "$out"
 
 bubble="-options_file $root/options/rising_bubble.opts -dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_time 1e9 -ts_max_steps $steps -esdg_wall_time -dm_vec_type cuda -use_gpu_aware_mpi 0"
-timeout 150 "$b/tutorials/rising_bubble" $bubble > "$o/esdg-bubble.txt" 2>&1
+timeout 120 "$b/tutorials/rising_bubble" $bubble > "$o/esdg-bubble.txt" 2>&1
 python3 - "$root/bench" "$o/esdg-bubble.txt" >> "$out" <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -31,6 +31,6 @@ print(json.dumps(r))
 PY
 
 mesh="-dm_p4est_brick_periodicity 1,1,0 -dm_p4est_brick_bounds -1000,1000,-1000,1000,0,2000 -dm_vec_type cuda -use_gpu_aware_mpi 0"
-timeout 150 "$b/bench/esdg_bench" $mesh -bench_orders 1,2,3,4,5,6,7,8 -bench_nodes 4096000 -bench_reps 20 -bench_tag kernels > "$o/esdg-kernels.txt" 2>&1
+timeout 120 "$b/bench/esdg_bench" $mesh -bench_orders 1,2,3,4,5,6,7,8 -bench_nodes 4096000 -bench_reps 20 -bench_tag kernels > "$o/esdg-kernels.txt" 2>&1
 grep '^{' "$o/esdg-kernels.txt" | sed 's/^{/{"bench": "esdg_kernels", /' >> "$out"
 cat "$out"

@@ -27,7 +27,7 @@ static void BrickFor(PetscInt N, PetscReal nodes, PetscInt *b, PetscInt *r)
 
   *b = 1;
   *r = 0;
-  for (PetscInt rr = 0; rr <= 7; rr++)
+  for (PetscInt rr = 7; rr >= 0; rr--) /* ties to the fewest base cells */
     for (PetscInt bb = 1; bb <= 8; bb++) {
       const PetscReal e = (PetscReal)(bb * bb * bb) * PetscPowReal(8.0, (PetscReal)rr), d = PetscAbsReal(PetscLogReal(e / target));
       if (d < best - 1e-12) {
