@@ -158,7 +158,7 @@ PetscErrorCode SquallESDGKernelsReduce(SquallESDGKernels c, const SquallESDGKern
 PetscErrorCode SquallESDGKernelsGetFlags(SquallESDGKernels c, PetscInt flags[2])
 {
   cudaStream_t stream = NULL;
-  int          h[2] = {0, 0};
+  int          h[2]   = {0, 0};
 
   PetscFunctionBegin;
   PetscCall(SquallCUDAGetStream(&stream));

@@ -277,8 +277,8 @@ template <int NQ> static PetscErrorCode ESDGLaunchVolume(const struct _n_SquallE
   constexpr int MB = ESDGVolumeMinBlocks<NQ, true>(), MC = ESDGVolumeMinBlocks<NQ, false>();
   ESDGArgs      a = ESDGGetArgs(c, in);
   const dim3    block(NP, EPB);
-  const int     grid = (int)((count + EPB - 1) / EPB);
-  const bool    dep  = in->gas.departures != 0;
+  const int     grid   = (int)((count + EPB - 1) / EPB);
+  const bool    dep    = in->gas.departures != 0;
   cudaStream_t  stream = NULL;
 
   PetscFunctionBegin;

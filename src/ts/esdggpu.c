@@ -274,7 +274,7 @@ static PetscErrorCode ESDGGPUCheckFlags(SquallESDG s, Vec Q, PetscBool fused)
 static PetscErrorCode ESDGGPURHS(SquallESDG s, Vec Q, Vec F, Vec K, const SquallLSRKCompensation *comp, PetscReal la, PetscReal ldt, PetscReal lb)
 {
   SquallESDGKernelArgs a;
-  const PetscScalar   *qd = NULL;
+  const PetscScalar   *qd  = NULL;
   PetscScalar         *qld = NULL, *qw = NULL;
 
   PetscFunctionBegin;
