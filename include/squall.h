@@ -45,6 +45,7 @@ typedef enum { SQUALL_FACE_XM, SQUALL_FACE_XP, SQUALL_FACE_YM, SQUALL_FACE_YP, S
 PETSC_EXTERN const char *const SquallFaces[];
 
 PETSC_EXTERN PetscErrorCode SquallDGMeshCreate(MPI_Comm, SquallDGMesh *);
+PETSC_EXTERN PetscErrorCode SquallDGMeshSetOptionsPrefix(SquallDGMesh, const char[]);
 PETSC_EXTERN PetscErrorCode SquallDGMeshSetOrder(SquallDGMesh, PetscInt);
 PETSC_EXTERN PetscErrorCode SquallDGMeshSetNumFields(SquallDGMesh, PetscInt);
 PETSC_EXTERN PetscErrorCode SquallDGMeshSetFromOptions(SquallDGMesh);
@@ -71,6 +72,7 @@ typedef struct {
 typedef PetscErrorCode (*SquallESDGInitialFn)(const PetscReal x[3], PetscReal Phi, PetscReal q[5], void *ctx);
 
 PETSC_EXTERN PetscErrorCode SquallESDGCreate(MPI_Comm, SquallESDG *);
+PETSC_EXTERN PetscErrorCode SquallESDGSetOptionsPrefix(SquallESDG, const char[]);
 PETSC_EXTERN PetscErrorCode SquallESDGSetFromOptions(SquallESDG);
 PETSC_EXTERN PetscErrorCode SquallESDGSetUp(SquallESDG);
 PETSC_EXTERN PetscErrorCode SquallESDGView(SquallESDG, PetscViewer);

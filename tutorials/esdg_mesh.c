@@ -15,6 +15,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(SquallDGMeshCreate(PETSC_COMM_WORLD, &mesh));
+  PetscCall(SquallDGMeshSetOptionsPrefix(mesh, "esdg_")); /* -esdg_order, -esdg_mesh_warp */
   PetscCall(SquallDGMeshSetFromOptions(mesh));
   PetscCall(SquallDGMeshSetUp(mesh));
   PetscCall(SquallDGMeshGetForest(mesh, &dm));

@@ -1,10 +1,10 @@
-/* First GPU path: move the DG node coordinates to the device and back, and check them there.
-   SquallDGMeshCheckCoordinatesCUDA() compares a VECCUDA holding the owned elements' coordinates
-   with a separate device copy of the host reference (m->x), by a max-reduction kernel. */
+/* The device query and the vector kernels of the DG mesh's GPU check: SquallCUDAMaxAbsDiff() compares
+   a VECCUDA (the DG node coordinates, for SquallDGMeshCheckCoordinatesCUDA() in src/dm/dggeom.c) with a
+   separate device copy of a host array, by a max-reduction kernel. */
 #include <petscdevice_cuda.h>
 #include "cuda/squallcuda.h"
+#include "cuda/dgcheck.h"
 #include "cuda/cudautil.h"
-#include "dm/dgmeshimpl.h"
 
 #if defined(PETSC_USE_COMPLEX)
 #  error "squall's CUDA kernels need a real PetscScalar"
@@ -19,7 +19,7 @@ PetscErrorCode SquallCUDADeviceCount(PetscInt *n)
   cudaError_t cerr;
 
   PetscFunctionBegin;
-  PetscAssertPointer(n, 1);
+  PetscCheck(n, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "Null pointer for the device count");
   cerr = cudaGetDeviceCount(&count);
   if (cerr != cudaSuccess) {
     (void)cudaGetLastError(); /* no driver or no device: clear the error, report none */
@@ -79,10 +79,12 @@ static PetscErrorCode SquallCUDACheckVec(Vec x, PetscInt n)
 {
   PetscBool iscuda;
   PetscInt  nloc;
+  VecType   vt;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &iscuda, VECSEQCUDA, VECMPICUDA, ""));
-  PetscCheck(iscuda, PetscObjectComm((PetscObject)x), PETSC_ERR_ARG_WRONG, "Vec must be of type VECCUDA, not %s", ((PetscObject)x)->type_name);
+  PetscCall(VecGetType(x, &vt));
+  PetscCheck(iscuda, PetscObjectComm((PetscObject)x), PETSC_ERR_ARG_WRONG, "Vec must be of type VECCUDA, not %s", vt);
   PetscCall(VecGetLocalSize(x, &nloc));
   PetscCheck(n < 0 || nloc == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vec has local size %" PetscInt_FMT ", expected %" PetscInt_FMT, nloc, n);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -93,25 +95,22 @@ static int SquallCUDANumBlocks(PetscInt n)
   return (int)PetscMax(1, PetscMin((n + SQUALL_CUDA_BLOCK - 1) / SQUALL_CUDA_BLOCK, SQUALL_CUDA_MAX_BLOCKS));
 }
 
-PetscErrorCode SquallDGMeshCheckCoordinatesCUDA(SquallDGMesh m, Vec x, PetscReal *maxerr)
+PetscErrorCode SquallCUDAMaxAbsDiff(Vec x, const PetscReal ref_h[], PetscInt n, PetscReal *maxerr)
 {
-  const PetscInt     n       = 3 * m->Np * m->nOwned;
   const int          nblocks = SquallCUDANumBlocks(n);
   const PetscScalar *xd;
   PetscReal         *ref, *partial, lmax = 0;
   cudaStream_t       stream;
 
   PetscFunctionBegin;
-  PetscAssertPointer(maxerr, 3);
-  PetscCheck(m->setup, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallDGMeshSetUp() first");
+  PetscCheck(maxerr, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "Null pointer for the result");
   PetscCall(SquallCUDACheckVec(x, n));
-  PetscCall(PetscLogEventBegin(SQUALL_GPUCheck, x, 0, 0, 0));
   PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(VecCUDAGetArrayRead(x, &xd));
   /* the reference travels separately from the Vec: a plain upload of the host geometry */
   PetscCallCUDA(cudaMallocAsync((void **)&ref, (size_t)PetscMax(n, 1) * sizeof(PetscReal), stream));
   PetscCallCUDA(cudaMallocAsync((void **)&partial, (size_t)(nblocks + 1) * sizeof(PetscReal), stream));
-  if (n) PetscCallCUDA(cudaMemcpyAsync(ref, m->x, (size_t)n * sizeof(PetscReal), cudaMemcpyHostToDevice, stream));
+  if (n) PetscCallCUDA(cudaMemcpyAsync(ref, ref_h, (size_t)n * sizeof(PetscReal), cudaMemcpyHostToDevice, stream));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * sizeof(PetscReal)));
   PetscCall(PetscLogGpuTimeBegin());
   SquallMaxAbsDiffKernel<<<nblocks, SQUALL_CUDA_BLOCK, 0, stream>>>(n, xd, ref, partial);
@@ -127,7 +126,6 @@ PetscErrorCode SquallDGMeshCheckCoordinatesCUDA(SquallDGMesh m, Vec x, PetscReal
   PetscCall(PetscLogGpuToCpu(sizeof(PetscReal)));
   PetscCall(VecCUDARestoreArrayRead(x, &xd));
   PetscCallMPI(MPIU_Allreduce(&lmax, maxerr, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)x)));
-  PetscCall(PetscLogEventEnd(SQUALL_GPUCheck, x, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

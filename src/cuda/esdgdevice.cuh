@@ -1,63 +1,37 @@
-/* The ESDG GPU path's device data (ESDGCuda, the kernels' argument block ESDGArgs) and the per-node
-   device functions every kernel shares: state loads (perturbation form too), per-node values, pair
-   fluxes, the node's finish (faces, 1/J, Coriolis, reference residual) and its store or fused stage.
-   Part of the translation unit of src/cuda/esdgcuda.cu, which includes it (the host code instantiates
-   the kernels for every order); not a header of its own. */
+/* The ESDG GPU kernels' device data (struct _n_SquallESDGKernels), the kernels' argument block ESDGArgs
+   and the per-node device functions every kernel shares: state loads (perturbation form too), per-node
+   values, pair fluxes, the node's finish (faces, 1/J, Coriolis, reference residual) and its store or
+   fused stage. Part of the translation unit of src/cuda/esdgcuda.cu, which includes it (the host code
+   instantiates the kernels for every order); not a header of its own. */
 #pragma once
 #include <petscdevice_cuda.h>
-#include <climits>
-#include "ts/esdgimpl.h"
-#include "cuda/squallcuda.h"
+#include "cuda/esdgkernels.h"
 #include "cuda/cudautil.h"
 #include "physics/lsrkstage.h"
 
-#define SQ_BOUNDARY INT_MIN
+#define SQ_BOUNDARY SQUALL_ESDG_BOUNDARY
 
-typedef struct {
-  PetscInt           nOwned, Np, Nq;
-  PetscInt           nInterior, nHalo;
-  PetscInt          *gslot; /* [nOwned] */
-  PetscInt          *vmapP; /* [nOwned*6*Nfp]: >= 0 index gslot*Np+n into Q, < 0 -(slot*Np+n)-1 into Qloc, SQ_BOUNDARY */
-  PetscReal         *PhiP;  /* [nOwned*6*Nfp] partner's Phi */
-  PetscReal         *Phi;   /* [nOwned*Np] */
-  PetscReal         *J;     /* [nOwned*Np] */
-  PetscReal         *Ja;    /* [nOwned*9*Np] */
-  PetscReal         *fcor;  /* [nOwned*Np] Coriolis parameter, or NULL */
-  PetscReal         *D;     /* [Nq*Nq] */
-  PetscInt          *elist; /* interior elements, then halo elements */
-  int               *bad;   /* [2]: [0] set when a kernel meets density or pressure <= 0 in its input; [1] when a fused LSRK stage writes such a state */
-  PetscReal         *red;   /* small reduction buffer */
-  PetscInt          *faces; /* [nFacesEarly + nFacesGhost] e*6+f of the faces computed here, ghost-free ones first */
-  PetscInt          *plus;  /* [nOwned*6*Nfp] for a computed face node with an owned partner: the partner's slot, else -1 */
-  PetscReal         *FB;    /* [5][nOwned*6*Nfp] -(s_f/w_b) F* at every element face node */
-  PetscReal         *FG;    /* [4][nOwned*6*Nfp] the element's outward unit normal and s_f at every face node */
-  PetscReal         *FGF;   /* [4][nOwned*6] the same per element face, where every face's nodes have the same values (boxes), else NULL */
-  PetscInt           nFacesEarly, nFacesGhost;
-  PetscBool          half, faceMode;
-  int                prefetch;       /* -esdg_gpu_prefetch */
-  PetscReal          prefetchDist;   /* -esdg_gpu_prefetch_distance */
-  const PetscScalar *Fref;           /* during an RHS in face mode: the reference residual (device), or NULL */
-  const PetscScalar *Qref, *QrefLoc; /* during an RHS or reduction in perturbation form: the reference state and its ghost values, else NULL */
-  PetscScalar       *K, *Qw;         /* during a fused LSRK stage: the stage register and the state (the RHS's Q), else NULL */
-  PetscReal          la, ldt, lb;    /* and its coefficients */
-  PetscScalar       *C;              /* and its compensation (-ts_lsrk_compensated), or NULL */
-  int                cmask;          /* the fields compensated, bit f for field f */
-  PetscBool          refCont;        /* the reference is equal bit for bit on both sides of every face (SquallESDGSetReferenceState) */
-  /* the admissibility of the state the last fused stage wrote (bad[1], all ranks), valid while that
-     vector is unchanged (its object state): the next stage's check (SquallESDGCheckState) then needs no
-     pass over the state of its own */
-  Vec              nextVec;
-  PetscObjectState nextState;
-  PetscBool        nextBad;
-} ESDGCuda;
+/* device copies of SquallESDGKernelsSetup's arrays (same meaning) */
+struct _n_SquallESDGKernels {
+  MPI_Comm   comm;
+  PetscInt   N, nOwned, Np, Nq;
+  PetscInt   nInterior, nHalo, nFacesEarly, nFacesGhost;
+  PetscInt  *gslot, *vmapP, *elist, *faces, *plus;
+  PetscReal *PhiP, *Phi, *J, *Ja, *fcor, *D, *FG, *FGF;
+  PetscReal *FB;  /* [5][nOwned*6*Nfp] -(s_f/w_b) F* at every element face node, written by the face kernel */
+  int       *bad; /* [2]: [0] set when a kernel meets density or pressure <= 0 in its input; [1] when a fused LSRK stage writes such a state */
+  PetscReal *red; /* small reduction buffer */
+  PetscReal  wb, prefetchWaves;
+  PetscBool  box;
+};
 
 typedef struct {
   const PetscInt    *gslot, *vmapP, *elist, *faces, *plus;
   const PetscReal   *PhiP, *Phi, *J, *Ja, *fcor, *D, *FG, *FGF;
   PetscReal         *FB;
-  const PetscScalar *Fref;           /* subtracted by the finishing (LIFT) volume kernels, or NULL */
+  const PetscScalar *Fref;           /* subtracted by the volume kernel, or NULL */
   const PetscScalar *Qref, *QrefLoc; /* perturbation form: added to the state as it is loaded, or NULL */
-  PetscScalar       *K, *Qw;         /* a fused LSRK stage (finishing kernels): K = la K + ldt F, Q += lb K instead of writing F; else NULL */
+  PetscScalar       *K, *Qw;         /* a fused LSRK stage: K = la K + ldt F, Q += lb K instead of writing F; else NULL */
   PetscReal          la, ldt, lb;
   PetscScalar       *C; /* with it, the fields of cmask get Q += lb K compensated (SquallLSRKStageCompensated) */
   int                cmask;
@@ -67,11 +41,9 @@ typedef struct {
   size_t             nSlots;
   PetscReal          wb;
   int                pfBlocks; /* > 0: the half sweep prefetches into L2 the inputs of the block this many blocks ahead (PrefetchElement); set by its launcher */
-  PetscReal          pfDist;   /* that distance in waves of resident blocks, 0: no prefetch (the launcher turns it into pfBlocks) */
-  int                pfRanges; /* how many of PrefetchElement's ranges: 10 those loaded at the start, 12 also the fused stage's */
 } ESDGArgs;
 
-static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
+static ESDGArgs ESDGGetArgs(const struct _n_SquallESDGKernels *c, const SquallESDGKernelArgs *in)
 {
   ESDGArgs a;
   a.gslot    = c->gslot;
@@ -82,17 +54,17 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.FB       = c->FB;
   a.FG       = c->FG;
   a.FGF      = c->FGF;
-  a.Fref     = c->Fref;
-  a.Qref     = c->Qref;
-  a.QrefLoc  = c->QrefLoc;
-  a.K        = c->K;
-  a.Qw       = c->Qw;
-  a.la       = c->la;
-  a.ldt      = c->ldt;
-  a.lb       = c->lb;
-  a.C        = c->C;
-  a.cmask    = c->cmask;
-  a.refCont  = c->refCont;
+  a.Fref     = in->Fref;
+  a.Qref     = in->Qref;
+  a.QrefLoc  = in->QrefLoc;
+  a.K        = in->K;
+  a.Qw       = in->Qw;
+  a.la       = in->la;
+  a.ldt      = in->ldt;
+  a.lb       = in->lb;
+  a.C        = in->C;
+  a.cmask    = in->cmask;
+  a.refCont  = in->refCont;
   a.nSlots   = (size_t)c->nOwned * 6 * c->Nq * c->Nq;
   a.PhiP     = c->PhiP;
   a.Phi      = c->Phi;
@@ -103,10 +75,8 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
   a.bad      = c->bad;
   a.nOwned   = c->nOwned;
   a.nList    = c->nOwned;
-  a.wb       = wb;
+  a.wb       = c->wb;
   a.pfBlocks = 0;
-  a.pfDist   = c->prefetch ? c->prefetchDist : 0;
-  a.pfRanges = c->prefetch == 2 ? 12 : 10;
   return a;
 }
 
@@ -114,18 +84,6 @@ static ESDGArgs ESDGGetArgs(const ESDGCuda *c, PetscReal wb)
 template <int NQ> static constexpr int ESDGElementsPerBlock()
 {
   return NQ * NQ * NQ >= 96 ? 1 : (96 + NQ * NQ * NQ - 1) / (NQ * NQ * NQ);
-}
-
-/* the surface kernel gives each element max(Np, 6 Nfp) threads: one per face node for the fluxes,
-   one per node for the finalisation */
-template <int NQ> static constexpr int ESDGSurfaceThreads()
-{
-  return NQ * NQ * NQ > 6 * NQ * NQ ? NQ * NQ * NQ : 6 * NQ * NQ;
-}
-
-template <int NQ> static constexpr int ESDGSurfaceElementsPerBlock()
-{
-  return ESDGSurfaceThreads<NQ>() >= 96 ? 1 : (96 + ESDGSurfaceThreads<NQ>() - 1) / ESDGSurfaceThreads<NQ>();
 }
 
 /* entry i of the state: of the TS vector Q itself, or in perturbation form R[i] + Q[i] (R the reference
@@ -161,14 +119,6 @@ template <int NQ> __device__ static inline void NodeAux(const SquallGas &gas, co
   for (int f = 0; f < 5; f++) q[f] = StateValue(Q, a.Qref, qe + f * NP + n);
   if (SquallEulerAux(&gas, q, Phi, own)) atomicOr(a.bad, 1);
   StateDepartures(gas, Q, qe + n, a.Qref, qe + n, NP, Phi, own);
-}
-
-template <int NQ> __device__ static inline void LoadAux(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal *own, PetscReal *saux)
-{
-  constexpr int NP = NQ * NQ * NQ;
-  NodeAux<NQ>(gas, a, e, n, Q, own);
-#pragma unroll
-  for (int k = 0; k < SQUALL_NPAIR; k++) saux[k * NP + n] = own[k];
 }
 
 /* element node of face node q of face f (faces -x,+x,-y,+y,-z,+z; tangential indices in axis order,
@@ -217,7 +167,7 @@ template <bool AXIS> __device__ static inline void PairFluxes(const SquallGas &g
   }
 }
 
-/* The end of a node's RHS in face mode, the same operations as the reference: (acc + faces)/J, then the
+/* The end of a node's RHS, the same operations as the reference: (acc + faces)/J, then the
    Coriolis force -f k x (rho u). FinishValues does the global loads (the faces' lifted fluxes, summed
    first as the reference does, J, the two Coriolis terms); the half-sweep kernel issues them at the
    start, with the state's, and parks them in shared memory, so that their latency is not exposed
@@ -271,8 +221,8 @@ template <int NQ> __device__ static inline void SubtractReference(const ESDGArgs
 }
 
 /* A finished node's RHS acc: into F, or in a fused LSRK stage folded into the stage register and the
-   state in place of F (SquallLSRKStage, the update kernel's arithmetic). In place is safe: in face mode
-   the faces have read their states before, and a volume kernel reads only its own element's state,
+   state in place of F (SquallLSRKStage, the update kernel's arithmetic). In place is safe: the faces
+   have read their states before, and a volume kernel reads only its own element's state,
    all of it before it writes. */
 template <int NQ> __device__ static inline void StoreRHS(const SquallGas &gas, const ESDGArgs &a, PetscInt e, int n, PetscScalar *__restrict__ F, const PetscReal acc[5])
 {

@@ -55,17 +55,19 @@ template <int NQ, bool WAVE> __global__ static void ESDGNodeReduce(const SquallG
   }
 }
 
-template <int NQ> static PetscErrorCode ESDGLaunchReduce(SquallESDG s, const ESDGCuda *c, PetscBool wave, const PetscScalar *Q, cudaStream_t stream)
+template <int NQ> static PetscErrorCode ESDGLaunchReduce(const struct _n_SquallESDGKernels *c, const SquallESDGKernelArgs *in, PetscBool wave)
 {
-  const ESDGArgs a      = ESDGGetArgs(c, s->mesh->w[0]);
+  const ESDGArgs a      = ESDGGetArgs(c, in);
   const PetscInt nnodes = c->nOwned * NQ * NQ * NQ;
   const int      grid   = (int)PetscMax(1, PetscMin((nnodes + 255) / 256, 1024));
+  cudaStream_t   stream = NULL;
 
   PetscFunctionBegin;
+  PetscCall(SquallCUDAGetStream(&stream));
   if (wave)
-    ESDGNodeReduce<NQ, true><<<grid, 256, 0, stream>>>(s->gas, a, Q, c->red, (int *)(c->red + 1));
+    ESDGNodeReduce<NQ, true><<<grid, 256, 0, stream>>>(in->gas, a, in->Q, c->red, (int *)(c->red + 1));
   else
-    ESDGNodeReduce<NQ, false><<<grid, 256, 0, stream>>>(s->gas, a, Q, c->red, (int *)(c->red + 1));
+    ESDGNodeReduce<NQ, false><<<grid, 256, 0, stream>>>(in->gas, a, in->Q, c->red, (int *)(c->red + 1));
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,76 +1,9 @@
-/* The ESDG GPU volume kernels and their launchers: the full sweep, the load-balanced half sweep (with its
-   L2 prefetch of the blocks ahead) and its ablation variants.
+/* The ESDG GPU volume kernel and its launcher: the load-balanced half sweep, with its L2 prefetch of the
+   blocks ahead, which also finishes each node (faces, 1/J, Coriolis, reference residual, fused stage).
    Part of the translation unit of src/cuda/esdgcuda.cu, which includes it (the host code instantiates
    the kernels for every order); not a header of its own. */
 #pragma once
 #include "cuda/esdgdevice.cuh"
-
-/* The start of the full sweep and of the unbalanced ablation: D into shared memory, this thread's element
-   (false: the block's slot threadIdx.y has none), its node's values and logarithms in own and saux */
-template <int NQ> __device__ static inline bool LoadElement(const SquallGas &gas, const ESDGArgs &a, const PetscScalar *__restrict__ Q, PetscReal *sD, PetscReal *saux, PetscReal own[], PetscInt *e)
-{
-  const PetscInt l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
-  const bool     active = l < a.nList;
-
-  *e = active ? a.elist[l] : 0;
-  for (int i = threadIdx.x + threadIdx.y * blockDim.x; i < NQ * NQ; i += blockDim.x * blockDim.y) sD[i] = a.D[i];
-  if (active) LoadAux<NQ>(gas, a, *e, threadIdx.x, Q, own, saux);
-  __syncthreads();
-  return active;
-}
-
-template <int NQ, bool CART, bool LIFT> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeFull(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
-{
-  SquallGas gas                  = gasp;
-  gas.departures                 = 0; /* not in this variant (the launcher refuses them): no partner departures are loaded */
-  constexpr int               NP = NQ * NQ * NQ;
-  extern __shared__ PetscReal sm[];
-  PetscReal                  *sD   = sm;
-  PetscReal                  *saux = sm + NQ * NQ + threadIdx.y * SQUALL_NPAIR * NP;
-  const int                   n    = threadIdx.x;
-  PetscInt                    e;
-  PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
-  const bool                  active = LoadElement<NQ>(gas, a, Q, sD, saux, own, &e);
-  if (!active) return;
-  const int idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
-#pragma unroll
-  for (int d = 0; d < 3; d++) {
-    const int stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
-    PetscReal nown[3];
-#pragma unroll
-    for (int c = 0; c < 3; c++) nown[c] = a.Ja[((size_t)e * 9 + d * 3 + c) * NP + n];
-#pragma unroll
-    for (int m = 0; m < NQ; m++) {
-      if (m == i) continue;
-      const int p = base + m * stride;
-      PetscReal other[SQUALL_NPAIR], nv[3], F1[5], F2[5];
-#pragma unroll
-      for (int k = 0; k < SQUALL_NPAIR; k++) other[k] = saux[k * NP + p];
-      PairNormal<NQ, CART>(a, e, d, n, p, nown, nv);
-      PairFluxes<CART>(gas, own, other, d, nv, F1, F2);
-      const PetscReal s = 2 * sD[i * NQ + m];
-#pragma unroll
-      for (int k = 0; k < 5; k++) acc[k] -= s * F1[k];
-    }
-  }
-  if (LIFT) {
-    PetscReal fin[ESDG_NFIN];
-    FinishValues<NQ>(a, e, n, Q, fin);
-    FinishApply(a, fin, acc);
-    SubtractReference<NQ>(a, e, n, acc);
-    StoreRHS<NQ>(gas, a, e, n, F, acc);
-  } else {
-    PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
-#pragma unroll
-    for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
-  }
-}
-
-/* Variants of the half sweep for the ablation study (bench/): ESDG_ABL_NOLOG recomputes the logs'
-   differences in every pair (ln(x2/x1): two logarithms and three divisions per pair, as a code
-   without the per-node values would), ESDG_ABL_DIR0 + d computes direction d only and adds it to F
-   (three launches replace the fused kernel, each reloading the element). */
-enum { ESDG_ABL_NONE = 0, ESDG_ABL_NOLOG = 1, ESDG_ABL_DIR0 = 2 };
 
 /* The half-sweep kernel keeps its shared values in pairs of reals (double2/float2), so that one
    128-bit (64-bit in single) shared load or store moves two of them: the partner's ten per-node values
@@ -98,9 +31,8 @@ __device__ static constexpr int ESDGPairValue[SQUALL_NPAIR] = {SQ_RHO, SQ_U, SQ_
 /* shared memory of the half-sweep kernel, in pairs: a block-wide head (the D factors of each thread's
    pairs), then per element the per-node values, the shares handed to partners (four components in two
    pairs, the fifth alone: five reals, as in the unpaired layout, so that N = 8 still fits in the 227 KB
-   a block may use; DB: two buffers, so that one barrier per direction suffices), the parked finish
-   values (LIFT, where they fit: ESDGHalfPark), the box metric (CART). DEP: the departures of rho and b
-   (perturbation form) as one more pair of per-node values. */
+   a block may use), the parked finish values (where they fit: ESDGHalfPark), the box metric (CART).
+   DEP: the departures of rho and b (perturbation form) as one more pair of per-node values. */
 template <int NQ> __host__ __device__ static constexpr int ESDGHalfHead()
 {
   return NQ * (NQ / 2);
@@ -113,23 +45,23 @@ template <bool DEP> __host__ __device__ static constexpr int ESDGHalfNAux2()
 {
   return ESDG_NAUX2 + (DEP ? 1 : 0);
 }
-template <int NQ, bool CART, bool PARK, bool DB, bool DEP> __host__ __device__ static constexpr size_t ESDGHalfSharedRaw()
+template <int NQ, bool CART, bool PARK, bool DEP> __host__ __device__ static constexpr size_t ESDGHalfSharedRaw()
 {
-  return ESDGHalfNAux2<DEP>() * NQ * NQ * NQ + (DB ? 2 : 1) * ESDGHalfShareSize<NQ>() + (PARK ? ESDG_NFIN2 * NQ * NQ * NQ : 0) + (CART ? 5 : 0);
+  return ESDGHalfNAux2<DEP>() * NQ * NQ * NQ + ESDGHalfShareSize<NQ>() + (PARK ? ESDG_NFIN2 * NQ * NQ * NQ : 0) + (CART ? 5 : 0);
 }
 /* the finish values are parked in shared memory if the block still fits in the 227 KB it may use (all
    but N = 8 with departures in double, which loads them at the end) */
-template <int NQ, bool CART, bool LIFT, bool DB, bool DEP> __host__ __device__ static constexpr bool ESDGHalfPark()
+template <int NQ, bool CART, bool DEP> __host__ __device__ static constexpr bool ESDGHalfPark()
 {
-  return LIFT && sizeof(ESDGReal2) * (ESDGHalfHead<NQ>() + (size_t)ESDGElementsPerBlock<NQ>() * ESDGHalfSharedRaw<NQ, CART, true, DB, DEP>()) <= 227 * 1024;
+  return sizeof(ESDGReal2) * (ESDGHalfHead<NQ>() + (size_t)ESDGElementsPerBlock<NQ>() * ESDGHalfSharedRaw<NQ, CART, true, DEP>()) <= 227 * 1024;
 }
-template <int NQ, bool CART, bool LIFT, bool DB, bool DEP = false> __host__ __device__ static constexpr int ESDGHalfShared()
+template <int NQ, bool CART, bool DEP> __host__ __device__ static constexpr int ESDGHalfShared()
 {
-  return (int)ESDGHalfSharedRaw<NQ, CART, ESDGHalfPark<NQ, CART, LIFT, DB, DEP>(), DB, DEP>();
+  return (int)ESDGHalfSharedRaw<NQ, CART, ESDGHalfPark<NQ, CART, DEP>(), DEP>();
 }
-template <int NQ, bool CART, bool LIFT, bool DB, bool DEP = false> static constexpr size_t ESDGHalfBytes()
+template <int NQ, bool CART, bool DEP> static constexpr size_t ESDGHalfBytes()
 {
-  return sizeof(ESDGReal2) * (ESDGHalfHead<NQ>() + (size_t)ESDGElementsPerBlock<NQ>() * ESDGHalfShared<NQ, CART, LIFT, DB, DEP>());
+  return sizeof(ESDGReal2) * (ESDGHalfHead<NQ>() + (size_t)ESDGElementsPerBlock<NQ>() * ESDGHalfShared<NQ, CART, DEP>());
 }
 
 /* blocks per multiprocessor the compiler must fit: on boxes up to N = 5, as many as keep 80 registers
@@ -158,10 +90,10 @@ __device__ static inline void PrefetchRangeL2(const void *p, size_t bytes)
 
 /* Everything a volume kernel will load for element e (state offset qe), into L2 ahead of its block: the
    half sweep's blocks wait for these loads at their start, and with few blocks per multiprocessor that
-   wait is not hidden (ncu, N = 4, face mode: 39% of the stall cycles on L1TEX). Block b prefetches for
+   wait is not hidden (ncu, N = 4: 39% of the stall cycles on L1TEX). Block b prefetches for
    block b + W, W the blocks resident at once, so the data is in L2 (not DRAM) when that block starts;
    range k (0..11) is one contiguous array section, issued by the element's thread k (k mod Np). */
-template <int NQ, bool LIFT> __device__ static inline void PrefetchElement(const ESDGArgs &a, PetscInt e, size_t qe, int k, const PetscScalar *Q)
+template <int NQ> __device__ static inline void PrefetchElement(const ESDGArgs &a, PetscInt e, size_t qe, int k, const PetscScalar *Q)
 {
   constexpr int NP = NQ * NQ * NQ, NFP = NQ * NQ;
   const size_t  st = 5 * NP * sizeof(PetscScalar), nd = NP * sizeof(PetscReal);
@@ -172,8 +104,7 @@ template <int NQ, bool LIFT> __device__ static inline void PrefetchElement(const
     PrefetchRangeL2(a.Qref + qe, st);
   else if (k == 2)
     PrefetchRangeL2(a.Phi + (size_t)e * NP, nd);
-  if (!LIFT) return;
-  if (k == 3)
+  else if (k == 3)
     PrefetchRangeL2(a.J + (size_t)e * NP, nd);
   else if (k == 4 && a.fcor)
     PrefetchRangeL2(a.fcor + (size_t)e * NP, nd);
@@ -185,22 +116,22 @@ template <int NQ, bool LIFT> __device__ static inline void PrefetchElement(const
     PrefetchRangeL2(a.Fref + qe, st);
 }
 
-/* RADD: the partner's share is scaled by its sender and added by the partner (the former
-   variant, kept as tune_recv_add); else the sender stores its flux F2 unscaled and the partner
-   multiplies it in with an FMA, looking its factor 2 w D[m][i] up in the same table: 5 multiplies
-   fewer per pair, one more (8-byte) shared load */
-/* DEP: departures (perturbation form); the kernel's gas has them as a compile-time constant */
-template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false, bool RADD = false, bool DEP = false>
+/* One thread per node of an element, several elements per block for small N. DEP: departures
+   (perturbation form); the kernel's gas has them as a compile-time constant. One kernel, not one per
+   direction: the three directions share the element's per-node values in shared memory and the node's
+   accumulator in registers, and the finish (faces, 1/J, Coriolis, the fused stage) needs all three
+   (one launch per direction reloaded the element three times; docs/performance.md). */
+template <int NQ, bool CART, int MINB, bool DEP>
 __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(), MINB) ESDGVolumeHalf(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
 {
   constexpr int               NP = NQ * NQ * NQ, NH = NQ / 2, NA2 = ESDGHalfNAux2<DEP>();
-  constexpr bool              PARK = ESDGHalfPark<NQ, CART, LIFT, DB, DEP>();
+  constexpr bool              PARK = ESDGHalfPark<NQ, CART, DEP>();
   extern __shared__ ESDGReal2 sm2[];
-  ESDGReal2                  *sDD    = sm2;                                                                                /* [NQ][NH]: 2w D[i][m], 2w D[m][i] of the pair (i, m = i + o) */
-  ESDGReal2                  *saux   = sm2 + ESDGHalfHead<NQ>() + threadIdx.y * ESDGHalfShared<NQ, CART, LIFT, DB, DEP>(); /* [NA2][NP] */
-  ESDGReal2                  *sbuf0  = saux + NA2 * NP;                                                                    /* [NH][2][NP] pairs, [NH][NP] reals (x 2 with DB) */
-  ESDGReal2                  *sfin   = sbuf0 + (DB ? 2 : 1) * ESDGHalfShareSize<NQ>();                                     /* [NFIN2][NP] (PARK) */
-  PetscReal                  *sJa    = (PetscReal *)(sfin + (PARK ? ESDG_NFIN2 * NP : 0));                                 /* [9] (CART) */
+  ESDGReal2                  *sDD    = sm2;                                                                      /* [NQ][NH]: 2w D[i][m], 2w D[m][i] of the pair (i, m = i + o) */
+  ESDGReal2                  *saux   = sm2 + ESDGHalfHead<NQ>() + threadIdx.y * ESDGHalfShared<NQ, CART, DEP>(); /* [NA2][NP] */
+  ESDGReal2                  *sbuf0  = saux + NA2 * NP;                                                          /* [NH][2][NP] pairs, [NH][NP] reals */
+  ESDGReal2                  *sfin   = sbuf0 + ESDGHalfShareSize<NQ>();                                          /* [NFIN2][NP] (PARK) */
+  PetscReal                  *sJa    = (PetscReal *)(sfin + (PARK ? ESDG_NFIN2 * NP : 0));                       /* [9] (CART) */
   const int                   n      = threadIdx.x;
   const PetscInt              l      = (PetscInt)blockIdx.x * blockDim.y + threadIdx.y;
   const bool                  active = l < a.nList;
@@ -240,11 +171,10 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
   const int    idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
 #pragma unroll
   for (int d = 0; d < 3; d++) {
-    if (ABL >= ESDG_ABL_DIR0 && d != ABL - ESDG_ABL_DIR0) continue;
     if (d == 1 && ef >= 0)
-      for (int k = n; k < a.pfRanges; k += NP) PrefetchElement<NQ, LIFT>(a, ef, qf, k, Q);
+      for (int k = n; k < 12; k += NP) PrefetchElement<NQ>(a, ef, qf, k, Q);
     const int  stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
-    ESDGReal2 *sbuf  = sbuf0 + (DB && d == 1 ? ESDGHalfShareSize<NQ>() : 0);
+    ESDGReal2 *sbuf  = sbuf0;
     PetscReal *sbuf1 = (PetscReal *)(sbuf + 2 * NH * NP);
     if (active) {
       PetscReal nown[3];
@@ -271,27 +201,16 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
           other[SQ_DRHO]    = v.x;
           other[SQ_DB]      = v.y;
         }
-        if (ABL == ESDG_ABL_NOLOG) {
-          other[SQ_LOGRHO] = own[SQ_LOGRHO] + PetscLogReal(other[SQ_RHO] / own[SQ_RHO]);
-          other[SQ_LOGB]   = own[SQ_LOGB] + PetscLogReal(other[SQ_B] / own[SQ_B]);
-          other[SQ_INVB]   = 1 / other[SQ_B];
-        }
         PairNormal<NQ, CART>(a, e, d, n, p, nown, nv);
         PairFluxes<CART>(gas, own, other, d, nv, F1, F2, grav);
-        const ESDGReal2 s12 = sDD[i * NH + o - 1];
-        const PetscReal s1 = s12.x, s2 = s12.y;
+        const PetscReal s1 = sDD[i * NH + o - 1].x; /* the partner's factor .y is applied by the partner */
 #pragma unroll
         for (int k = 0; k < 5; k++) acc[k] -= s1 * F1[k];
         ESDGReal2 *b = sbuf + (o - 1) * 2 * NP + n;
-        if (RADD) {
-          b[0]                    = make_ESDGReal2(-s2 * F2[0], -s2 * F2[1]);
-          b[NP]                   = make_ESDGReal2(-s2 * F2[2], -s2 * F2[3]);
-          sbuf1[(o - 1) * NP + n] = -s2 * F2[4];
-        } else {
-          b[0]                    = make_ESDGReal2(F2[0], F2[1]);
-          b[NP]                   = make_ESDGReal2(F2[2], F2[3]);
-          sbuf1[(o - 1) * NP + n] = F2[4];
-        }
+        /* the partner multiplies the unscaled F2 in with an FMA, its factor from the same table */
+        b[0]                    = make_ESDGReal2(F2[0], F2[1]);
+        b[NP]                   = make_ESDGReal2(F2[2], F2[3]);
+        sbuf1[(o - 1) * NP + n] = F2[4];
       }
     }
     __syncthreads();
@@ -302,182 +221,79 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
         const ESDGReal2 *b  = sbuf + (o - 1) * 2 * NP + src;
         const ESDGReal2  b0 = b[0], b1 = b[NP];
         const PetscReal  b4 = sbuf1[(o - 1) * NP + src];
-        if (RADD) {
-          acc[0] += b0.x;
-          acc[1] += b0.y;
-          acc[2] += b1.x;
-          acc[3] += b1.y;
-          acc[4] += b4;
-        } else {
-          const PetscReal s2 = sDD[isrc * NH + o - 1].y; /* the sender's s2 */
-          acc[0] -= s2 * b0.x;
-          acc[1] -= s2 * b0.y;
-          acc[2] -= s2 * b1.x;
-          acc[3] -= s2 * b1.y;
-          acc[4] -= s2 * b4;
-        }
+        const PetscReal  s2 = sDD[isrc * NH + o - 1].y; /* the sender's s2 */
+        acc[0] -= s2 * b0.x;
+        acc[1] -= s2 * b0.y;
+        acc[2] -= s2 * b1.x;
+        acc[3] -= s2 * b1.y;
+        acc[4] -= s2 * b4;
       }
     }
-    /* with two buffers, the next direction writes the other one, and the one after it this one only
-       after every thread has passed the next barrier, i.e. finished reading here */
-    if (!DB) __syncthreads();
+    __syncthreads(); /* the next direction overwrites the shares */
   }
   if (!active) return;
-  if (LIFT) { /* F is NULL in a fused stage: no pointer into it is formed here */
-    PetscReal fin[ESDG_NFIN];
-    if (PARK) {
+  /* F is NULL in a fused stage: no pointer into it is formed here */
+  PetscReal fin[ESDG_NFIN];
+  if (PARK) {
 #pragma unroll
-      for (int k = 0; k < ESDG_NFIN2; k++) {
-        const ESDGReal2 v = sfin[k * NP + n];
-        fin[2 * k]        = v.x;
-        fin[2 * k + 1]    = v.y;
-      }
-    } else
-      FinishValues<NQ>(a, e, n, Q, fin);
-    FinishApply(a, fin, acc);
-    SubtractReference<NQ>(a, e, n, acc);
-    StoreRHS<NQ>(gas, a, e, n, F, acc);
-  } else {
-    PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
-    if (ABL > ESDG_ABL_DIR0) {
-#pragma unroll
-      for (int f = 0; f < 5; f++) fe[f * NP + n] += acc[f];
-    } else {
-#pragma unroll
-      for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
+    for (int k = 0; k < ESDG_NFIN2; k++) {
+      const ESDGReal2 v = sfin[k * NP + n];
+      fin[2 * k]        = v.x;
+      fin[2 * k + 1]    = v.y;
     }
-  }
+  } else
+    FinishValues<NQ>(a, e, n, Q, fin);
+  FinishApply(a, fin, acc);
+  SubtractReference<NQ>(a, e, n, acc);
+  StoreRHS<NQ>(gas, a, e, n, F, acc);
 }
 
-/* Ablation: the half sweep without load balancing. Thread i of a line takes the partners i+1..Nq-1,
-   so the first thread of a line does Nq-1 pairs and the last none, and the shares handed over need
-   Nq slots per node. Boxes only, no faces. */
-template <int NQ> __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>()) ESDGVolumeHalfUnbalanced(const SquallGas gasp, const ESDGArgs a, const PetscScalar *__restrict__ Q, PetscScalar *__restrict__ F)
+/* The half sweep over the elements a.elist[0, a.nList). W, the blocks resident at once on the device, is
+   the unit of the prefetch distance: found once per instantiation by the occupancy query. */
+template <int NQ, bool CART, int MINB, bool DEP> static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, PetscReal waves, int grid, dim3 block, PetscScalar *F, const PetscScalar *Q, cudaStream_t stream)
 {
-  SquallGas gas                  = gasp;
-  gas.departures                 = 0; /* ablation variant: no departures (the launcher refuses them) */
-  constexpr int               NP = NQ * NQ * NQ;
-  extern __shared__ PetscReal sm[];
-  PetscReal                  *sD   = sm;
-  PetscReal                  *saux = sm + NQ * NQ + threadIdx.y * (SQUALL_NPAIR + 5 * NQ) * NP;
-  PetscReal                  *sbuf = saux + SQUALL_NPAIR * NP; /* [NQ][5][NP]: the share of node p from line position j */
-  const int                   n    = threadIdx.x;
-  PetscInt                    e;
-  PetscReal                   own[SQUALL_NAUX], acc[5] = {0, 0, 0, 0, 0};
-  const bool                  active = LoadElement<NQ>(gas, a, Q, sD, saux, own, &e);
-  const int                   idx[3] = {n % NQ, (n / NQ) % NQ, n / (NQ * NQ)};
-#pragma unroll
-  for (int d = 0; d < 3; d++) {
-    const int stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
-    if (active) {
-      const PetscReal nv[3] = {a.Ja[((size_t)e * 9 + d * 3) * NP + n], a.Ja[((size_t)e * 9 + d * 3 + 1) * NP + n], a.Ja[((size_t)e * 9 + d * 3 + 2) * NP + n]};
-      for (int m = i + 1; m < NQ; m++) {
-        const int p = base + m * stride;
-        PetscReal other[SQUALL_NPAIR], F1[5], F2[5];
-#pragma unroll
-        for (int k = 0; k < SQUALL_NPAIR; k++) other[k] = saux[k * NP + p];
-        PairFluxes<true>(gas, own, other, d, nv, F1, F2);
-        const PetscReal s1 = 2 * sD[i * NQ + m], s2 = 2 * sD[m * NQ + i];
-        PetscReal      *b = sbuf + i * 5 * NP + p;
-#pragma unroll
-        for (int k = 0; k < 5; k++) {
-          acc[k] -= s1 * F1[k];
-          b[k * NP] = -s2 * F2[k];
-        }
-      }
-    }
-    __syncthreads();
-    if (active) {
-      for (int j = 0; j < i; j++)
-#pragma unroll
-        for (int f = 0; f < 5; f++) acc[f] += sbuf[(j * 5 + f) * NP + n];
-    }
-    __syncthreads();
-  }
-  if (!active) return;
-  PetscScalar *fe = F + (size_t)a.gslot[e] * 5 * NP;
-#pragma unroll
-  for (int f = 0; f < 5; f++) fe[f * NP + n] = acc[f];
-}
-
-/* volume kernel over the elements elist[first .. first+count); with lift, the faces' fluxes (face
-   mode) are added and the node finished; abl/minb select the ablation and tuning variants (N = 4) */
-template <int NQ, bool CART, bool LIFT, int ABL, int MINB, bool DB = false, bool RADD = false, bool DEP = false>
-static PetscErrorCode ESDGLaunchHalf(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
-{
-  static int W  = 0; /* blocks resident at once on the device (the prefetch distance) */
-  ESDGArgs   ap = a;
+  static int   W   = 0;
+  const size_t shm = ESDGHalfBytes<NQ, CART, DEP>();
+  ESDGArgs     ap  = a;
 
   PetscFunctionBegin;
-  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  if (a.pfDist > 0 && !W) {
+  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeHalf<NQ, CART, MINB, DEP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+  if (waves > 0 && !W) {
     int nb, dev, sms;
-    PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP>, (int)(block.x * block.y), shm));
+    PetscCallCUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, ESDGVolumeHalf<NQ, CART, MINB, DEP>, (int)(block.x * block.y), shm));
     PetscCallCUDA(cudaGetDevice(&dev));
     PetscCallCUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     W = PetscMax(1, nb * sms);
   }
-  ap.pfBlocks = a.pfDist > 0 ? PetscMax(1, (int)(W * a.pfDist)) : 0;
-  ESDGVolumeHalf<NQ, CART, LIFT, ABL, MINB, DB, RADD, DEP><<<grid, block, shm, stream>>>(gas, ap, Q, F);
+  ap.pfBlocks = waves > 0 ? PetscMax(1, (int)(W * waves)) : 0;
+  ESDGVolumeHalf<NQ, CART, MINB, DEP><<<grid, block, shm, stream>>>(gas, ap, Q, F);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the production half sweep: box or curved metric, finishing (face mode) or not, departures or not */
-template <int NQ, bool DEP> static PetscErrorCode ESDGLaunchHalfProduction(const SquallGas &gas, const ESDGArgs &a, bool cart, bool lift, int grid, dim3 block, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
-{
-  constexpr int MB = ESDGVolumeMinBlocks<NQ, true>(), MC = ESDGVolumeMinBlocks<NQ, false>();
-
-  PetscFunctionBegin;
-#define ESDG_SHM(C, L) ESDGHalfBytes<NQ, C, L, false, DEP>()
-  if (cart && lift)
-    PetscCall((ESDGLaunchHalf<NQ, true, true, ESDG_ABL_NONE, MB, false, false, DEP>(gas, a, grid, block, ESDG_SHM(true, true), Q, F, stream)));
-  else if (cart)
-    PetscCall((ESDGLaunchHalf<NQ, true, false, ESDG_ABL_NONE, MB, false, false, DEP>(gas, a, grid, block, ESDG_SHM(true, false), Q, F, stream)));
-  else if (lift)
-    PetscCall((ESDGLaunchHalf<NQ, false, true, ESDG_ABL_NONE, MC, false, false, DEP>(gas, a, grid, block, ESDG_SHM(false, true), Q, F, stream)));
-  else
-    PetscCall((ESDGLaunchHalf<NQ, false, false, ESDG_ABL_NONE, MC, false, false, DEP>(gas, a, grid, block, ESDG_SHM(false, false), Q, F, stream)));
-#undef ESDG_SHM
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-template <int NQ, bool CART, bool LIFT> static PetscErrorCode ESDGLaunchFull(const SquallGas &gas, const ESDGArgs &a, int grid, dim3 block, size_t shm, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCallCUDA(cudaFuncSetAttribute(ESDGVolumeFull<NQ, CART, LIFT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  ESDGVolumeFull<NQ, CART, LIFT><<<grid, block, shm, stream>>>(gas, a, Q, F);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-template <int NQ> static PetscErrorCode ESDGLaunchVolume(SquallESDG s, const ESDGCuda *c, PetscInt first, PetscInt count, PetscBool half, PetscBool lift, const PetscScalar *Q, PetscScalar *F, cudaStream_t stream)
+/* the volume kernel over elist[first, first + count): box or curved metric, with or without departures */
+template <int NQ> static PetscErrorCode ESDGLaunchVolume(const struct _n_SquallESDGKernels *c, const SquallESDGKernelArgs *in, PetscInt first, PetscInt count)
 {
   constexpr int NP = NQ * NQ * NQ, EPB = ESDGElementsPerBlock<NQ>();
-  ESDGArgs      a = ESDGGetArgs(c, s->mesh->w[0]);
+  constexpr int MB = ESDGVolumeMinBlocks<NQ, true>(), MC = ESDGVolumeMinBlocks<NQ, false>();
+  ESDGArgs      a = ESDGGetArgs(c, in);
   const dim3    block(NP, EPB);
-  const int     grid = (int)((count + EPB - 1) / EPB);
-  const bool    cart = s->boxPhiZ; /* Cartesian, Phi = g z */
+  const int     grid   = (int)((count + EPB - 1) / EPB);
+  const bool    dep    = in->gas.departures != 0;
+  cudaStream_t  stream = NULL;
 
   PetscFunctionBegin;
   if (!count) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SquallCUDAGetStream(&stream));
   a.elist = c->elist + first;
   a.nList = count;
-  if (half) {
-    if (s->gas.departures)
-      PetscCall((ESDGLaunchHalfProduction<NQ, true>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
-    else
-      PetscCall((ESDGLaunchHalfProduction<NQ, false>(s->gas, a, cart, lift, grid, block, Q, F, stream)));
-  } else {
-    PetscCheck(!s->gas.departures, s->comm, PETSC_ERR_SUP, "The full-sweep GPU volume kernel (-esdg_gpu_half_sweep 0) has no departures: use the half sweep, or -esdg_perturbation_pressure 0");
-    const size_t shm = sizeof(PetscReal) * (NQ * NQ + (size_t)EPB * SQUALL_NPAIR * NP);
-    if (cart && lift)
-      PetscCall((ESDGLaunchFull<NQ, true, true>(s->gas, a, grid, block, shm, Q, F, stream)));
-    else if (cart)
-      PetscCall((ESDGLaunchFull<NQ, true, false>(s->gas, a, grid, block, shm, Q, F, stream)));
-    else if (lift)
-      PetscCall((ESDGLaunchFull<NQ, false, true>(s->gas, a, grid, block, shm, Q, F, stream)));
-    else
-      PetscCall((ESDGLaunchFull<NQ, false, false>(s->gas, a, grid, block, shm, Q, F, stream)));
-  }
+  if (c->box && dep)
+    PetscCall((ESDGLaunchHalf<NQ, true, MB, true>(in->gas, a, c->prefetchWaves, grid, block, in->F, in->Q, stream)));
+  else if (c->box)
+    PetscCall((ESDGLaunchHalf<NQ, true, MB, false>(in->gas, a, c->prefetchWaves, grid, block, in->F, in->Q, stream)));
+  else if (dep)
+    PetscCall((ESDGLaunchHalf<NQ, false, MC, true>(in->gas, a, c->prefetchWaves, grid, block, in->F, in->Q, stream)));
+  else
+    PetscCall((ESDGLaunchHalf<NQ, false, MC, false>(in->gas, a, c->prefetchWaves, grid, block, in->F, in->Q, stream)));
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -2,10 +2,8 @@
    and F once and writes K and Q once (three vector operations would read 5 and write 2 vectors).
    With the compensation C (-ts_lsrk_compensated) Q is updated by compensated summation, C read and
    written once more: every entry, or (mask) those of the named fields only. */
-#include "cuda/squallcuda.h"
+#include "cuda/lsrkkernels.h"
 #include "cuda/cudautil.h"
-#include "sys/squallimpl.h"
-#include "ts/lsrkimpl.h"
 #include "physics/lsrkstage.h"
 
 template <bool COMP>

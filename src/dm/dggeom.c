@@ -4,6 +4,7 @@
    meshes", J. Sci. Comput. 26 (2006) 301-327), so the discrete metric identities hold exactly and
    constant states are preserved on curved elements. */
 #include "dm/dgmeshimpl.h"
+#include "cuda/dgcheck.h"
 
 /* sin(2 pi s) with exact zeros at s = 0 and s = 1, so warped positions on periodic faces agree bitwise */
 static PetscReal Sin2Pi(PetscReal s)
@@ -124,5 +125,17 @@ PetscErrorCode SquallDGMeshComputeVolume(SquallDGMesh m, PetscReal *vol)
 {
   PetscFunctionBegin;
   PetscCall(SquallDGMeshIntegrate(m, NULL, -1, vol));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the owned elements' node coordinates in the VECCUDA x against the host geometry, compared on the device */
+PetscErrorCode SquallDGMeshCheckCoordinatesCUDA(SquallDGMesh m, Vec x, PetscReal *maxerr)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(maxerr, 3);
+  PetscCheck(m->setup, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallDGMeshSetUp() first");
+  PetscCall(PetscLogEventBegin(SQUALL_GPUCheck, x, 0, 0, 0));
+  PetscCall(SquallCUDAMaxAbsDiff(x, m->x, 3 * m->Np * m->nOwned, maxerr));
+  PetscCall(PetscLogEventEnd(SQUALL_GPUCheck, x, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -15,9 +15,24 @@ PetscErrorCode SquallDGMeshCreate(MPI_Comm comm, SquallDGMesh *mesh)
   PetscCall(SquallInitializePackage());
   PetscCall(PetscNew(&m));
   m->comm = comm;
-  m->N    = 3;
-  m->nf   = 5;
-  *mesh   = m;
+  PetscCall(PetscStrallocpy("", &m->prefix));
+  m->N  = 3;
+  m->nf = 5;
+  *mesh = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallDGMeshSetOptionsPrefix - the prefix of the mesh's options -<prefix>order and -<prefix>mesh_warp,
+  given by its owner (the ESDG solver passes its own, "esdg_" by default). The brick itself is described
+  by PETSc's DMForest options (-dm_p4est_brick_size, ...).
+@*/
+PetscErrorCode SquallDGMeshSetOptionsPrefix(SquallDGMesh m, const char prefix[])
+{
+  PetscFunctionBegin;
+  PetscCheck(!m->dm, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Set the options prefix before SquallDGMeshSetFromOptions()");
+  PetscCall(PetscFree(m->prefix));
+  PetscCall(PetscStrallocpy(prefix ? prefix : "", &m->prefix));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -25,7 +40,7 @@ PetscErrorCode SquallDGMeshSetOrder(SquallDGMesh m, PetscInt N)
 {
   PetscFunctionBegin;
   PetscCheck(!m->setup, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Set the order before SquallDGMeshSetUp()");
-  PetscCheck(N >= 1 && N <= SQUALL_DG_MAX_ORDER, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_order %" PetscInt_FMT " is out of range: valid orders are 1 to %d", N, SQUALL_DG_MAX_ORDER);
+  PetscCheck(N >= 1 && N <= SQUALL_DG_MAX_ORDER, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sorder %" PetscInt_FMT " is out of range: valid orders are 1 to %d", m->prefix, N, SQUALL_DG_MAX_ORDER);
   m->N = N;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -88,12 +103,12 @@ PetscErrorCode SquallDGMeshSetFromOptions(SquallDGMesh m)
 
   PetscFunctionBegin;
   PetscCheck(!m->setup, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallDGMeshSetFromOptions() before SquallDGMeshSetUp()");
-  PetscOptionsBegin(m->comm, NULL, "squall DG mesh (brick DMForest with LGL nodes)", "SquallDGMesh");
-  PetscCall(PetscOptionsInt("-esdg_order", "Polynomial order N of the LGL nodal basis (1 to 8)", "SquallDGMeshSetOrder", N, &N, NULL));
-  PetscCall(PetscOptionsReal("-esdg_mesh_warp", "Amplitude of a smooth curvilinear warp of the element interiors, as a fraction of the extent (0 to 0.1)", "SquallDGMesh", warp, &warp, NULL));
+  PetscOptionsBegin(m->comm, m->prefix, "squall DG mesh (brick DMForest with LGL nodes)", "SquallDGMesh");
+  PetscCall(PetscOptionsInt("-order", "Polynomial order N of the LGL nodal basis (1 to 8)", "SquallDGMeshSetOrder", N, &N, NULL));
+  PetscCall(PetscOptionsReal("-mesh_warp", "Amplitude of a smooth curvilinear warp of the element interiors, as a fraction of the extent (0 to 0.1)", "SquallDGMesh", warp, &warp, NULL));
   PetscOptionsEnd();
   PetscCall(SquallDGMeshSetOrder(m, N));
-  PetscCheck(warp >= 0 && warp <= 0.1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_mesh_warp %g is out of range: valid amplitudes are 0 to 0.1 (larger ones can fold elements)", (double)warp);
+  PetscCheck(warp >= 0 && warp <= 0.1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smesh_warp %g is out of range: valid amplitudes are 0 to 0.1 (larger ones can fold elements)", m->prefix, (double)warp);
   m->warp = warp;
 
   PetscCall(DMCreate(m->comm, &m->dm));
@@ -321,6 +336,7 @@ PetscErrorCode SquallDGMeshDestroy(SquallDGMesh *mesh)
   PetscCall(PetscFree3(m->slot, m->gslot, m->ijk));
   PetscCall(PetscFree2(m->nbr, m->vmapP));
   PetscCall(PetscFree(m->fmask));
+  PetscCall(PetscFree(m->prefix));
   PetscCall(PetscFree3(m->x, m->J, m->Ja));
   PetscCall(DMDestroy(&m->sdm));
   PetscCall(DMDestroy(&m->plex));

@@ -8,9 +8,10 @@
    plex's local section) holds nf*Np scalars, field-major: q[(s*nf + f)*Np + n], n = i + Nq*(j + Nq*k). */
 struct _n_SquallDGMesh {
   MPI_Comm  comm;
-  DM        dm;   /* the DMForest (p8est) users see; its vectors have nf*Np dofs per cell */
-  DM        plex; /* DMConvert(dm, DMPLEX): cells, ghost layer, coordinates */
-  DM        sdm;  /* clone of plex carrying the solution layout; vectors and TS live here */
+  char     *prefix; /* options prefix given by the caller (the ESDG solver: "esdg_"), "" by default */
+  DM        dm;     /* the DMForest (p8est) users see; its vectors have nf*Np dofs per cell */
+  DM        plex;   /* DMConvert(dm, DMPLEX): cells, ghost layer, coordinates */
+  DM        sdm;    /* clone of plex carrying the solution layout; vectors and TS live here */
   PetscInt  N, Nq, Np, Nfp, nf;
   PetscReal r[SQUALL_DG_MAX_ORDER + 1], w[SQUALL_DG_MAX_ORDER + 1];
   PetscReal D[(SQUALL_DG_MAX_ORDER + 1) * (SQUALL_DG_MAX_ORDER + 1)];
@@ -42,3 +43,7 @@ struct _n_SquallDGMesh {
 #define SQUALL_DG_JA(m, e) ((m)->Ja + (size_t)(e)*9 * (m)->Np)
 
 PETSC_INTERN PetscErrorCode SquallDGMeshComputeGeometry(SquallDGMesh);
+
+/* max |x - m->x| over the owned elements' node coordinates, computed on the device; x is a VECCUDA of
+   local size 3*Np*nOwned (element-major, [3][Np] per element). Collective: the max is global. */
+PETSC_EXTERN PetscErrorCode SquallDGMeshCheckCoordinatesCUDA(SquallDGMesh, Vec, PetscReal *);

@@ -1,9 +1,12 @@
 /* SquallESDG: the entropy-stable DG semi-discretisation object, its options and its TS wiring. */
 #include "ts/esdgimpl.h"
 
-const char *const SquallSurfaceFluxTypes[]    = {"ec", "es", "rusanov", "SquallSurfaceFluxType", "SQUALL_FLUX_", NULL};
-const char *const SquallCoriolisTypes[]       = {"none", "fplane", "betaplane", "SquallCoriolisType", "SQUALL_CORIOLIS_", NULL};
-const char *const SquallESDGGPUSurfaceTypes[] = {"face", "element", "SquallESDGGPUSurface", "", NULL};
+const char *const SquallSurfaceFluxTypes[] = {"ec", "es", "rusanov", "SquallSurfaceFluxType", "SQUALL_FLUX_", NULL};
+const char *const SquallCoriolisTypes[]    = {"none", "fplane", "betaplane", "SquallCoriolisType", "SQUALL_CORIOLIS_", NULL};
+
+/* The prefetch distance was measured at N = 4 (rising bubble, 262,144 elements: 0.120 s per step
+   against 0.123 without); the other orders take the same until measured otherwise. */
+const SquallESDGGPUDefaults SquallESDGGPUDefaultsByOrder[8] = {{0.5}, {0.5}, {0.5}, {0.5}, {0.5}, {0.5}, {0.5}, {0.5}};
 
 PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
 {
@@ -18,23 +21,36 @@ PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
   s->gas.R     = 287.0; /* dry air */
   s->gas.g     = 9.81;
   SquallGasSetUp(&s->gas);
-  s->surface         = SQUALL_FLUX_ES;
-  s->coriolis        = SQUALL_CORIOLIS_NONE;
-  s->gpuHalf         = PETSC_TRUE;
-  s->gpuPrefetch     = 2; /* measured on one H200, rising bubble of 262,144 elements: 0.120 s per step against 0.123 without prefetch */
-  s->gpuPrefetchDist = 0.5;
-  s->pertPressure    = PETSC_TRUE;
+  s->surface          = SQUALL_FLUX_ES;
+  s->coriolis         = SQUALL_CORIOLIS_NONE;
+  s->gpuPrefetchWaves = -1; /* from SquallESDGGPUDefaultsByOrder once the order is known */
+  s->pertPressure     = PETSC_TRUE;
+  PetscCall(PetscStrallocpy("esdg_", &s->prefix));
   PetscCall(SquallDGMeshCreate(comm, &s->mesh));
   *esdg = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGSetOptionsPrefix - the prefix of the solver's options and of its mesh's (default "esdg_":
+  -esdg_order, -esdg_gamma, ...), so that two solvers in one program read their own. Call before
+  SquallESDGSetFromOptions().
+@*/
+PetscErrorCode SquallESDGSetOptionsPrefix(SquallESDG s, const char prefix[])
+{
+  PetscFunctionBegin;
+  PetscCheck(!s->setup, s->comm, PETSC_ERR_ARG_WRONGSTATE, "Set the options prefix before SquallESDGSetUp()");
+  PetscCall(PetscFree(s->prefix));
+  PetscCall(PetscStrallocpy(prefix ? prefix : "", &s->prefix));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SquallESDGSetGas(SquallESDG s, PetscReal gamma, PetscReal R, PetscReal g)
 {
   PetscFunctionBegin;
-  PetscCheck(gamma > 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gamma %g is out of range: it must be > 1", (double)gamma);
-  PetscCheck(R > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gas_constant %g is out of range: it must be > 0", (double)R);
-  PetscCheck(g >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gravity %g is out of range: it must be >= 0", (double)g);
+  PetscCheck(gamma > 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sgamma %g is out of range: it must be > 1", s->prefix, (double)gamma);
+  PetscCheck(R > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sgas_constant %g is out of range: it must be > 0", s->prefix, (double)R);
+  PetscCheck(g >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sgravity %g is out of range: it must be >= 0", s->prefix, (double)g);
   s->gas.gamma = gamma;
   s->gas.R     = R;
   s->gas.g     = g;
@@ -60,49 +76,47 @@ PetscErrorCode SquallESDGSetSurfaceFlux(SquallESDG s, const char *name)
     PetscCall(PetscStrcmp(name, SquallSurfaceFluxTypes[i], &found));
     if (found) s->surface = (SquallSurfaceFluxType)i;
   }
-  PetscCheck(found, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-esdg_surface_flux %s is unknown: valid are ec, es, rusanov", name);
+  PetscCheck(found, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "-%ssurface_flux %s is unknown: valid are ec, es, rusanov", s->prefix, name);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
 {
-  PetscReal gamma = s->gas.gamma, R = s->gas.R, g = s->gas.g;
-  PetscInt  flux = s->surface, cor = s->coriolis, gsurf = s->gpuSurface;
-  PetscBool flg;
+  PetscReal gamma = s->gas.gamma, R = s->gas.R, g = s->gas.g, waves;
+  PetscInt  flux = s->surface, cor = s->coriolis, N;
 
   PetscFunctionBegin;
-  PetscOptionsBegin(s->comm, NULL, "squall ESDG (entropy-stable DG for Euler with gravity)", "SquallESDG");
-  PetscCall(PetscOptionsReal("-esdg_gamma", "Ratio of specific heats (> 1)", "SquallESDGSetGas", gamma, &gamma, NULL));
-  PetscCall(PetscOptionsReal("-esdg_gas_constant", "Specific gas constant R in J/(kg K) (> 0)", "SquallESDGSetGas", R, &R, NULL));
-  PetscCall(PetscOptionsReal("-esdg_gravity", "Gravitational acceleration g in m/s^2; Phi = g z (>= 0)", "SquallESDGSetGas", g, &g, NULL));
-  PetscCall(PetscOptionsEList("-esdg_surface_flux", "Surface flux: ec (entropy conservative), es (EC + matrix dissipation), rusanov", "SquallESDGSetSurfaceFlux", SquallSurfaceFluxTypes, 3, SquallSurfaceFluxTypes[flux], &flux, NULL));
-  PetscCall(PetscOptionsEList("-esdg_coriolis", "Coriolis force: none, fplane (f = f0), betaplane (f = f0 + beta0 (y - y0))", "SquallESDG", SquallCoriolisTypes, 3, SquallCoriolisTypes[cor], &cor, NULL));
-  PetscCall(PetscOptionsReal("-esdg_coriolis_f0", "Coriolis parameter f0 in 1/s", "SquallESDG", s->f0, &s->f0, NULL));
-  PetscCall(PetscOptionsReal("-esdg_coriolis_beta0", "beta-plane gradient beta0 in 1/(m s)", "SquallESDG", s->beta0, &s->beta0, NULL));
-  PetscCall(PetscOptionsReal("-esdg_coriolis_y0", "beta-plane reference latitude position y0 in m", "SquallESDG", s->y0, &s->y0, NULL));
-  PetscCall(PetscOptionsReal("-esdg_cfl", "If > 0, set the time step after every step to cfl * (LGL spacing / max wave speed)", "SquallESDGSetUpTS", s->cfl, &s->cfl, &flg));
-  PetscCall(PetscOptionsInt("-esdg_monitor", "Print mass, energy, entropy, max|w|, min rho and p every k steps (0: never)", "SquallESDGSetUpTS", s->monitor_every, &s->monitor_every, NULL));
-  PetscCall(PetscOptionsBool("-esdg_gpu_half_sweep", "GPU volume kernel: evaluate each node pair once (load-balanced half sweep) instead of from both nodes", "SquallESDG", s->gpuHalf, &s->gpuHalf, NULL));
-  PetscCall(PetscOptionsInt("-esdg_gpu_prefetch", "GPU half sweep: prefetch into L2 the inputs of the blocks ahead: 0 none, 1 those loaded at the start, 2 also the fused LSRK stage's", "SquallESDG", s->gpuPrefetch, &s->gpuPrefetch, NULL));
-  PetscCall(PetscOptionsReal("-esdg_gpu_prefetch_distance", "GPU half sweep: how far ahead it prefetches, in waves of resident blocks (0 to 4)", "SquallESDG", s->gpuPrefetchDist, &s->gpuPrefetchDist, NULL));
-  PetscCall(PetscOptionsEList("-esdg_gpu_surface", "GPU face fluxes: face (each face once, finished in the volume kernel) or element (per element side, the first version)", "SquallESDG", SquallESDGGPUSurfaceTypes, 2, SquallESDGGPUSurfaceTypes[gsurf],
-                              &gsurf, NULL));
-  PetscCall(PetscOptionsBool("-esdg_reference_residual", "Subtract the discrete residual of the test case's unperturbed background from every RHS (well balanced to round-off; for single precision)", "SquallESDGSetReferenceState", s->useRef,
-                             &s->useRef, NULL));
-  PetscCall(PetscOptionsBool("-esdg_perturbation", "The TS state is the departure Q - Qref from the test case's background (implies -esdg_reference_residual; for single precision)", "SquallESDGSetPerturbation", s->perturb, &s->perturb, NULL));
-  PetscCall(PetscOptionsBool("-esdg_perturbation_pressure", "In perturbation form, the momentum flux's pressure from the departures, so that the reference's never enters it", "SquallESDGSetPerturbation", s->pertPressure, &s->pertPressure, NULL));
+  /* the mesh first: the GPU defaults depend on the order */
+  PetscCall(SquallDGMeshSetOptionsPrefix(s->mesh, s->prefix));
+  PetscCall(SquallDGMeshSetFromOptions(s->mesh));
+  PetscCall(SquallDGMeshGetOrder(s->mesh, &N));
+  waves = s->gpuPrefetchWaves >= 0 ? s->gpuPrefetchWaves : SquallESDGGPUDefaultsByOrder[N - 1].prefetchWaves;
+  PetscOptionsBegin(s->comm, s->prefix, "squall ESDG (entropy-stable DG for Euler with gravity)", "SquallESDG");
+  PetscCall(PetscOptionsReal("-gamma", "Ratio of specific heats (> 1)", "SquallESDGSetGas", gamma, &gamma, NULL));
+  PetscCall(PetscOptionsReal("-gas_constant", "Specific gas constant R in J/(kg K) (> 0)", "SquallESDGSetGas", R, &R, NULL));
+  PetscCall(PetscOptionsReal("-gravity", "Gravitational acceleration g in m/s^2; Phi = g z (>= 0)", "SquallESDGSetGas", g, &g, NULL));
+  PetscCall(PetscOptionsEList("-surface_flux", "Surface flux: ec (entropy conservative), es (EC + matrix dissipation), rusanov", "SquallESDGSetSurfaceFlux", SquallSurfaceFluxTypes, 3, SquallSurfaceFluxTypes[flux], &flux, NULL));
+  PetscCall(PetscOptionsEList("-coriolis", "Coriolis force: none, fplane (f = f0), betaplane (f = f0 + beta0 (y - y0))", "SquallESDG", SquallCoriolisTypes, 3, SquallCoriolisTypes[cor], &cor, NULL));
+  PetscCall(PetscOptionsReal("-coriolis_f0", "Coriolis parameter f0 in 1/s", "SquallESDG", s->f0, &s->f0, NULL));
+  PetscCall(PetscOptionsReal("-coriolis_beta0", "beta-plane gradient beta0 in 1/(m s)", "SquallESDG", s->beta0, &s->beta0, NULL));
+  PetscCall(PetscOptionsReal("-coriolis_y0", "beta-plane reference latitude position y0 in m", "SquallESDG", s->y0, &s->y0, NULL));
+  PetscCall(PetscOptionsReal("-cfl", "If > 0, set the time step after every step to cfl * (LGL spacing / max wave speed)", "SquallESDGSetUpTS", s->cfl, &s->cfl, NULL));
+  PetscCall(PetscOptionsInt("-monitor", "Print mass, energy, entropy, max|w|, min rho and p every k steps (0: never)", "SquallESDGSetUpTS", s->monitor_every, &s->monitor_every, NULL));
+  PetscCall(PetscOptionsReal("-gpu_prefetch_waves", "GPU volume kernel: prefetch into L2 the inputs of the block this many waves of resident blocks ahead (0: no prefetch; 0 to 4; default per order)", "SquallESDG", waves, &waves, NULL));
+  PetscCall(
+    PetscOptionsBool("-reference_residual", "Subtract the discrete residual of the test case's unperturbed background from every RHS (well balanced to round-off; for single precision)", "SquallESDGSetReferenceState", s->useRef, &s->useRef, NULL));
+  PetscCall(PetscOptionsBool("-perturbation", "The TS state is the departure Q - Qref from the test case's background (implies -esdg_reference_residual; for single precision)", "SquallESDGSetPerturbation", s->perturb, &s->perturb, NULL));
+  PetscCall(PetscOptionsBool("-perturbation_pressure", "In perturbation form, the momentum flux's pressure from the departures, so that the reference's never enters it", "SquallESDGSetPerturbation", s->pertPressure, &s->pertPressure, NULL));
   PetscOptionsEnd();
   if (s->perturb) s->useRef = PETSC_TRUE;
-  s->gpuSurface = gsurf;
   PetscCall(SquallESDGSetGas(s, gamma, R, g));
-  PetscCheck(s->cfl >= 0 && s->cfl <= 10, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_cfl %g is out of range: valid values are 0 (off) to 10", (double)s->cfl);
-  PetscCheck(s->monitor_every >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_monitor %" PetscInt_FMT " is out of range: it must be >= 0", s->monitor_every);
-  PetscCheck(s->gpuPrefetch >= 0 && s->gpuPrefetch <= 2, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gpu_prefetch %" PetscInt_FMT " is out of range: 0, 1 or 2", s->gpuPrefetch);
-  PetscCheck(s->gpuPrefetchDist >= 0 && s->gpuPrefetchDist <= 4, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_gpu_prefetch_distance %g is out of range: 0 to 4", (double)s->gpuPrefetchDist);
-  s->surface  = (SquallSurfaceFluxType)flux;
-  s->coriolis = (SquallCoriolisType)cor;
+  PetscCheck(s->cfl >= 0 && s->cfl <= 10, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%scfl %g is out of range: valid values are 0 (off) to 10", s->prefix, (double)s->cfl);
+  PetscCheck(s->monitor_every >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smonitor %" PetscInt_FMT " is out of range: it must be >= 0", s->prefix, s->monitor_every);
+  PetscCheck(waves >= 0 && waves <= 4, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sgpu_prefetch_waves %g is out of range: 0 to 4", s->prefix, (double)waves);
+  s->gpuPrefetchWaves = waves;
+  s->surface          = (SquallSurfaceFluxType)flux;
+  s->coriolis         = (SquallCoriolisType)cor;
   if (s->coriolis == SQUALL_CORIOLIS_FPLANE) s->beta0 = 0;
-  PetscCall(SquallDGMeshSetFromOptions(s->mesh));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -152,7 +166,7 @@ PetscErrorCode SquallESDGSetUp(SquallESDG s)
     if (!s->useGPU) PetscCall(PetscStrbeginswith(vt, VECMPICUDA, &s->useGPU));
     PetscCheck(!s->useGPU || SquallHaveCUDA(), s->comm, PETSC_ERR_SUP, "-dm_vec_type %s needs squall built with CUDA", vt);
   }
-  if (s->useGPU) PetscCall(SquallESDGSetUpCUDA(s));
+  if (s->useGPU) PetscCall(SquallESDGSetUpGPU(s));
   s->setup = PETSC_TRUE;
   PetscCall(ESDGSetDepartures(s));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -180,7 +194,7 @@ PetscErrorCode SquallESDGDestroy(SquallESDG *esdg)
   PetscFunctionBegin;
   if (!esdg || !*esdg) PetscFunctionReturn(PETSC_SUCCESS);
   s = *esdg;
-  PetscCall(SquallESDGDestroyCUDA(s));
+  PetscCall(SquallESDGKernelsDestroy(&s->gpu));
   PetscCall(VecDestroy(&s->Qloc));
   PetscCall(VecDestroy(&s->Fref));
   PetscCall(VecDestroy(&s->Qref));
@@ -190,6 +204,7 @@ PetscErrorCode SquallESDGDestroy(SquallESDG *esdg)
   PetscCall(PetscSFDestroy(&s->ghostSF));
   PetscCall(PetscFree(s->Phi));
   PetscCall(PetscFree(s->work));
+  PetscCall(PetscFree(s->prefix));
   PetscCall(SquallDGMeshDestroy(&s->mesh));
   PetscCall(PetscFree(s));
   *esdg = NULL;
@@ -240,10 +255,10 @@ PetscErrorCode SquallESDGComputeRHS(SquallESDG s, PetscReal t, Vec X, Vec F)
 {
   PetscFunctionBegin;
   PetscCall(SquallESDGSetUp(s));
-  PetscCheck(!s->perturb || s->Qref, s->comm, PETSC_ERR_ARG_WRONGSTATE, "-esdg_perturbation needs a reference state: SquallESDGSetInitialCondition() with a case that has one, or SquallESDGSetReferenceState()");
+  PetscCheck(!s->perturb || s->Qref, s->comm, PETSC_ERR_ARG_WRONGSTATE, "-%sperturbation needs a reference state: SquallESDGSetInitialCondition() with a case that has one, or SquallESDGSetReferenceState()", s->prefix);
   PetscCall(PetscLogEventBegin(SQUALL_ESDGRHS, X, F, 0, 0));
   if (s->useGPU)
-    PetscCall(SquallESDGComputeRHS_CUDA(s, t, X, F));
+    PetscCall(SquallESDGComputeRHS_GPU(s, X, F));
   else {
     Vec Q;
     PetscCall(SquallESDGGetFullState(s, X, &Q));
@@ -267,7 +282,7 @@ PetscErrorCode SquallESDGGetFullState(SquallESDG s, Vec X, Vec *Q)
     *Q = X;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCheck(s->Qref, s->comm, PETSC_ERR_ARG_WRONGSTATE, "-esdg_perturbation needs a reference state: SquallESDGSetInitialCondition() with a case that has one, or SquallESDGSetReferenceState()");
+  PetscCheck(s->Qref, s->comm, PETSC_ERR_ARG_WRONGSTATE, "-%sperturbation needs a reference state: SquallESDGSetInitialCondition() with a case that has one, or SquallESDGSetReferenceState()", s->prefix);
   if (!s->Qfull) PetscCall(VecDuplicate(s->Qref, &s->Qfull));
   PetscCall(VecWAXPY(s->Qfull, 1, s->Qref, X));
   *Q = s->Qfull;

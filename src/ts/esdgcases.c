@@ -251,7 +251,7 @@ PetscErrorCode SquallESDGSetCaseReference(SquallESDG s, const char *name, Vec Q)
   PetscCall(PetscStrcmp(name, "bubble", &bubble));
   PetscCall(PetscStrcmp(name, "baroclinic", &baro));
   PetscCall(PetscStrcmp(name, "isothermal", &iso));
-  PetscCheck(bubble || baro || iso, s->comm, PETSC_ERR_SUP, "%s: case %s has no steady background (valid: bubble, baroclinic, isothermal)", s->perturb ? "-esdg_perturbation" : "-esdg_reference_residual", name);
+  PetscCheck(bubble || baro || iso, s->comm, PETSC_ERR_SUP, "-%s%s: case %s has no steady background (valid: bubble, baroclinic, isothermal)", s->prefix, s->perturb ? "perturbation" : "reference_residual", name);
   PetscCall(CaseSetUp(s, name, &c, &fn));
   c.dtheta = 0;
   c.up     = 0;

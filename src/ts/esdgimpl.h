@@ -5,7 +5,7 @@
 #include <petscsf.h>
 #include "physics/euler.h"
 #include "ts/lsrkimpl.h"
-#include "cuda/squallcuda.h"
+#include "cuda/esdgkernels.h"
 
 typedef enum { SQUALL_CORIOLIS_NONE, SQUALL_CORIOLIS_FPLANE, SQUALL_CORIOLIS_BETAPLANE } SquallCoriolisType;
 PETSC_EXTERN const char *const SquallCoriolisTypes[];
@@ -13,6 +13,7 @@ PETSC_EXTERN const char *const SquallSurfaceFluxTypes[];
 
 struct _n_SquallESDG {
   MPI_Comm              comm;
+  char                 *prefix; /* options prefix of the solver and its mesh (default "esdg_") */
   SquallDGMesh          mesh;
   SquallGas             gas;
   SquallSurfaceFluxType surface;
@@ -29,20 +30,23 @@ struct _n_SquallESDG {
   PetscReal            *work;     /* per-element scratch: aux and the RHS accumulator */
   double                diag0[3]; /* mass, energy, entropy at the first monitor call */
   PetscBool             diag0set;
-  PetscBool             gpuHalf;         /* GPU volume kernel: each node pair once (half sweep) or twice */
-  PetscInt              gpuPrefetch;     /* GPU half sweep: L2 prefetch of the inputs of the blocks ahead: 0 none, 1 those loaded first, 2 also the fused stage's */
-  PetscReal             gpuPrefetchDist; /* how far ahead, in waves of resident blocks */
-  PetscInt              gpuSurface;      /* GPU face fluxes: 0 once per face (face kernel), 1 per element side */
-  PetscBool             useRef;          /* -esdg_reference_residual: the test cases set their background as reference */
-  Vec                   Fref;            /* the discrete residual of the reference state, subtracted from every RHS */
-  Vec                   Qref;            /* the reference state itself */
-  Vec                   QrefLoc;         /* its ghost face-node values */
-  PetscBool             perturb;         /* -esdg_perturbation: the TS state is Q - Qref */
-  PetscBool             refCont;         /* Qref is equal bit for bit on both sides of every interior face */
-  PetscBool             pertPressure;    /* -esdg_perturbation_pressure: the momentum flux's pressure from the departures (C reference) */
-  Vec                   Xloc;            /* ghost face-node values of the TS state (C reference with departures) */
-  Vec                   Qfull;           /* work: Qref + the TS state (SquallESDGGetFullState) */
-  void                 *cuda;            /* device data, owned by src/cuda */
+  PetscReal             gpuPrefetchWaves; /* -esdg_gpu_prefetch_waves: how far ahead the GPU volume kernel prefetches its inputs into L2 */
+  PetscBool             useRef;           /* -esdg_reference_residual: the test cases set their background as reference */
+  Vec                   Fref;             /* the discrete residual of the reference state, subtracted from every RHS */
+  Vec                   Qref;             /* the reference state itself */
+  Vec                   QrefLoc;          /* its ghost face-node values */
+  PetscBool             perturb;          /* -esdg_perturbation: the TS state is Q - Qref */
+  PetscBool             refCont;          /* Qref is equal bit for bit on both sides of every interior face */
+  PetscBool             pertPressure;     /* -esdg_perturbation_pressure: the momentum flux's pressure from the departures (C reference) */
+  Vec                   Xloc;             /* ghost face-node values of the TS state (C reference with departures) */
+  Vec                   Qfull;            /* work: Qref + the TS state (SquallESDGGetFullState) */
+  /* the GPU path (src/ts/esdggpu.c) */
+  SquallESDGKernels gpu;                          /* device data and kernels (src/cuda/esdgkernels.h) */
+  PetscInt          gpuFacesEarly, gpuFacesGhost; /* computed faces without, then with a ghost side */
+  PetscInt          gpuInterior, gpuHalo;         /* elements without, then with a ghost neighbour */
+  Vec               gpuNextVec;                   /* the state the last fused LSRK stage wrote, while unchanged (gpuNextState) */
+  PetscObjectState  gpuNextState;
+  PetscBool         gpuNextBad; /* and that stage's verdict on it (all ranks): the next stage's check needs no pass of its own */
   /* the test case and its parameters as checkpoints record them (SquallESDGSetCheckpointCase(); src/ts/esdgio.c) */
   char     caseName[32];
   PetscInt ncaseParams;
@@ -58,6 +62,18 @@ PETSC_INTERN PetscErrorCode SquallESDGCreateGhostSF(SquallESDG);
 PETSC_EXTERN PetscErrorCode SquallESDGGhostBegin(SquallESDG, PetscMemType, const PetscScalar *q, PetscScalar *qloc);
 PETSC_EXTERN PetscErrorCode SquallESDGGhostEnd(SquallESDG, const PetscScalar *q, PetscScalar *qloc);
 
-/* the GPU path (src/cuda/esdgcuda.cu, declared in src/cuda/squallcuda.h), used when the DM's vectors are device vectors */
-PETSC_EXTERN PetscErrorCode    SquallESDGVolumeFlops(SquallESDG, PetscBool half, PetscLogDouble *);
-PETSC_EXTERN const char *const SquallESDGGPUSurfaceTypes[];
+/* flops of one volume evaluation on this rank (each unordered node pair once), as logged */
+PETSC_INTERN PetscErrorCode SquallESDGVolumeFlops(SquallESDG, PetscLogDouble *);
+
+/* the GPU path (src/ts/esdggpu.c), used when the DM's vectors are device vectors */
+PETSC_INTERN PetscErrorCode SquallESDGSetUpGPU(SquallESDG);
+PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_GPU(SquallESDG, Vec Q, Vec F);
+PETSC_INTERN PetscErrorCode SquallESDGStage_GPU(SquallESDG, Vec Q, Vec K, const SquallLSRKCompensation *comp, PetscReal a, PetscReal dt, PetscReal b, PetscBool *done);
+PETSC_INTERN PetscErrorCode SquallESDGNodeReduceGPU(SquallESDG, Vec, PetscReal *lmax, PetscInt *nbad);
+PETSC_INTERN PetscErrorCode SquallESDGStageVerdictGPU(SquallESDG, Vec, PetscBool *known, PetscBool *bad);
+
+/* GPU tuning defaults per order N (index N - 1), measured on one H200 (docs/performance.md) */
+typedef struct {
+  PetscReal prefetchWaves; /* -esdg_gpu_prefetch_waves */
+} SquallESDGGPUDefaults;
+PETSC_INTERN const SquallESDGGPUDefaults SquallESDGGPUDefaultsByOrder[8];

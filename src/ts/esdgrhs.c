@@ -235,8 +235,7 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec X,
    SquallEulerECMeansPair (58, both log-mean branches, an FMA counted as 2; 54 with the scaled pair values
    of the GPU half sweep, gas->scaled) and of the contraction with the gravity terms: 24 for a general
    metric (SquallEulerECContract, G = g n), 12 along an axis (SquallEulerECContractAxis, on boxes); per
-   accumulation into a node 5 FMAs and the adds of G: 13 or 11. (Earlier forms of the means took 61; before
-   the per-node K of euler.h and the axis contraction: 99 and 13 for every mesh.) With departures
+   accumulation into a node 5 FMAs and the adds of G: 13 or 11. With departures
    (perturbation form) the means take 15 more: sbr and p_mom, and sbr joining the product that is
    inverted. The GPU half sweep on boxes leaves out the gravity terms of the x and y pairs (Phi is constant
    along those lines): 9 flops fewer there (5 in the means, 2 in the contraction, 1 per accumulation). The GPU runs
@@ -246,16 +245,15 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec X,
 #define SQ_FLOPS_DEP 15.0
 #define SQ_FLOPS_GRAV_AXIS 9.0
 
-PetscErrorCode SquallESDGVolumeFlops(SquallESDG s, PetscBool half, PetscLogDouble *flops)
+PetscErrorCode SquallESDGVolumeFlops(SquallESDG s, PetscLogDouble *flops)
 {
   SquallDGMesh         m     = s->mesh;
   const PetscLogDouble pairs = 3.0 * m->Nfp * m->Nq * (m->Nq - 1) / 2.0 * m->nOwned;
   const PetscBool      box   = (PetscBool)(s->boxPhiZ && s->useGPU); /* boxPhiZ: Cartesian, and Phi = g z */
 
   PetscFunctionBegin;
-  /* the useful work: each unordered pair once, accumulated into both of its nodes; the full sweep
-     does twice the pair work, which is not counted as useful */
-  *flops = pairs * ((s->gas.departures ? SQ_FLOPS_DEP : 0) - (s->useGPU && half ? SQ_FLOPS_SCALED : 0) - (box && half ? 2.0 / 3.0 * SQ_FLOPS_GRAV_AXIS : 0) +
+  /* the useful work: each unordered pair once, accumulated into both of its nodes */
+  *flops = pairs * ((s->gas.departures ? SQ_FLOPS_DEP : 0) - (s->useGPU ? SQ_FLOPS_SCALED : 0) - (box ? 2.0 / 3.0 * SQ_FLOPS_GRAV_AXIS : 0) +
                     (box ? SQ_FLOPS_MEANS + 12 + 2 * 11 : SQ_FLOPS_MEANS + 24 + 2 * 13)); /* the C reference contracts with the general metric */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

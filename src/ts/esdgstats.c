@@ -116,7 +116,7 @@ PetscErrorCode SquallESDGComputeTimeStep(SquallESDG s, Vec X, PetscReal cfl, Pet
   if (s->useGPU) {
     PetscInt nbad;
     /* a reduction on the device: the state stays there (its kernel adds the reference itself) */
-    PetscCall(SquallESDGNodeReduceCUDA(s, X, &lmax, &nbad));
+    PetscCall(SquallESDGNodeReduceGPU(s, X, &lmax, &nbad));
   } else {
     PetscCall(SquallESDGGetFullState(s, X, &Q));
     PetscCall(VecGetArrayRead(Q, &qa));
@@ -162,12 +162,12 @@ PetscErrorCode SquallESDGCheckState(SquallESDG s, Vec X, PetscBool *ok)
        failing state comes to the host, to say where */
     PetscBool known, kbad;
     PetscInt  v[2], g[2];
-    PetscCall(SquallESDGStageVerdictCUDA(s, X, &known, &kbad));
+    PetscCall(SquallESDGStageVerdictGPU(s, X, &known, &kbad));
     v[0] = known ? 0 : 1;
     v[1] = known && kbad ? 1 : 0;
     PetscCallMPI(MPIU_Allreduce(v, g, 2, MPIU_INT, MPI_MAX, s->comm));
     if (g[0]) {
-      PetscCall(SquallESDGNodeReduceCUDA(s, X, NULL, &bad));
+      PetscCall(SquallESDGNodeReduceGPU(s, X, NULL, &bad));
       PetscCallMPI(MPIU_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_SUM, s->comm));
     } else
       gbad = g[1];

@@ -14,7 +14,6 @@
            solution 3: 5 stages, order 4. */
 #include "sys/squallimpl.h"
 #include "ts/lsrkimpl.h"
-#include "cuda/squallcuda.h"
 #include "physics/kahan.h"
 #include <petsc/private/tsimpl.h>
 

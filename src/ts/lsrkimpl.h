@@ -4,16 +4,7 @@
 
 #include <squall.h>
 #include "physics/lsrkstage.h"
-
-/* The compensated (Kahan) update of the solution (-ts_lsrk_compensated, -ts_lsrk_compensated_fields):
-   C holds the low-order part of each update that the addition to Q rounded away. mask 0: every entry;
-   else only the entries of the fields whose bits are set, the field of local entry i being
-   (i / stride) % nfields (SquallTSLSRKSetFieldLayout()), so that a solver that needs it for its
-   conserved densities pays one more pass over those alone; C's other entries are never touched. */
-typedef struct {
-  Vec      C;
-  PetscInt stride, nfields, mask;
-} SquallLSRKCompensation;
+#include "cuda/lsrkkernels.h" /* SquallLSRKCompensation, the update kernel */
 
 /* whether local entry i is compensated */
 static inline PetscBool SquallLSRKCompensatedEntry(const SquallLSRKCompensation *c, PetscInt i)

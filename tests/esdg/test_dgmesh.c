@@ -14,6 +14,7 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(SquallDGMeshCreate(PETSC_COMM_WORLD, &m));
+  PetscCall(SquallDGMeshSetOptionsPrefix(m, "esdg_")); /* -esdg_order, -esdg_mesh_warp */
   PetscCall(SquallDGMeshSetFromOptions(m));
   PetscCall(SquallDGMeshSetUp(m));
   const PetscInt Np = m->Np, Nfp = m->Nfp, Nq = m->Nq;

@@ -93,7 +93,31 @@ int main(int argc, char **argv)
     PetscCheck(s->perturb && s->useRef && s->gas.departures == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SquallESDGSetPerturbation(true): perturb %d, reference residual %d, departures %d", (int)s->perturb, (int)s->useRef, (int)s->gas.departures);
     PetscCall(SquallESDGSetPerturbation(s, PETSC_FALSE));
     PetscCheck(!s->perturb && !s->gas.departures, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SquallESDGSetPerturbation(false) left the perturbation form on");
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "api: gas, surface flux by name (unknown refused), perturbation form on and off\n"));
+    {
+      /* a second solver with its own options prefix reads its own options, its mesh's too; the first keeps "esdg_" */
+      SquallESDG   s2;
+      SquallDGMesh m1, m2;
+      PetscInt     N1, N2;
+      PetscCall(PetscOptionsSetValue(NULL, "-esdg_order", "3"));
+      PetscCall(PetscOptionsSetValue(NULL, "-second_order", "2"));
+      PetscCall(PetscOptionsSetValue(NULL, "-second_mesh_warp", "0.05"));
+      PetscCall(PetscOptionsSetValue(NULL, "-second_gamma", "1.2"));
+      PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s2));
+      PetscCall(SquallESDGSetOptionsPrefix(s2, "second_"));
+      PetscCall(SquallESDGSetFromOptions(s));
+      PetscCall(SquallESDGSetFromOptions(s2));
+      PetscCall(SquallESDGGetMesh(s, &m1));
+      PetscCall(SquallESDGGetMesh(s2, &m2));
+      PetscCall(SquallDGMeshGetOrder(m1, &N1));
+      PetscCall(SquallDGMeshGetOrder(m2, &N2));
+      PetscCall(SquallESDGGetGas(s2, &gamma, NULL, NULL));
+      PetscCheck(N1 == 3 && N2 == 2 && m1->warp == 0 && m2->warp == (PetscReal)0.05 && gamma == (PetscReal)1.2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "options prefixes: orders %" PetscInt_FMT " %" PetscInt_FMT " (want 3 2), warps %g %g, second gamma %g",
+                 N1, N2, (double)m1->warp, (double)m2->warp, (double)gamma);
+      PetscCall(SquallESDGGetGas(s, &gamma, NULL, NULL));
+      PetscCheck(gamma == (PetscReal)1.3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-second_gamma changed the first solver's gamma to %g", (double)gamma);
+      PetscCall(SquallESDGDestroy(&s2));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "api: gas, surface flux by name (unknown refused), perturbation form on and off, options prefixes\n"));
     PetscCall(SquallESDGDestroy(&s));
     PetscCall(PetscFinalize());
     return 0;

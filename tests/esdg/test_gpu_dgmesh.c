@@ -4,7 +4,7 @@ static char help[] = "First GPU test: the DG node coordinates go to the device i
 
 #include <squall.h>
 #include "dm/dgmeshimpl.h"
-#include "cuda/squallcuda.h"
+#include "cuda/dgcheck.h"
 #include "squalltest.h"
 
 #define CHECK(cond, ...) PetscCheck(cond, PETSC_COMM_SELF, PETSC_ERR_PLIB, __VA_ARGS__)
@@ -24,6 +24,7 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
 
   PetscCall(SquallDGMeshCreate(PETSC_COMM_WORLD, &m));
+  PetscCall(SquallDGMeshSetOptionsPrefix(m, "esdg_")); /* -esdg_order, -esdg_mesh_warp */
   PetscCall(SquallDGMeshSetFromOptions(m));
   PetscCall(SquallDGMeshSetUp(m));
   n = 3 * m->Np * m->nOwned;
