@@ -3,7 +3,10 @@
 # with an NVIDIA GPU. Results are only printed.
 #   scripts/gpu-test.sh [bundle.tar.xz]      (default: .deps/squall-deps-cuda.tar.xz in the repo)
 # Environment: OUT (write the logs there; default build-gpu), SQUALL_GPU_BUILD_DIR (default build-gpu),
-#   SQUALL_GPU_TEST_TIMEOUT (seconds per test, default 300), SQUALL_JOBS (default nproc).
+#   SQUALL_GPU_TEST_TIMEOUT (seconds per test, default 300), SQUALL_JOBS (default nproc),
+#   SQUALL_GPU_MEMCHECK (ctest names, e.g. "gpu_esdg_N4 gpu_hb_np1 gpu_p1_np1": also run each under
+#   compute-sanitizer's memcheck, which fails on any device memory error or leak),
+#   SQUALL_GPU_SKIP_CTEST=1 (build and memcheck only).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bundle=${1:-$root/.deps/squall-deps-cuda.tar.xz}
@@ -49,12 +52,22 @@ cmake -S "$root" -B "$build" -DPETSC_DIR="$petsc" -DCMAKE_BUILD_TYPE=Release ${S
 grep -q 'CUDA: ON' "$logs/gpu-test-configure.log" || { log "squall was configured without CUDA"; exit 1; }
 log "building with -j$jobs"
 cmake --build "$build" -j"$jobs" 2>&1 | tee "$logs/gpu-test-build.log"
-log "running ctest -L gpu"
 status=0
-(cd "$build" && ctest -L gpu --output-on-failure --timeout "${SQUALL_GPU_TEST_TIMEOUT:-300}") 2>&1 | tee "$logs/gpu-test-ctest.log" || status=$?
-# a GPU run where every test skipped is a failure of the set-up, not a pass
-if grep -qE '\(Skipped\)|Not Run' "$logs/gpu-test-ctest.log" && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then
-  log "a GPU is present but GPU tests were skipped"
-  status=1
+if [ "${SQUALL_GPU_SKIP_CTEST:-0}" != 1 ]; then
+  log "running ctest -L gpu"
+  (cd "$build" && ctest -L gpu --output-on-failure --timeout "${SQUALL_GPU_TEST_TIMEOUT:-300}") 2>&1 | tee "$logs/gpu-test-ctest.log" || status=$?
+  # a GPU run where every test skipped is a failure of the set-up, not a pass
+  if grep -qE '\(Skipped\)|Not Run' "$logs/gpu-test-ctest.log" && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then
+    log "a GPU is present but GPU tests were skipped"
+    status=1
+  fi
 fi
+for t in ${SQUALL_GPU_MEMCHECK:-}; do
+  # the test's command line as ctest runs it (mpiexec -n 1 exe args), under compute-sanitizer
+  cmd=$(cd "$build" && ctest -R "^$t\$" --show-only=json-v1 | python3 -c 'import json, shlex, sys; t = json.load(sys.stdin)["tests"]; print(shlex.join(t[0]["command"]) if t else "")')
+  [ -n "$cmd" ] || { log "memcheck: no test named $t"; status=1; continue; }
+  log "compute-sanitizer memcheck: $t"
+  (cd "$build" && eval "compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 --target-processes all $cmd") > "$logs/memcheck-$t.log" 2>&1 || { log "memcheck $t failed: $logs/memcheck-$t.log"; tail -20 "$logs/memcheck-$t.log" >&2; status=1; }
+  grep -h "ERROR SUMMARY" "$logs/memcheck-$t.log" | tail -n 1 >&2
+done
 exit $status
