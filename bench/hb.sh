@@ -17,9 +17,11 @@
 #   "hb_skipped":  N, reason (an order the budget or its step's timeout left out)
 # OUTDIR also gets nvidia-smi.txt and hb-N<N>.log (stderr of each step).
 # Environment (optional):
-#   HB_DOFS          unknowns per order (default 4e7, hipBone's size)
-#   HB_BUDGET        seconds for all the steps together (default 240)
-#   HB_STEP_TIMEOUT  seconds at most per step (default 60; never more than what is left of the budget)
+#   HB_DOFS          unknowns of the figure-of-merit orders (default 4e7, hipBone's size)
+#   HB_SWEEP_DOFS    unknowns of the other orders' operator runs (default 2e7; at N = 1 the set-up of 4e7
+#                    unknowns, one element each, alone takes a minute)
+#   HB_BUDGET        seconds for all the steps together (default 400)
+#   HB_STEP_TIMEOUT  seconds at most per step (default 90; never more than what is left of the budget)
 #   HB_REPS          back-to-back products per operator timing (default 20)
 #   HB_CG_ITERATIONS fixed CG iterations of the figure of merit (default 50)
 #   HB_RANKS         MPI ranks, one GPU each through bench/gpu-bind.sh (default 1)
@@ -28,8 +30,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: bench/hb.sh BUILD_DIR OUTDIR}
 out=${2:?usage: bench/hb.sh BUILD_DIR OUTDIR}
 dofs=${HB_DOFS:-4e7}
-budget=${HB_BUDGET:-240}
-step_max=${HB_STEP_TIMEOUT:-60}
+budget=${HB_BUDGET:-400}
+step_max=${HB_STEP_TIMEOUT:-90}
 reps=${HB_REPS:-20}
 iters=${HB_CG_ITERATIONS:-50}
 ranks=${HB_RANKS:-1}
@@ -58,7 +60,7 @@ step() { # N, then hb_bench arguments
   fi
   limit=$((left < step_max ? left : step_max))
   log "N=$N (timeout $limit s): $*"
-  timeout "$limit" "${launch[@]}" -hb_vec_type cuda -use_gpu_aware_mpi 0 -orders "$N" -dofs "$dofs" -reps "$reps" -hb_log_setup 1 "$@" >> "$jsonl" 2> "$out/hb-N$N.log"
+  timeout "$limit" "${launch[@]}" -hb_vec_type cuda -use_gpu_aware_mpi 0 -orders "$N" -reps "$reps" -hb_log_setup 1 "$@" >> "$jsonl" 2> "$out/hb-N$N.log"
   rc=$?
   if [ $rc -ne 0 ]; then
     log "N=$N: rc $rc ($out/hb-N$N.log)"
@@ -67,7 +69,7 @@ step() { # N, then hb_bench arguments
   fi
 }
 
-for N in 3 7 15; do step "$N" -cg_iterations "$iters" -solvers hbcg; done
-for N in 1 2 4 5 6 8 9 10 11 12 13 14; do step "$N" -cg_iterations 0; done
+for N in 3 7 15; do step "$N" -dofs "$dofs" -cg_iterations "$iters" -solvers hbcg; done
+for N in 1 2 4 5 6 8 9 10 11 12 13 14; do step "$N" -dofs "${HB_SWEEP_DOFS:-2e7}" -cg_iterations 0; done
 log "$(grep -c '^{' "$jsonl") records in $jsonl, $((SECONDS - start)) s"
 exit $status

@@ -78,7 +78,7 @@ for cap in $only; do
     esdg)
       log "esdg (bench/esdg.sh, bench/cfl.sh)"
       timeout 420 bash "$root/bench/esdg.sh" "$build" "$out" > "$out/esdg.log" 2>&1 && timeout 420 bash "$root/bench/cfl.sh" "$build" "$out" >> "$out/esdg.log" 2>&1 ;;
-    hb | p1) log "$cap (bench/$cap.sh)"; timeout 420 bash "$root/bench/$cap.sh" "$build" "$out" > "$out/$cap.log" 2>&1 ;;
+    hb | p1) log "$cap (bench/$cap.sh)"; timeout 480 bash "$root/bench/$cap.sh" "$build" "$out" > "$out/$cap.log" 2>&1 ;;
     precision)
       [ -n "$single" ] || { log "precision: skipped (no SINGLE_BUILD_DIR given)"; continue; }
       log "precision (bench/precision.sh)"; timeout 600 bash "$root/bench/precision.sh" "$build" "$single" "$out" > "$out/$cap.log" 2>&1 ;;
