@@ -75,10 +75,14 @@ def fmt(x, digits=3):
         return "-"
     if isinstance(x, str):
         return x
+    if isinstance(x, int):
+        return f"{x:,}"
     if x == 0:
         return "0"
     if abs(x) >= 1e5 or abs(x) < 1e-3:
         return f"{x:.{digits - 1}e}"
+    if abs(x) >= 10 ** digits:
+        return f"{x:.0f}"
     return f"{x:.{digits}g}"
 
 
@@ -118,6 +122,174 @@ def render(name):
     return BLOCKS[name]()
 
 
+# upstream hipBone's CG figure of merit on the same GPU model (paranumal/hipBone, default CUDA kernels, one
+# rank, 100 iterations), measured on one H200: squall's spec/h200-anchors record
+HIPBONE_UPSTREAM_FOM = {3: 2270, 7: 2689, 15: 3430}
+# the ESDG paper's published time to solution for the rising bubble, N = 4, 262,144 elements, 1000 steps
+# on four A100s (Waruszewski et al. 2022, squall's reference for the dynamical core)
+ESDG_PUBLISHED_BUBBLE_S = 107
+
+
+def stream_tbs(doc):
+    return doc["limits"]["stream_8r1w_tbs"]
+
+
+def p1_rec(doc, method, op, bs, tets=None):
+    r = [x for x in doc["records"] if x.get("method") == method and x.get("op") == op and x.get("bs") == bs and (tets is None or x.get("tets") == tets)]
+    return r[0] if r else None
+
+
+def p1_sizes(doc):
+    return sorted({x["tets"] for x in doc["records"] if x.get("method") == "setup"})
+
+
+@block("summary")
+def summary():
+    rows = []
+    e, p, h = load("esdg"), load("p1"), load("hb")
+    if e:
+        b = recs(e, bench="esdg_bubble")[0]
+        k = recs(e, bench="esdg_kernels", N=4)[0]
+        rows.append([f"ESDG rising bubble, N=4, {b['elements']:,} elements, 14-stage LSRK", f"{b['s_per_step']:.4f} s per step: {b['projected_1000_steps_s']:.0f} s for 1000 steps",
+                     f"published: about {ESDG_PUBLISHED_BUBBLE_S} s on four A100s"])
+        rows.append([f"ESDG RHS, N=4, {k['elements']:,} elements", f"{k['rhs_ms']:.3f} ms ({k['node_updates_per_s'] / 1e9:.2f} G node updates/s)", ""])
+        rows.append([f"ESDG volume kernel, N=4", f"{k['volume_half_ms']:.3f} ms", f"{100 * k['volume_half_tflops'] / e['limits']['fp64_fma_tflops']:.1f}% of FP64 peak (useful flops)"])
+    if p:
+        small, large = p1_sizes(p)[0], p1_sizes(p)[-1]
+        for bs in (1, 3):
+            r, c = p1_rec(p, "gpu_reduce", "matrix", bs, small), p1_rec(p, "gpu_coo", "matrix", bs, small)
+            rows.append([f"P1 {'scalar' if bs == 1 else '3x3-block'} matrix, {small:,} tets (mountain mesh)", f"{r['time_ms']:.3f} ms", f"{c['time_ms'] / r['time_ms']:.2f}x `MatSetValuesCOO`"])
+        r = p1_rec(p, "gpu_reduce", "matrix", 1, large)
+        rows.append([f"P1 scalar matrix, {large / 1e6:.1f} M tets", f"{r['time_ms']:.2f} ms", f"{100 * r['GBps'] / 1000 / stream_tbs(p):.0f}% of the streaming rate by the byte model"])
+    if h:
+        ops = recs(h, bench="hb_operator")
+        frac = {r["N"]: r["kernel_gbs"] / 1000 / stream_tbs(h) for r in ops}
+        lo = [frac[n] for n in frac if n <= 7]
+        hi = [frac[n] for n in frac if n >= 8]
+        rows.append(["hipBone operator, N=1..7 / 8..15", f"{100 * min(lo):.0f}-{100 * max(lo):.0f}% / {100 * min(hi):.0f}-{100 * max(hi):.0f}% of the streaming rate", "bytes moved per second against the rate measured in the same run"])
+        r15 = [r for r in ops if r["N"] == 15][0]
+        rows.append(["hipBone operator, N=15", f"{r15['kernel_gflops'] / 1000:.2f} TFLOP/s", f"{100 * r15['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}% of FP64 peak"])
+        cg = {r["N"]: r for r in recs(h, bench="hb_cg", solver="hbcg")}
+        ns = sorted(cg)
+        rows.append([f"hipBone CG figure of merit, N={' / '.join(map(str, ns))}, {cg[ns[0]]['NG'] / 1e6:.0f} M unknowns", " / ".join(f"{cg[n]['fom_gflops']:.0f}" for n in ns) + " GFLOP/s",
+                     "upstream hipBone, same GPU: " + " / ".join(str(HIPBONE_UPSTREAM_FOM[n]) for n in ns) + " (" + " / ".join(f"{cg[n]['fom_gflops'] / HIPBONE_UPSTREAM_FOM[n]:.2f}" for n in ns) + "x)"])
+    docs = [d for d in (e, p, h) if d]
+    head = ""
+    if docs:
+        lim = docs[0]["limits"]
+        head = (f"One {docs[0]['gpu']}, double precision; its limits measured in the same runs: FP64 {lim['fp64_fma_tflops']:.1f} TFLOP/s, "
+                f"FP32 {lim['fp32_fma_tflops']:.1f} TFLOP/s (FMA), streaming {lim['stream_8r1w_tbs']:.2f} TB/s (8 reads : 1 write). "
+                f"From `bench/results/*-{gpu_slug(docs[0]['gpu'])}.json` ({docs[0]['date']}, squall {docs[0]['commit']}).\n\n")
+    return head + table(["what", "measured", "against the limit or a peer"], rows)
+
+
+@block("esdg-kernels")
+def esdg_kernels():
+    e = load("esdg")
+    rows = [[r["N"], r["elements"], r["nodes"], r["rhs_ms"], r["node_updates_per_s"] / 1e9, r["volume_half_ms"], r["volume_half_tflops"], f"{100 * r['volume_half_tflops'] / e['limits']['fp64_fma_tflops']:.1f}%", r["surface_ms"]]
+            for r in recs(e, bench="esdg_kernels")]
+    b = recs(e, bench="esdg_bubble")[0]
+    return (table(["N", "elements", "nodes", "RHS ms", "G node updates/s", "volume ms", "volume TFLOP/s", "of FP64 peak", "faces ms"], rows)
+            + f"\n\nRising bubble, N = 4, {b['elements']:,} elements: {b['s_per_step']:.4f} s per step over {b['steps']} steps "
+            f"({b['projected_1000_steps_s']:.1f} s for 1000). " + source(e, "esdg"))
+
+
+@block("cfl")
+def cfl():
+    e = load("esdg")
+    c = recs(e, bench="cfl")
+    schemes = sorted({r["scheme"] for r in c})
+    ns = sorted({r["N"] for r in c})
+    rows = [[s] + [f"{[r for r in c if r['scheme'] == s and r['N'] == n][0]['cfl_stable']:g}" for n in ns] for s in schemes]
+    return table(["scheme"] + [f"N={n}" for n in ns], rows) + f"\n\nThe largest `-esdg_cfl` at which the run stays within 2% of max|w| at CFL 0.25 ({c[0]['case']}); bench/cfl.sh. " + source(e, "esdg")
+
+
+@block("hb-orders")
+def hb_orders():
+    h = load("hb")
+    rows = [[r["N"], r["NG"] / 1e6, r["kernel"], r["kernel_gflops"], r["kernel_gbs"], f"{100 * r['kernel_gbs'] / 1000 / stream_tbs(h):.0f}%", f"{100 * r['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}%", r["mult_gflops_nekbone"]]
+            for r in sorted(recs(h, bench="hb_operator"), key=lambda r: r["N"])]
+    return table(["N", "M unknowns", "kernel", "GFLOP/s", "GB/s", "of streaming", "of FP64 peak", "MatMult GFLOP/s (NekBone)"], rows) + "\n\n" + source(h, "hb")
+
+
+@block("hb-cg")
+def hb_cg():
+    h = load("hb")
+    rows = [[r["N"], r["NG"] / 1e6, r["iterations"], r["t_iter"] * 1e3, r["fom_gflops"], HIPBONE_UPSTREAM_FOM.get(r["N"]), f"{r['fom_gflops'] / HIPBONE_UPSTREAM_FOM[r['N']]:.2f}x" if r["N"] in HIPBONE_UPSTREAM_FOM else "-", r["dofs_iter_per_s"]]
+            for r in sorted(recs(h, bench="hb_cg"), key=lambda r: r["N"])]
+    return table(["N", "M unknowns", "iterations", "ms per iteration", "FOM GFLOP/s", "upstream hipBone", "ratio", "DOF x iterations/s"], rows) + "\n\n" + source(h, "hb")
+
+
+@block("p1-assembly")
+def p1_assembly():
+    p = load("p1")
+    rows = []
+    for tets in p1_sizes(p):
+        for bs in (1, 3):
+            base = p1_rec(p, "gpu_coo", "matrix", bs, tets)
+            for m, name in (("gpu_reduce", "reduce (default)"), ("gpu_atomic_slots", "slots"), ("gpu_gather", "gather (deterministic)"), ("gpu_coo", "MatSetValuesCOO"), ("host_setvalues", "host MatSetValues")):
+                r = p1_rec(p, m, "matrix", bs, tets)
+                if r:
+                    rows.append([f"{tets:,}", bs, name, r["time_ms"], r["GBps"], f"{base['time_ms'] / r['time_ms']:.3g}x" if base else "-"])
+    return table(["tets", "bs", "assembly", "ms", "GB/s (byte model)", "speed-up over COO"], rows) + "\n\n" + source(p, "p1")
+
+
+@block("precision")
+def precision():
+    p = load("precision")
+    rows = [[r["case"], r["form"], r["precision"], r["steps"], r["s_per_step"], r["rel_change_mass"], r["rel_change_energy"], r["max_w"]] for r in p["records"]]
+    return table(["case", "form", "precision", "steps", "s per step", "mass drift", "energy drift", "max w"], rows) + "\n\n" + source(p, "precision")
+
+
+# ------------------------------------------------------------------ plots
+def plot_all(outdir):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    os.makedirs(outdir, exist_ok=True)
+    h, e, p = load("hb"), load("esdg"), load("p1")
+    if h:
+        ops = sorted(recs(h, bench="hb_operator"), key=lambda r: r["N"])
+        fig, ax = plt.subplots(figsize=(6, 3.6))
+        ax.plot([r["N"] for r in ops], [r["kernel_gflops"] for r in ops], "o-", label="operator kernel")
+        ax.plot([r["N"] for r in ops], [r["kernel_flops"] / r["kernel_bytes"] * stream_tbs(h) * 1000 for r in ops], "--", label=f"streaming roofline ({stream_tbs(h):.2f} TB/s)")
+        ax.axhline(h["limits"]["fp64_fma_tflops"] * 1000, color="gray", lw=0.8, label="FP64 peak")
+        ax.set_yscale("log")
+        ax.set_xlabel("order N")
+        ax.set_ylabel("GFLOP/s")
+        ax.set_title(f"hipBone operator on one {h['gpu']}")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, f"hb-roofline-{gpu_slug(h['gpu'])}.png"), dpi=110)
+        plt.close(fig)
+    if e:
+        k = recs(e, bench="esdg_kernels")
+        fig, ax = plt.subplots(figsize=(6, 3.6))
+        ax.bar([r["N"] for r in k], [r["node_updates_per_s"] / 1e9 for r in k])
+        ax.set_xlabel("order N")
+        ax.set_ylabel("G node updates / s")
+        ax.set_title(f"ESDG right-hand side, ~4 M nodes, one {e['gpu']}")
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, f"esdg-throughput-{gpu_slug(e['gpu'])}.png"), dpi=110)
+        plt.close(fig)
+    if p:
+        small = p1_sizes(p)[0]
+        names = [("gpu_reduce", "reduce"), ("gpu_atomic_slots", "slots"), ("gpu_gather", "gather"), ("gpu_coo", "COO")]
+        fig, ax = plt.subplots(figsize=(6, 3.6))
+        for i, bs in enumerate((1, 3)):
+            t = [p1_rec(p, m, "matrix", bs, small)["time_ms"] for m, _ in names]
+            ax.bar([j + 0.4 * i for j in range(len(names))], t, width=0.4, label=f"bs = {bs}")
+        ax.set_xticks([j + 0.2 for j in range(len(names))], [n for _, n in names])
+        ax.set_ylabel("ms per assembly")
+        ax.set_title(f"P1 matrix assembly, {small:,} tets, one {p['gpu']}")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, f"p1-assembly-{gpu_slug(p['gpu'])}.png"), dpi=110)
+        plt.close(fig)
+
+
 def update_documents(check):
     stale = []
     for path in [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))):
@@ -137,8 +309,7 @@ def main(argv):
         check = "--check" in argv[2:]
         stale = update_documents(check)
         if not check:
-            import report_plots
-            report_plots.plot_all(load, os.path.join(ROOT, "docs", "img"))
+            plot_all(os.path.join(ROOT, "docs", "img"))
         if check and stale:
             sys.exit("report.py: out of date (run bench/report.py tables): " + ", ".join(stale))
         for s in stale:

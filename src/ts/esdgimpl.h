@@ -20,6 +20,7 @@ struct _n_SquallESDG {
   SquallCoriolisType    coriolis;
   PetscReal             f0, beta0, y0; /* Coriolis parameter f(y) = f0 + beta0 (y - y0) */
   PetscReal             cfl;           /* > 0: time step from the maximum wave speed after every step */
+  PetscBool             cflChecked;    /* the CFL has been compared with the scheme's stable limit */
   PetscInt              monitor_every; /* > 0: print diagnostics every so many steps */
   PetscBool             setup;
   PetscBool             useGPU;   /* the vectors are device vectors */

@@ -12,6 +12,35 @@ static PetscErrorCode ESDGDomainCheck(TS ts, PetscReal t, Vec Y, PetscBool *acce
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The largest -esdg_cfl at which the rising bubble stays within 2% of max|w| at CFL 0.25, per LSRK scheme
+   and order N = 1..8: bench/cfl.sh, bench/results/esdg-h200.json ("cfl" records) and docs/performance.md */
+static const struct {
+  const char *scheme;
+  PetscReal   cfl[8];
+} StableCFL[] = {{"14s4", {2.25, 6.75, 6.25, 6.0, 6.0, 5.75, 5.75, 5.75}}, {"5s4", {1.0, 1.5, 1.5, 1.5, 1.5, 1.5, 1.25, 1.25}}};
+
+/* warns once when -esdg_cfl is above the measured stable limit of the TS's scheme at this order (other TS
+   types have no measured limit) */
+static PetscErrorCode ESDGCheckCFL(TS ts, SquallESDG s)
+{
+  PetscBool   islsrk;
+  const char *scheme;
+
+  PetscFunctionBegin;
+  s->cflChecked = PETSC_TRUE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, "lsrk", &islsrk));
+  if (!islsrk || s->mesh->N < 1 || s->mesh->N > 8) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SquallTSLSRKGetType(ts, &scheme));
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(StableCFL); i++) {
+    PetscBool match;
+    PetscCall(PetscStrcmp(scheme, StableCFL[i].scheme, &match));
+    if (match && s->cfl > StableCFL[i].cfl[s->mesh->N - 1])
+      PetscCall(PetscPrintf(s->comm, "Warning: -%scfl %g is above %g, the largest stable value measured for lsrk %s at order %" PetscInt_FMT " (docs/performance.md): the run may become unstable\n", s->prefix, (double)s->cfl,
+                            (double)StableCFL[i].cfl[s->mesh->N - 1], scheme, s->mesh->N));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode ESDGPreStep(TS ts)
 {
   SquallESDG s;
@@ -20,6 +49,7 @@ static PetscErrorCode ESDGPreStep(TS ts)
 
   PetscFunctionBegin;
   PetscCall(TSGetApplicationContext(ts, &s));
+  if (!s->cflChecked) PetscCall(ESDGCheckCFL(ts, s));
   PetscCall(TSGetSolution(ts, &Q));
   PetscCall(SquallESDGComputeTimeStep(s, Q, s->cfl, &dt));
   {
