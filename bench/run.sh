@@ -47,8 +47,9 @@ incs=$(sed -n 's/^PETSC_INCLUDE_DIRS:INTERNAL=//p' "$build/CMakeCache.txt" | tr 
 petsc_version=$(cat $(for d in $incs; do ls "$d/petscversion.h" 2>/dev/null; done) /dev/null | awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR)/ {v = v (v ? "." : "") $3} END {print v}')
 precision=double
 cat $(for d in $incs; do ls "$d/petscconf.h" 2>/dev/null; done) /dev/null | grep -q '^#define PETSC_USE_REAL_SINGLE 1' && precision=single
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-[ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] && commit="$commit+changes"
+# SQUALL_COMMIT names the commit where the tree is a copy without its git history
+commit=${SQUALL_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+[ -z "${SQUALL_COMMIT:-}" ] && [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] && commit="$commit+changes"
 if [ $gpu_here = 1 ]; then
   IFS=, read -r gpu sm sm_max mem driver < <(nvidia-smi -i 0 --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader,nounits | sed 's/, /,/g')
 else
