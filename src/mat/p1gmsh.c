@@ -146,7 +146,7 @@ static int GmshNodes(GmshReader *r, char **seen, long *maxid)
   return GmshExpect(r, "$EndNodes");
 }
 
-/* $Elements: a count, then "id type ntags tags... nodes..." lines, each node an existing one */
+/* $Elements: a count, then "id type ntags tags... nodes..." lines, each node an existing one, none twice */
 static int GmshElements(GmshReader *r, const char *seen, long maxid)
 {
   long v[3 + 64 + 10], cnt;
@@ -172,11 +172,18 @@ static int GmshElements(GmshReader *r, const char *seen, long maxid)
       snprintf(r->msg, r->len, "line %ld: an element of type %ld with %ld tags has %d values; it should have %d", r->line, v[1], v[2], n, want);
       return 1;
     }
-    for (int k = 3 + (int)v[2]; k < n; k++)
+    for (int k = 3 + (int)v[2]; k < n; k++) {
       if (v[k] < 1 || v[k] > maxid || !seen[v[k]]) {
         snprintf(r->msg, r->len, "line %ld: element %ld names node %ld, which the file does not define", r->line, v[0], v[k]);
         return 1;
       }
+      /* a repeated node collapses the element (PETSc's reader takes it as it is) */
+      for (int j = 3 + (int)v[2]; j < k; j++)
+        if (v[j] == v[k]) {
+          snprintf(r->msg, r->len, "line %ld: element %ld names node %ld twice", r->line, v[0], v[k]);
+          return 1;
+        }
+    }
   }
   return GmshExpect(r, "$EndElements");
 }
