@@ -55,7 +55,7 @@ if [ $gpu_here = 1 ]; then
 else
   gpu="CPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1) ($(nproc) cores)" sm=0 sm_max=0 mem=0 driver=none
 fi
-log "GPU $gpu (SM $sm of $sm_max MHz, memory $mem MHz, driver $driver), PETSc $petsc_version ($precision), squall $commit"
+log "$gpu (SM $sm of $sm_max MHz, memory $mem MHz, driver $driver), PETSc $petsc_version ($precision), squall $commit"
 python3 - "$out/meta.json" <<EOF
 import json, sys, datetime
 json.dump({"date": datetime.date.today().isoformat(), "gpu": "$gpu", "gpus": $gpu_here, "clocks_sm_mhz_at_start": int("$sm"), "clocks_max_sm_mhz": int("$sm_max"),
