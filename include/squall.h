@@ -84,6 +84,14 @@ PETSC_EXTERN PetscErrorCode SquallESDGGetGas(SquallESDG, PetscReal *gamma, Petsc
 PETSC_EXTERN PetscErrorCode SquallESDGSetSurfaceFlux(SquallESDG, const char *);
 PETSC_EXTERN PetscErrorCode SquallESDGProject(SquallESDG, SquallESDGInitialFn, void *, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeRHS(SquallESDG, PetscReal, Vec, Vec);
+/* HEVI: F = F_H + F_V; F_V is the flux differencing along the third reference direction, the faces
+   normal to it (bottom and top walls included) and the gravity terms carried along it; F_H the rest */
+typedef enum { SQUALL_ESDG_PART_ALL, SQUALL_ESDG_PART_HORIZONTAL, SQUALL_ESDG_PART_VERTICAL } SquallESDGPart;
+typedef enum { SQUALL_ESDG_IMEX_NONE, SQUALL_ESDG_IMEX_VERTICAL } SquallESDGIMEXType;
+PETSC_EXTERN const char *const SquallESDGIMEXTypes[];
+PETSC_EXTERN PetscErrorCode SquallESDGComputeRHSPart(SquallESDG, SquallESDGPart, PetscReal, Vec, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGSetIMEX(SquallESDG, SquallESDGIMEXType);
+PETSC_EXTERN PetscErrorCode SquallESDGGetIMEXStats(SquallESDG, PetscInt *jacobians, PetscInt *ifunctions);
 PETSC_EXTERN PetscErrorCode SquallESDGSetReferenceState(SquallESDG, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGSetPerturbation(SquallESDG, PetscBool);
 PETSC_EXTERN PetscErrorCode SquallESDGGetFullState(SquallESDG, Vec, Vec *);
