@@ -262,6 +262,8 @@ PetscErrorCode SquallESDGSetUpIMEX(SquallESDG s, TS ts)
     /* differencing step err * max(|q|, umin): umin 1 keeps the step of the small momenta at err (the
        energy, 1e5, gets err * E), so that the difference is far above the RHS's round-off */
     PetscCall(MatFDColoringSetParameters(s->fdc, PETSC_DEFAULT, 1.0));
+    /* a step per column ("ds"), not one for all ("wp", sqrt(1 + |q|) with |q| dominated by the energy) */
+    PetscCall(MatFDColoringSetType(s->fdc, MATMFFD_DS));
     PetscCall(PetscObjectSetOptionsPrefix((PetscObject)s->fdc, s->prefix));
     PetscCall(MatFDColoringSetFromOptions(s->fdc));
     PetscCall(MatFDColoringSetUp(s->Jv, isc, s->fdc));
