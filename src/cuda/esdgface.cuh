@@ -31,7 +31,7 @@ template <int NQ, bool DEP, bool FC> __global__ static void __launch_bounds__(12
     }
     return;
   }
-  PetscReal      sf, sfp, nhat[3], nhatp[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fm[5], Fp[5];
+  PetscReal sf, sfp, nhat[3], nhatp[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fm[5], Fp[5];
   /* each side's own unit normal and s_f, precomputed per face node (read coalesced; no metric of the
      partner element to gather): the partner side sees its own metric, as in the reference */
   const size_t     nef = a.nSlots / NFP, kf = FC ? (size_t)ef : k, kpf = FC ? (size_t)(kp / NFP) : (size_t)kp;

@@ -44,7 +44,7 @@ static PetscErrorCode ESDGPartReference(SquallESDG s, SquallESDGPart part, Vec *
       PetscCall(SquallESDGComputeRHS(s, 0, s->Qref, F));
       s->perturb = perturb;
     }
-    s->Fref            = Fref;
+    s->Fref           = Fref;
     s->FrefPart[part] = F;
   }
   *Fp = s->FrefPart[part];
@@ -146,7 +146,7 @@ static PetscErrorCode ESDGIJacobian(TS ts, PetscReal t, Vec X, Vec Xdot, PetscRe
   PetscFunctionBegin;
   (void)ts;
   (void)Xdot;
-  PetscCall(MatFDColoringSetFunction(s->fdc, (PetscErrorCode (*)(void))(void (*)(void))ESDGColorFunction, &c));
+  PetscCall(MatFDColoringSetFunction(s->fdc, (PetscErrorCode(*)(void))(void (*)(void))ESDGColorFunction, &c));
   PetscCall(MatFDColoringApply(s->Jv, s->fdc, X, NULL));
   PetscCall(MatCopy(s->Jv, P, SAME_NONZERO_PATTERN));
   PetscCall(MatScale(P, -1));
@@ -174,7 +174,8 @@ static PetscErrorCode ESDGCheckColumns(SquallESDG s)
       if (m->nbr[6 * e + f] >= m->nOwned) split++;
   PetscCallMPI(MPIU_Allreduce(&split, &gsplit, 1, MPIU_INT, MPI_SUM, s->comm));
   PetscCheck(!gsplit, s->comm, PETSC_ERR_SUP,
-             "-%simex vertical needs every column of elements on one rank, and this partition splits columns at %" PetscInt_FMT " element faces: use one tree in z (-dm_p4est_brick_size a,b,1 with -dm_forest_initial_refinement for the levels) and a number of ranks that divides a*b",
+             "-%simex vertical needs every column of elements on one rank, and this partition splits columns at %" PetscInt_FMT
+             " element faces: use one tree in z (-dm_p4est_brick_size a,b,1 with -dm_forest_initial_refinement for the levels) and a number of ranks that divides a*b",
              s->prefix, gsplit);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -214,7 +215,7 @@ static PetscErrorCode ESDGCreateVerticalMatrix(SquallESDG s, Mat *J)
       const PetscInt nb = m->nbr[6 * e + f];
       if (nb < 0) continue;
       for (PetscInt k = 0; k < Nfp; k++) {
-        const PetscInt p = m->vmapP[(e * 6 + f) * Nfp + k];
+        const PetscInt p               = m->vmapP[(e * 6 + f) * Nfp + k];
         partner[m->fmask[f * Nfp + k]] = rstart + m->gslot[nb] * 5 * Np + p % Np;
       }
     }
@@ -258,7 +259,7 @@ PetscErrorCode SquallESDGSetUpIMEX(SquallESDG s, TS ts)
     PetscCall(MatColoringApply(mc, &isc));
     PetscCall(MatColoringDestroy(&mc));
     PetscCall(MatFDColoringCreate(s->Jv, isc, &s->fdc));
-    PetscCall(MatFDColoringSetFunction(s->fdc, (PetscErrorCode (*)(void))(void (*)(void))ESDGColorFunction, NULL));
+    PetscCall(MatFDColoringSetFunction(s->fdc, (PetscErrorCode(*)(void))(void (*)(void))ESDGColorFunction, NULL));
     /* differencing step err * max(|q|, umin): umin 1 keeps the step of the small momenta at err (the
        energy, 1e5, gets err * E), so that the difference is far above the RHS's round-off */
     PetscCall(MatFDColoringSetParameters(s->fdc, PETSC_DEFAULT, 1.0));

@@ -53,7 +53,7 @@ struct _n_SquallESDG {
   SquallESDGIMEXType imex;        /* -esdg_imex */
   Mat                Jv;          /* dF_V/dq with the pattern of the vertical lines of nodes, by finite-difference coloring */
   MatFDColoring      fdc;
-  PetscInt           nJac;    /* Jacobians formed, IFunctions evaluated */
+  PetscInt           nJac; /* Jacobians formed, IFunctions evaluated */
   PetscInt           nIFunc;
   /* the test case and its parameters as checkpoints record them (SquallESDGSetCheckpointCase(); src/ts/esdgio.c) */
   char     caseName[32];
