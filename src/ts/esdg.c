@@ -184,6 +184,7 @@ PetscErrorCode SquallESDGView(SquallESDG s, PetscViewer viewer)
   if (s->coriolis != SQUALL_CORIOLIS_NONE) PetscCall(PetscViewerASCIIPrintf(viewer, " (f0 %g, beta0 %g, y0 %g)", (double)s->f0, (double)s->beta0, (double)s->y0));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   if (s->perturb) PetscCall(PetscViewerASCIIPrintf(viewer, "  state: perturbation from the reference (-esdg_perturbation)\n"));
+  if (s->imex == SQUALL_ESDG_IMEX_VERTICAL) PetscCall(PetscViewerASCIIPrintf(viewer, "  HEVI: F_H explicit, F_V implicit (-esdg_imex vertical)\n"));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(SquallDGMeshView(s->mesh, viewer));
   PetscCall(PetscViewerASCIIPopTab(viewer));
