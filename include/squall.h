@@ -84,24 +84,26 @@ PETSC_EXTERN PetscErrorCode SquallESDGGetGas(SquallESDG, PetscReal *gamma, Petsc
 PETSC_EXTERN PetscErrorCode SquallESDGSetSurfaceFlux(SquallESDG, const char *);
 PETSC_EXTERN PetscErrorCode SquallESDGProject(SquallESDG, SquallESDGInitialFn, void *, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeRHS(SquallESDG, PetscReal, Vec, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGSetReferenceState(SquallESDG, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGSetPerturbation(SquallESDG, PetscBool);
+PETSC_EXTERN PetscErrorCode SquallESDGGetFullState(SquallESDG, Vec, Vec *);
+PETSC_EXTERN PetscErrorCode SquallESDGRestoreFullState(SquallESDG, Vec, Vec *);
+PETSC_EXTERN PetscErrorCode SquallESDGRHSFunction(TS, PetscReal, Vec, Vec, void *);
+PETSC_EXTERN PetscErrorCode SquallESDGComputeStats(SquallESDG, Vec, SquallESDGStats *);
+PETSC_EXTERN PetscErrorCode SquallESDGComputeEntropyRate(SquallESDG, Vec Q, Vec F, PetscReal *);
+PETSC_EXTERN PetscErrorCode SquallESDGComputeTimeStep(SquallESDG, Vec, PetscReal cfl, PetscReal *);
+PETSC_EXTERN PetscErrorCode SquallESDGSetUpTS(SquallESDG, TS);
+PETSC_EXTERN PetscErrorCode SquallESDGCheckState(SquallESDG, Vec, PetscBool *ok);
+
 /* HEVI: F = F_H + F_V; F_V is the flux differencing along the third reference direction, the faces
    normal to it (bottom and top walls included) and the gravity terms carried along it; F_H the rest */
 typedef enum { SQUALL_ESDG_PART_ALL, SQUALL_ESDG_PART_HORIZONTAL, SQUALL_ESDG_PART_VERTICAL } SquallESDGPart;
 typedef enum { SQUALL_ESDG_IMEX_NONE, SQUALL_ESDG_IMEX_VERTICAL } SquallESDGIMEXType;
 PETSC_EXTERN const char *const SquallESDGIMEXTypes[];
-PETSC_EXTERN PetscErrorCode    SquallESDGComputeRHSPart(SquallESDG, SquallESDGPart, PetscReal, Vec, Vec);
-PETSC_EXTERN PetscErrorCode    SquallESDGSetIMEX(SquallESDG, SquallESDGIMEXType);
-PETSC_EXTERN PetscErrorCode    SquallESDGGetIMEXStats(SquallESDG, PetscInt *jacobians, PetscInt *ifunctions);
-PETSC_EXTERN PetscErrorCode    SquallESDGSetReferenceState(SquallESDG, Vec);
-PETSC_EXTERN PetscErrorCode    SquallESDGSetPerturbation(SquallESDG, PetscBool);
-PETSC_EXTERN PetscErrorCode    SquallESDGGetFullState(SquallESDG, Vec, Vec *);
-PETSC_EXTERN PetscErrorCode    SquallESDGRestoreFullState(SquallESDG, Vec, Vec *);
-PETSC_EXTERN PetscErrorCode    SquallESDGRHSFunction(TS, PetscReal, Vec, Vec, void *);
-PETSC_EXTERN PetscErrorCode    SquallESDGComputeStats(SquallESDG, Vec, SquallESDGStats *);
-PETSC_EXTERN PetscErrorCode    SquallESDGComputeEntropyRate(SquallESDG, Vec Q, Vec F, PetscReal *);
-PETSC_EXTERN PetscErrorCode    SquallESDGComputeTimeStep(SquallESDG, Vec, PetscReal cfl, PetscReal *);
-PETSC_EXTERN PetscErrorCode    SquallESDGSetUpTS(SquallESDG, TS);
-PETSC_EXTERN PetscErrorCode    SquallESDGCheckState(SquallESDG, Vec, PetscBool *ok);
+
+PETSC_EXTERN PetscErrorCode SquallESDGComputeRHSPart(SquallESDG, SquallESDGPart, PetscReal, Vec, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGSetIMEX(SquallESDG, SquallESDGIMEXType);
+PETSC_EXTERN PetscErrorCode SquallESDGGetIMEXStats(SquallESDG, PetscInt *jacobians, PetscInt *ifunctions);
 
 PETSC_EXTERN PetscErrorCode SquallESDGWriteCheckpoint(SquallESDG, Vec, PetscReal time, PetscInt step, PetscReal dt, const char[]);
 PETSC_EXTERN PetscErrorCode SquallESDGReadCheckpoint(SquallESDG, const char[], Vec, PetscReal *time, PetscInt *step, PetscReal *dt);
