@@ -95,6 +95,16 @@ PETSC_EXTERN PetscErrorCode SquallESDGComputeTimeStep(SquallESDG, Vec, PetscReal
 PETSC_EXTERN PetscErrorCode SquallESDGSetUpTS(SquallESDG, TS);
 PETSC_EXTERN PetscErrorCode SquallESDGCheckState(SquallESDG, Vec, PetscBool *ok);
 
+/* HEVI: F = F_H + F_V; F_V is the flux differencing along the third reference direction, the faces
+   normal to it (bottom and top walls included) and the gravity terms carried along it; F_H the rest */
+typedef enum { SQUALL_ESDG_PART_ALL, SQUALL_ESDG_PART_HORIZONTAL, SQUALL_ESDG_PART_VERTICAL } SquallESDGPart;
+typedef enum { SQUALL_ESDG_IMEX_NONE, SQUALL_ESDG_IMEX_VERTICAL } SquallESDGIMEXType;
+PETSC_EXTERN const char *const SquallESDGIMEXTypes[];
+
+PETSC_EXTERN PetscErrorCode SquallESDGComputeRHSPart(SquallESDG, SquallESDGPart, PetscReal, Vec, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGSetIMEX(SquallESDG, SquallESDGIMEXType);
+PETSC_EXTERN PetscErrorCode SquallESDGGetIMEXStats(SquallESDG, PetscInt *jacobians, PetscInt *ifunctions);
+
 PETSC_EXTERN PetscErrorCode SquallESDGWriteCheckpoint(SquallESDG, Vec, PetscReal time, PetscInt step, PetscReal dt, const char[]);
 PETSC_EXTERN PetscErrorCode SquallESDGReadCheckpoint(SquallESDG, const char[], Vec, PetscReal *time, PetscInt *step, PetscReal *dt);
 PETSC_EXTERN PetscErrorCode SquallESDGSetCheckpointCase(SquallESDG, const char name[]);

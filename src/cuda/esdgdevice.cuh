@@ -40,6 +40,7 @@ typedef struct {
   PetscInt           nOwned, nList;
   size_t             nSlots;
   PetscReal          wb;
+  int                parts;    /* the terms formed (SquallESDGKernelArgs.parts), never 0 */
   int                pfBlocks; /* > 0: the half sweep prefetches into L2 the inputs of the block this many blocks ahead (PrefetchElement); set by its launcher */
 } ESDGArgs;
 
@@ -70,7 +71,8 @@ static ESDGArgs ESDGGetArgs(const struct _n_SquallESDGKernels *c, const SquallES
   a.Phi      = c->Phi;
   a.J        = c->J;
   a.Ja       = c->Ja;
-  a.fcor     = c->fcor;
+  a.parts    = in->parts ? in->parts : SQUALL_ESDG_ALL_TERMS;
+  a.fcor     = (a.parts & SQUALL_ESDG_SOURCES) ? c->fcor : NULL; /* without the sources no Coriolis term is loaded or added */
   a.D        = c->D;
   a.bad      = c->bad;
   a.nOwned   = c->nOwned;

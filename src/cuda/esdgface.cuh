@@ -22,7 +22,16 @@ template <int NQ, bool DEP, bool FC> __global__ static void __launch_bounds__(12
   const int      f = (int)(ef % 6), q = (int)(t % NFP), n = FaceNode<NQ>(f, q);
   const size_t   k  = (size_t)ef * NFP + q;
   const PetscInt kp = a.plus[k];
-  PetscReal      sf, sfp, nhat[3], nhatp[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fm[5], Fp[5];
+  if (!((a.parts >> (f / 2)) & 1)) { /* a face normal to a direction left out of this RHS: no flux on either side */
+#pragma unroll
+    for (int c = 0; c < 5; c++) a.FB[c * a.nSlots + k] = 0;
+    if (kp >= 0) {
+#pragma unroll
+      for (int c = 0; c < 5; c++) a.FB[c * a.nSlots + kp] = 0;
+    }
+    return;
+  }
+  PetscReal sf, sfp, nhat[3], nhatp[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], Fm[5], Fp[5];
   /* each side's own unit normal and s_f, precomputed per face node (read coalesced; no metric of the
      partner element to gather): the partner side sees its own metric, as in the reference */
   const size_t     nef = a.nSlots / NFP, kf = FC ? (size_t)ef : k, kpf = FC ? (size_t)(kp / NFP) : (size_t)kp;

@@ -8,6 +8,15 @@
 #include <limits.h>
 #include "physics/euler.h"
 
+/* the terms of the RHS one evaluation forms (SquallESDGKernelArgs.parts, and the C reference's): bit d
+   the flux differencing along reference direction d and the faces normal to it, SQUALL_ESDG_SOURCES the
+   pointwise sources (Coriolis). HEVI's vertical part is direction 2, the horizontal one the rest. */
+#define SQUALL_ESDG_DIRECTION(d) (1 << (d))
+#define SQUALL_ESDG_SOURCES 8
+#define SQUALL_ESDG_ALL_TERMS 15
+#define SQUALL_ESDG_VERTICAL_TERMS SQUALL_ESDG_DIRECTION(2)
+#define SQUALL_ESDG_HORIZONTAL_TERMS (SQUALL_ESDG_ALL_TERMS & ~SQUALL_ESDG_VERTICAL_TERMS)
+
 /* face-node partner code of a wall (SquallESDGKernelsSetup.vmapP) */
 #define SQUALL_ESDG_BOUNDARY INT_MIN
 
@@ -46,6 +55,7 @@ typedef struct {
   PetscBool             refCont; /* the reference is equal bit for bit on both sides of every face */
   const PetscScalar    *Fref;    /* reference residual subtracted from the RHS, or NULL */
   PetscScalar          *F;       /* the RHS (NULL in a fused LSRK stage) */
+  int                   parts;   /* the terms formed (SQUALL_ESDG_DIRECTION(d), SQUALL_ESDG_SOURCES); 0 is all of them */
   /* a fused LSRK stage (K non-NULL): each node's RHS goes into K = la K + ldt F, Qw += lb K instead of F;
      with C the fields of cmask (bit f for field f) get the compensated update */
   PetscScalar *K, *Qw, *C;

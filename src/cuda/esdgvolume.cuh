@@ -176,7 +176,8 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     const int  stride = d == 0 ? 1 : (d == 1 ? NQ : NQ * NQ), i = idx[d], base = n - i * stride;
     ESDGReal2 *sbuf  = sbuf0;
     PetscReal *sbuf1 = (PetscReal *)(sbuf + 2 * NH * NP);
-    if (active) {
+    const bool on    = active && ((a.parts >> d) & 1); /* a direction left out of this RHS (HEVI's parts) */
+    if (on) {
       PetscReal nown[3];
 #pragma unroll
       for (int c = 0; c < 3; c++) nown[c] = CART ? sJa[d * 3 + c] : a.Ja[((size_t)e * 9 + d * 3 + c) * NP + n];
@@ -214,7 +215,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
       }
     }
     __syncthreads();
-    if (active) {
+    if (on) {
 #pragma unroll
       for (int o = 1; o <= NH; o++) {
         const int        isrc = (i - o + NQ) % NQ, src = base + isrc * stride;

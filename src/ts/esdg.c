@@ -25,6 +25,7 @@ PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
   s->coriolis         = SQUALL_CORIOLIS_NONE;
   s->gpuPrefetchWaves = -1; /* from SquallESDGGPUDefaultsByOrder once the order is known */
   s->pertPressure     = PETSC_TRUE;
+  s->rhsParts         = SQUALL_ESDG_ALL_TERMS;
   PetscCall(PetscStrallocpy("esdg_", &s->prefix));
   PetscCall(SquallDGMeshCreate(comm, &s->mesh));
   *esdg = s;
@@ -83,7 +84,7 @@ PetscErrorCode SquallESDGSetSurfaceFlux(SquallESDG s, const char *name)
 PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
 {
   PetscReal gamma = s->gas.gamma, R = s->gas.R, g = s->gas.g, waves;
-  PetscInt  flux = s->surface, cor = s->coriolis, N;
+  PetscInt  flux = s->surface, cor = s->coriolis, imex = s->imex, N;
 
   PetscFunctionBegin;
   /* the mesh first: the GPU defaults depend on the order */
@@ -107,7 +108,9 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
     PetscOptionsBool("-reference_residual", "Subtract the discrete residual of the test case's unperturbed background from every RHS (well balanced to round-off; for single precision)", "SquallESDGSetReferenceState", s->useRef, &s->useRef, NULL));
   PetscCall(PetscOptionsBool("-perturbation", "The TS state is the departure Q - Qref from the test case's background (implies -esdg_reference_residual; for single precision)", "SquallESDGSetPerturbation", s->perturb, &s->perturb, NULL));
   PetscCall(PetscOptionsBool("-perturbation_pressure", "In perturbation form, the momentum flux's pressure from the departures, so that the reference's never enters it", "SquallESDGSetPerturbation", s->pertPressure, &s->pertPressure, NULL));
+  PetscCall(PetscOptionsEList("-imex", "HEVI: none, or vertical (F_H explicit as the RHSFunction, F_V implicit as the IFunction qdot - F_V, for -ts_type arkimex)", "SquallESDGSetIMEX", SquallESDGIMEXTypes, 2, SquallESDGIMEXTypes[imex], &imex, NULL));
   PetscOptionsEnd();
+  PetscCall(SquallESDGSetIMEX(s, (SquallESDGIMEXType)imex));
   if (s->perturb) s->useRef = PETSC_TRUE;
   PetscCall(SquallESDGSetGas(s, gamma, R, g));
   PetscCheck(s->cfl >= 0 && s->cfl <= 10, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%scfl %g is out of range: valid values are 0 (off) to 10", s->prefix, (double)s->cfl);
@@ -181,6 +184,7 @@ PetscErrorCode SquallESDGView(SquallESDG s, PetscViewer viewer)
   if (s->coriolis != SQUALL_CORIOLIS_NONE) PetscCall(PetscViewerASCIIPrintf(viewer, " (f0 %g, beta0 %g, y0 %g)", (double)s->f0, (double)s->beta0, (double)s->y0));
   PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   if (s->perturb) PetscCall(PetscViewerASCIIPrintf(viewer, "  state: perturbation from the reference (-esdg_perturbation)\n"));
+  if (s->imex == SQUALL_ESDG_IMEX_VERTICAL) PetscCall(PetscViewerASCIIPrintf(viewer, "  HEVI: F_H explicit, F_V implicit (-esdg_imex vertical)\n"));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(SquallDGMeshView(s->mesh, viewer));
   PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -201,6 +205,7 @@ PetscErrorCode SquallESDGDestroy(SquallESDG *esdg)
   PetscCall(VecDestroy(&s->QrefLoc));
   PetscCall(VecDestroy(&s->Qfull));
   PetscCall(VecDestroy(&s->Xloc));
+  PetscCall(SquallESDGDestroyIMEX(s));
   PetscCall(PetscSFDestroy(&s->ghostSF));
   PetscCall(PetscFree(s->Phi));
   PetscCall(PetscFree(s->work));
@@ -355,6 +360,7 @@ PetscErrorCode SquallESDGSetReferenceState(SquallESDG s, Vec Qref)
   PetscCall(VecDestroy(&s->Fref));
   PetscCall(VecDestroy(&s->Qref));
   PetscCall(VecDestroy(&s->QrefLoc));
+  for (PetscInt p = 0; p < 3; p++) PetscCall(VecDestroy(&s->FrefPart[p]));
   s->refCont = PETSC_FALSE;
   PetscCall(ESDGSetDepartures(s));
   if (!Qref) PetscFunctionReturn(PETSC_SUCCESS);

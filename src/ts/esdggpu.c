@@ -190,6 +190,7 @@ static PetscErrorCode ESDGGPUGetArgs(SquallESDG s, PetscBool rhs, SquallESDGKern
   a->gas     = s->gas;
   a->surface = s->surface;
   a->refCont = s->refCont;
+  a->parts   = s->rhsParts;
   if (s->perturb) {
     PetscCheck(s->Qref && s->QrefLoc, s->comm, PETSC_ERR_ARG_WRONGSTATE, "-%sperturbation needs a reference state: SquallESDGSetInitialCondition() with a case that has one, or SquallESDGSetReferenceState()", s->prefix);
     PetscCall(VecCUDAGetArrayRead(s->Qref, &a->Qref));

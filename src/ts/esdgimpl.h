@@ -48,6 +48,14 @@ struct _n_SquallESDG {
   Vec               gpuNextVec;                   /* the state the last fused LSRK stage wrote, while unchanged (gpuNextState) */
   PetscObjectState  gpuNextState;
   PetscBool         gpuNextBad; /* and that stage's verdict on it (all ranks): the next stage's check needs no pass of its own */
+  /* HEVI (src/ts/esdgimex.c): F = F_H + F_V, F_V implicit through TS ARKIMEX */
+  int                rhsParts;    /* the terms the RHS forms (SQUALL_ESDG_*_TERMS of src/cuda/esdgkernels.h): all, but while a part is evaluated */
+  Vec                FrefPart[3]; /* the reference residual of each part ([SQUALL_ESDG_PART_ALL] unused: s->Fref) */
+  SquallESDGIMEXType imex;        /* -esdg_imex */
+  Mat                Jv;          /* dF_V/dq with the pattern of the vertical lines of nodes, by finite-difference coloring */
+  MatFDColoring      fdc;
+  PetscInt           nJac; /* Jacobians formed, IFunctions evaluated */
+  PetscInt           nIFunc;
   /* the test case and its parameters as checkpoints record them (SquallESDGSetCheckpointCase(); src/ts/esdgio.c) */
   char     caseName[32];
   PetscInt ncaseParams;
@@ -58,6 +66,8 @@ typedef struct {
   PetscReal mass, energy, entropy, maxw, minrho, minp;
 } SquallESDGDiagnostics;
 
+PETSC_INTERN PetscErrorCode SquallESDGSetUpIMEX(SquallESDG, TS);
+PETSC_INTERN PetscErrorCode SquallESDGDestroyIMEX(SquallESDG);
 PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG, PetscReal, Vec Q, Vec X, Vec F);
 PETSC_INTERN PetscErrorCode SquallESDGCreateGhostSF(SquallESDG);
 PETSC_EXTERN PetscErrorCode SquallESDGGhostBegin(SquallESDG, PetscMemType, const PetscScalar *q, PetscScalar *qloc);

@@ -2,7 +2,8 @@
    (each unordered node pair evaluated once, the partner's gravity term by rescaling), EC/ES/Rusanov
    fluxes on faces, reflecting walls by the mirror state, Coriolis as a pointwise source.
      J dq_i/dt = - sum_m S_im F(q_i, q_m; {{Ja}}_im) - sum_faces (s_f / w_b) F*(q-, q+; nhat) + J S(q_i),
-   with S = 2D - W^-1 B, whose diagonal vanishes (Gassner, Winters, Kopriva, J. Comput. Phys. 327
+   with S = 2D - W^-1 B, whose diagonal vanishes. s->rhsParts selects the terms (HEVI's F_H and F_V:
+   the directions' volume pairs and faces, the sources) (Gassner, Winters, Kopriva, J. Comput. Phys. 327
    (2016) 39-66; Waruszewski et al., J. Comput. Phys. 468 (2022) 111507). */
 #include "ts/esdgimpl.h"
 
@@ -30,6 +31,7 @@ static void VolumeElement(SquallESDG s, PetscInt e, const PetscReal *aux, PetscR
 
   for (PetscInt d = 0; d < 3; d++) {
     const PetscInt stride = d == 0 ? 1 : (d == 1 ? Nq : Nq * Nq);
+    if (!((s->rhsParts >> d) & 1)) continue; /* a direction left out of this RHS (HEVI's parts) */
     for (PetscInt line = 0; line < Nq * Nq; line++) {
       const PetscInt t0 = line % Nq, t1 = line / Nq;
       const PetscInt base = d == 0 ? Nq * (t0 + Nq * t1) : (d == 1 ? t0 + Nq * Nq * t1 : t0 + Nq * t1);
@@ -90,6 +92,7 @@ static void SurfaceElement(SquallESDG s, PetscInt e, const PetscScalar *qa, cons
   for (PetscInt f = 0; f < 6; f++) {
     const PetscInt  d = f / 2, nb = m->nbr[6 * e + f];
     const PetscReal sign = (f % 2) ? 1 : -1;
+    if (!((s->rhsParts >> d) & 1)) continue; /* the faces normal to a direction left out */
     for (PetscInt k = 0; k < Nfp; k++) {
       const PetscInt n = m->fmask[f * Nfp + k];
       PetscReal      nout[3], sf, nhat[3], qm[5], qp[5], am[SQUALL_NAUX], ap[SQUALL_NAUX], F[5], Phip;
@@ -185,7 +188,7 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec X,
     VolumeElement(s, e, aux, acc);
     for (PetscInt i = 0; i < 5 * Np; i++) fe[i] = acc[i];
   }
-  PetscCall(PetscLogFlops(3.0 * m->nOwned * Np * m->N / 2.0 * 110));
+  PetscCall(PetscLogFlops((((s->rhsParts >> 0) & 1) + ((s->rhsParts >> 1) & 1) + ((s->rhsParts >> 2) & 1)) * m->nOwned * Np * m->N / 2.0 * 110)); /* per direction formed */
   PetscCall(PetscLogEventEnd(SQUALL_ESDGVolume, 0, 0, 0, 0));
   PetscCall(SquallESDGGhostEnd(s, qa, ql));
   if (X) PetscCall(SquallESDGGhostEnd(s, d.x, xl));
@@ -208,7 +211,7 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec X,
   }
   PetscCall(PetscLogEventEnd(SQUALL_ESDGSurface, 0, 0, 0, 0));
 
-  if (s->coriolis != SQUALL_CORIOLIS_NONE) {
+  if (s->coriolis != SQUALL_CORIOLIS_NONE && (s->rhsParts & SQUALL_ESDG_SOURCES)) {
     /* -f k x (rho u): entropy neutral, added pointwise */
     PetscCall(PetscLogEventBegin(SQUALL_ESDGSource, 0, 0, 0, 0));
     for (PetscInt e = 0; e < m->nOwned; e++) {
@@ -248,12 +251,17 @@ PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG s, PetscReal t, Vec Q, Vec X,
 PetscErrorCode SquallESDGVolumeFlops(SquallESDG s, PetscLogDouble *flops)
 {
   SquallDGMesh         m     = s->mesh;
-  const PetscLogDouble pairs = 3.0 * m->Nfp * m->Nq * (m->Nq - 1) / 2.0 * m->nOwned;
-  const PetscBool      box   = (PetscBool)(s->boxPhiZ && s->useGPU); /* boxPhiZ: Cartesian, and Phi = g z */
+  const PetscLogDouble pairs = (PetscLogDouble)m->Nfp * m->Nq * (m->Nq - 1) / 2.0 * m->nOwned; /* per direction */
+  const PetscBool      box   = (PetscBool)(s->boxPhiZ && s->useGPU);                           /* boxPhiZ: Cartesian, and Phi = g z */
 
   PetscFunctionBegin;
-  /* the useful work: each unordered pair once, accumulated into both of its nodes */
-  *flops = pairs * ((s->gas.departures ? SQ_FLOPS_DEP : 0) - (s->useGPU ? SQ_FLOPS_SCALED : 0) - (box ? 2.0 / 3.0 * SQ_FLOPS_GRAV_AXIS : 0) +
-                    (box ? SQ_FLOPS_MEANS + 12 + 2 * 11 : SQ_FLOPS_MEANS + 24 + 2 * 13)); /* the C reference contracts with the general metric */
+  /* the useful work: each unordered pair once, accumulated into both of its nodes, for the directions
+     this RHS forms (HEVI's parts: s->rhsParts) */
+  *flops = 0;
+  for (PetscInt d = 0; d < 3; d++) {
+    if (!((s->rhsParts >> d) & 1)) continue;
+    *flops += pairs * ((s->gas.departures ? SQ_FLOPS_DEP : 0) - (s->useGPU ? SQ_FLOPS_SCALED : 0) - (box && d < 2 ? SQ_FLOPS_GRAV_AXIS : 0) +
+                       (box ? SQ_FLOPS_MEANS + 12 + 2 * 11 : SQ_FLOPS_MEANS + 24 + 2 * 13)); /* the C reference contracts with the general metric */
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -121,7 +121,8 @@ static PetscErrorCode ESDGFieldLayout(TS ts, PetscInt *stride, PetscInt *nfields
 
 /*@C
   SquallESDGSetUpTS - gives ts the ESDG DM and RHS, rejects stages with unphysical states, and
-  installs the -esdg_cfl time-step control and the -esdg_monitor diagnostics.
+  installs the -esdg_cfl time-step control and the -esdg_monitor diagnostics. With -esdg_imex vertical
+  the RHS is F_H and the IFunction qdot - F_V with its IJacobian (src/ts/esdgimex.c), for TS ARKIMEX.
 @*/
 PetscErrorCode SquallESDGSetUpTS(SquallESDG s, TS ts)
 {
@@ -134,6 +135,7 @@ PetscErrorCode SquallESDGSetUpTS(SquallESDG s, TS ts)
   if (s->useGPU) PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKFusedStage_C", ESDGFusedStage));
   /* for -ts_lsrk_compensated_fields (0,4: density and energy), whatever the TS's type becomes later */
   PetscCall(PetscObjectComposeFunction((PetscObject)ts, "SquallTSLSRKFieldLayout_C", ESDGFieldLayout));
+  if (s->imex == SQUALL_ESDG_IMEX_VERTICAL) PetscCall(SquallESDGSetUpIMEX(s, ts)); /* F_H as the RHS, F_V implicit */
   if (s->cfl > 0) PetscCall(TSSetPreStep(ts, ESDGPreStep));
   if (s->monitor_every > 0) PetscCall(TSMonitorSet(ts, ESDGMonitor, s, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);

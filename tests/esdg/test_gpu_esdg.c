@@ -133,6 +133,20 @@ int main(int argc, char **argv)
                         (double)rel[2], (double)rel[3], (double)rel[4]));
   PetscCheck(relmax < tol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "GPU RHS differs from the CPU reference by %g relative (tolerance %g)", (double)relmax, (double)tol);
   {
+    /* HEVI's parts F_H and F_V (the kernels' term mask: directions and sources) against the CPU's */
+    for (PetscInt p = SQUALL_ESDG_PART_HORIZONTAL; p <= SQUALL_ESDG_PART_VERTICAL; p++) {
+      PetscReal prel = 0;
+      PetscCall(SquallESDGComputeRHSPart(sc, (SquallESDGPart)p, 0, Qc, Fc));
+      PetscCall(SquallESDGComputeRHSPart(sg, (SquallESDGPart)p, 0, Qg, Fg));
+      PetscCall(CompareFields(sc, Fg, Fc, rhsscale, rel));
+      for (PetscInt f = 0; f < 5; f++) prel = PetscMax(prel, rel[f]);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s part: GPU vs CPU max difference relative to the flux terms %.2e\n", p == SQUALL_ESDG_PART_HORIZONTAL ? "horizontal" : "vertical", (double)prel));
+      PetscCheck(prel < tol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "GPU RHS part %" PetscInt_FMT " differs from the CPU reference by %g relative (tolerance %g)", p, (double)prel, (double)tol);
+    }
+    PetscCall(SquallESDGComputeRHS(sc, 0, Qc, Fc));
+    PetscCall(SquallESDGComputeRHS(sg, 0, Qg, Fg));
+  }
+  {
     /* the GPU RHS conserves entropy (EC) and mass to round-off, through the same diagnostics */
     PetscReal rc, rg;
     PetscCall(SquallESDGComputeEntropyRate(sc, Qc, Fc, &rc));
