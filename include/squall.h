@@ -58,6 +58,10 @@ PETSC_EXTERN PetscErrorCode SquallDGMeshGetOrder(SquallDGMesh, PetscInt *);
 PETSC_EXTERN PetscErrorCode SquallDGMeshGetNumElements(SquallDGMesh, PetscInt *owned, PetscInt *ghost, PetscInt *global);
 PETSC_EXTERN PetscErrorCode SquallDGMeshComputeVolume(SquallDGMesh, PetscReal *);
 PETSC_EXTERN PetscErrorCode SquallDGMeshIntegrate(SquallDGMesh, Vec, PetscInt field, PetscReal *);
+/* terrain height at (x, y) split into a large-scale part h1 and a small-scale part h2 (h = h1 + h2; the SLEVE
+   coordinate decays them with its two scales; Gal-Chen uses the sum) */
+typedef PetscErrorCode (*SquallDGTerrainFunction)(PetscReal x, PetscReal y, PetscReal *h1, PetscReal *h2, void *ctx);
+PETSC_EXTERN PetscErrorCode SquallDGMeshSetTerrainFunction(SquallDGMesh, SquallDGTerrainFunction, void *);
 PETSC_EXTERN PetscErrorCode SquallDGMeshWriteVTK(SquallDGMesh, Vec, const char *const fieldnames[], const char filename[]);
 
 /* ---- ESDG: entropy-stable DG for the compressible Euler equations with gravity and Coriolis */
