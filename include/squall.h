@@ -89,6 +89,7 @@ PETSC_EXTERN PetscErrorCode SquallESDGSetSurfaceFlux(SquallESDG, const char *);
 PETSC_EXTERN PetscErrorCode SquallESDGProject(SquallESDG, SquallESDGInitialFn, void *, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeRHS(SquallESDG, PetscReal, Vec, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGSetReferenceState(SquallESDG, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGSetSpongeState(SquallESDG, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGSetPerturbation(SquallESDG, PetscBool);
 PETSC_EXTERN PetscErrorCode SquallESDGGetFullState(SquallESDG, Vec, Vec *);
 PETSC_EXTERN PetscErrorCode SquallESDGRestoreFullState(SquallESDG, Vec, Vec *);

@@ -4,6 +4,8 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
                      "  -test freestream  constant state without gravity (warped mesh): RHS at round-off\n"
                      "  -test unphysical  a node with negative pressure: the RHS fails with PETSC_ERR_FP, the state check says no,\n"
                      "                    and a TS step is rejected cleanly (TSSetFunctionDomainError) instead of producing NaN\n"
+                     "  -test sponge     the sponge term F - F(without sponge): 0 at the background, -tau (q - q_bg) for a perturbed state,\n"
+                     "                    zero outside the layers, and it removes perturbation energy (L2 product < 0)\n"
                      "  -test api         the setters and getters (gas, surface flux by name, perturbation form) and their checks\n"
                      "  -case name        initial condition (default: random)\n";
 
@@ -241,8 +243,79 @@ int main(int argc, char **argv)
     PetscCall(
       PetscPrintf(PETSC_COMM_WORLD, "%s: max|dq/dt| / scale = %.2e %.2e %.2e %.2e %.2e\n", test, (double)(fmax[0] / scale[0]), (double)(fmax[1] / scale[1]), (double)(fmax[2] / scale[2]), (double)(fmax[3] / scale[3]), (double)(fmax[4] / scale[4])));
     for (PetscInt f = 0; f < 5; f++) PetscCheck(fmax[f] < tol * scale[f], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: field %" PetscInt_FMT " has |dq/dt| %g, not at round-off (scale %g)", test, f, (double)fmax[f], (double)scale[f]);
+  } else if (!strcmp(test, "sponge")) {
+    SquallDGMesh   m  = s->mesh;
+    const PetscInt Nq = m->Nq, Np = m->Np;
+    Vec            F0, Qp;
+    PetscReal      loc[4] = {0, 0, 0, 0}, glob[4], diff0;
+
+    PetscCheck(s->tau && s->Qsponge && !s->perturb, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONGSTATE, "-test sponge needs -esdg_sponge_rate with a layer, a case with a background, and the plain form");
+    PetscCall(VecDuplicate(F, &F0));
+    /* at the background itself (the initial state of the isothermal and Schaer cases) the term vanishes exactly */
+    s->spongeHold = PETSC_TRUE;
+    PetscCall(SquallESDGComputeRHS(s, 0, Q, F0));
+    s->spongeHold = PETSC_FALSE;
+    PetscCall(VecAXPY(F0, -1, F));
+    PetscCall(VecNorm(F0, NORM_INFINITY, &diff0));
+    PetscCheck(diff0 == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the sponge term is %g at the background state, not 0", (double)diff0);
+    /* a perturbed state: 0.1% in every field, varying in space */
+    PetscCall(VecDuplicate(Q, &Qp));
+    {
+      const PetscScalar *qa;
+      PetscScalar       *pa;
+      PetscCall(VecGetArrayRead(Q, &qa));
+      PetscCall(VecGetArrayWrite(Qp, &pa));
+      for (PetscInt e = 0; e < m->nOwned; e++)
+        for (PetscInt f = 0; f < 5; f++)
+          for (PetscInt n = 0; n < Np; n++) {
+            const PetscReal *X = SQUALL_DG_X(m, e);
+            const PetscInt   i = (m->gslot[e] * 5 + f) * Np + n;
+            pa[i]              = qa[i] * (1 + 1e-3 * PetscSinReal(1e-3 * X[n] + 2e-3 * X[2 * Np + n] + f)) + (f >= 1 && f <= 3 ? 1e-3 * qa[(m->gslot[e] * 5) * Np + n] : 0);
+          }
+      PetscCall(VecRestoreArrayWrite(Qp, &pa));
+      PetscCall(VecRestoreArrayRead(Q, &qa));
+    }
+    PetscCall(SquallESDGComputeRHS(s, 0, Qp, F));
+    s->spongeHold = PETSC_TRUE;
+    PetscCall(SquallESDGComputeRHS(s, 0, Qp, F0));
+    s->spongeHold = PETSC_FALSE;
+    {
+      /* loc: max |D + tau d|, max |tau d|, max |D| outside the layers, sum w J d.D (d = q - q_bg, D the sponge term) */
+      const PetscScalar *fa, *f0, *pa, *ra;
+      PetscCall(VecGetArrayRead(F, &fa));
+      PetscCall(VecGetArrayRead(F0, &f0));
+      PetscCall(VecGetArrayRead(Qp, &pa));
+      PetscCall(VecGetArrayRead(s->Qsponge, &ra));
+      for (PetscInt e = 0; e < m->nOwned; e++)
+        for (PetscInt n = 0; n < Np; n++) {
+          const PetscReal tau = s->tau[e * Np + n], wJ = m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * SQUALL_DG_J(m, e)[n];
+          for (PetscInt f = 0; f < 5; f++) {
+            const PetscInt  i = (m->gslot[e] * 5 + f) * Np + n;
+            const PetscReal D = PetscRealPart(fa[i] - f0[i]), d = PetscRealPart(pa[i] - ra[i]);
+            loc[0] = PetscMax(loc[0], PetscAbsReal(D + tau * d));
+            loc[1] = PetscMax(loc[1], PetscAbsReal(tau * d));
+            if (tau == 0) loc[2] = PetscMax(loc[2], PetscAbsReal(D));
+            /* the perturbation energy in each field, scaled by the field's size so that all five count */
+            loc[3] += wJ * d * D / PetscMax(PetscAbsReal(PetscRealPart(ra[(m->gslot[e] * 5 + (f >= 1 && f <= 3 ? 0 : f)) * Np + n])), PETSC_SMALL);
+          }
+        }
+      PetscCall(VecRestoreArrayRead(s->Qsponge, &ra));
+      PetscCall(VecRestoreArrayRead(Qp, &pa));
+      PetscCall(VecRestoreArrayRead(F0, &f0));
+      PetscCall(VecRestoreArrayRead(F, &fa));
+      PetscCallMPI(MPIU_Allreduce(loc, glob, 3, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+      PetscCallMPI(MPIU_Allreduce(&loc[3], &glob[3], 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "sponge: 0 at the background; |D + tau (q - q_bg)| / |tau (q - q_bg)| = %.2e, outside the layers |D| = %g, perturbation energy rate %.3e (< 0), %" PetscInt_FMT " nodes in the layers\n",
+                          (double)(glob[0] / glob[1]), (double)glob[2], (double)glob[3], s->nSponge));
+    PetscCheck(glob[1] > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "no node lies in a sponge layer");
+    PetscCheck(glob[0] <= 1e5 * PETSC_MACHINE_EPSILON * glob[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the sponge term differs from -tau (q - q_bg) by %g (relative)", (double)(glob[0] / glob[1]));
+    PetscCheck(glob[2] == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the sponge changes the RHS outside its layers by %g", (double)glob[2]);
+    PetscCheck(glob[3] < 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the sponge does not remove perturbation energy (rate %g)", (double)glob[3]);
+    PetscCall(VecDestroy(&Qp));
+    PetscCall(VecDestroy(&F0));
   } else
-    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-test %s unknown: valid are entropy, balance, freestream, unphysical", test);
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-test %s unknown: valid are entropy, balance, freestream, unphysical, sponge", test);
 
   PetscCall(VecDestroy(&F));
   PetscCall(VecDestroy(&Q));
