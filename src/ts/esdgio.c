@@ -395,9 +395,9 @@ PetscErrorCode SquallESDGReadCheckpoint(SquallESDG s, const char filename[], Vec
 }
 
 /*@C
-  SquallESDGWriteSlice - writes x, y, z and potential temperature theta = T (p0/p)^(R/cp) of every
-  node on the plane coordinate[axis] = value (nodes within 1e-9 of the extent) to a CSV file; rank
-  0 gathers. p0 = 1e5 Pa.
+  SquallESDGWriteSlice - writes x, y, z, potential temperature theta = T (p0/p)^(R/cp) and the velocity
+  components u and w of every node on the plane coordinate[axis] = value (nodes within 1e-9 of the
+  extent) to a CSV file (columns x,y,z,theta,u,w); rank 0 gathers. p0 = 1e5 Pa.
 @*/
 PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscReal value, const char filename[])
 {
@@ -413,7 +413,7 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
 
   PetscFunctionBegin;
   PetscCheck(axis >= 0 && axis < 3, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Slice axis %" PetscInt_FMT " must be 0, 1 or 2", axis);
-  PetscCall(PetscMalloc1((size_t)4 * m->nOwned * Np + 1, &buf));
+  PetscCall(PetscMalloc1((size_t)6 * m->nOwned * Np + 1, &buf));
   PetscCall(SquallESDGGetFullState(s, XQ, &Q));
   PetscCall(VecGetArrayRead(Q, &qa));
   for (PetscInt e = 0; e < m->nOwned; e++) {
@@ -423,11 +423,13 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
       if (PetscAbsReal(X[axis * Np + n] - value) > tol) continue;
       for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qa[(m->gslot[e] * 5 + f) * Np + n]);
       (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
-      buf[4 * nloc + 0] = X[n];
-      buf[4 * nloc + 1] = X[Np + n];
-      buf[4 * nloc + 2] = X[2 * Np + n];
+      buf[6 * nloc + 0] = X[n];
+      buf[6 * nloc + 1] = X[Np + n];
+      buf[6 * nloc + 2] = X[2 * Np + n];
       /* (gamma-1)/gamma = R/cp */
-      buf[4 * nloc + 3] = a[SQ_P] / (s->gas.R * a[SQ_RHO]) * PetscPowReal((PetscReal)1e5 / a[SQ_P], kappa);
+      buf[6 * nloc + 3] = a[SQ_P] / (s->gas.R * a[SQ_RHO]) * PetscPowReal((PetscReal)1e5 / a[SQ_P], kappa);
+      buf[6 * nloc + 4] = q[1] / q[0];
+      buf[6 * nloc + 5] = q[3] / q[0];
       nloc++;
     }
   }
@@ -435,7 +437,7 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
   PetscCall(SquallESDGRestoreFullState(s, XQ, &Q));
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCall(PetscMPIIntCast(4 * nloc, &cnt));
+  PetscCall(PetscMPIIntCast(6 * nloc, &cnt));
   if (rank == 0) PetscCall(PetscMalloc2(size, &counts, size + 1, &displs));
   PetscCallMPI(MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, s->comm));
   if (rank == 0) {
@@ -449,8 +451,9 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
     char  tmp[PETSC_MAX_PATH_LEN];
     PetscCall(SquallOutputTemporaryName(filename, tmp, sizeof(tmp)));
     PetscCall(PetscFOpen(PETSC_COMM_SELF, tmp, "w", &fp));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "x,y,z,theta\n"));
-    for (PetscMPIInt i = 0; i < displs[size]; i += 4) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.10g,%.10g,%.10g,%.12g\n", (double)all[i], (double)all[i + 1], (double)all[i + 2], (double)all[i + 3]));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "x,y,z,theta,u,w\n"));
+    for (PetscMPIInt i = 0; i < displs[size]; i += 6)
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.10g,%.10g,%.10g,%.12g,%.12g,%.12g\n", (double)all[i], (double)all[i + 1], (double)all[i + 2], (double)all[i + 3], (double)all[i + 4], (double)all[i + 5]));
     PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
     PetscCall(PetscFree(all));
     PetscCall(PetscFree2(counts, displs));
