@@ -55,12 +55,13 @@ static PetscErrorCode DGMeshTerrainElement(SquallDGMesh m, PetscInt e, PetscReal
         for (PetscInt d = 0; d < 2; d++) {
           /* the terrain must agree at the two ends of a periodic direction, else the periodic faces would not match */
           if (m->periodic[d] && t[d] == (PetscReal)m->ncell[d]) {
-            PetscReal g1, g2, x2[2] = {X[n], X[Np + n]};
+            PetscReal g1, g2, x2[2] = {xh[0], xh[1]};
+            x2[d] = X[d * Np + n];
             if (m->terrainFn)
               PetscCall(m->terrainFn(x2[0], x2[1], &g1, &g2, m->terrainCtx));
             else
               SquallTerrainHeight(&m->terrain, x2[0], x2[1], &g1, &g2);
-            PetscCheck(PetscAbsReal(g1 + g2 - h1 - h2) <= 1e-12 * H, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+            PetscCheck(PetscAbsReal(g1 + g2 - h1 - h2) <= PetscMax((PetscReal)1e-12, 10 * PETSC_MACHINE_EPSILON) * H, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
                        "-%sterrain: the terrain differs at the two ends of the periodic direction %c (%g at %c = %g, %g at %c = %g): move -%sterrain_center or widen the brick", m->prefix, "xy"[d], (double)(h1 + h2), "xy"[d], (double)m -> lo[d],
                        (double)(g1 + g2), "xy"[d], (double)m -> hi[d], m -> prefix);
           }

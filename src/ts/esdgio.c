@@ -133,6 +133,21 @@ static PetscErrorCode CheckpointItems(SquallESDG s, CkptItem it[], PetscInt *n)
   PetscCall(AddItem(it, n, "-dm_p4est_brick_periodicity", PETSC_FALSE, PETSC_FALSE, buf));
   PetscCall(FormatReal(m->warp, buf, sizeof(buf)));
   PetscCall(AddItem(it, n, "-esdg_mesh_warp", PETSC_FALSE, PETSC_FALSE, buf));
+  /* the terrain map moves the nodes: its type and coordinate, and with a built-in terrain its parameters */
+  if (m->terrainFn)
+    PetscCall(PetscStrncpy(buf, "user function", sizeof(buf)));
+  else if (m->terrain.type == SQUALL_TERRAIN_NONE)
+    PetscCall(PetscStrncpy(buf, "none", sizeof(buf)));
+  else
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s, %s", m->terrain.type == SQUALL_TERRAIN_SCHAER ? "schaer" : "bell", m->terrain.vcoord == SQUALL_VCOORD_SLEVE ? "sleve" : "gal_chen"));
+  PetscCall(AddItem(it, n, "-esdg_terrain", PETSC_FALSE, PETSC_FALSE, buf));
+  if (m->terrain.type != SQUALL_TERRAIN_NONE && !m->terrainFn) {
+    const PetscReal p1[3] = {m->terrain.h0, m->terrain.a, m->terrain.lambda}, p2[4] = {m->terrain.xc, m->terrain.yc, m->terrain.s1, m->terrain.s2};
+    PetscCall(FormatReals(3, p1, buf, sizeof(buf)));
+    PetscCall(AddItem(it, n, "-esdg_terrain_h0, _a, _lambda", PETSC_FALSE, PETSC_FALSE, buf));
+    PetscCall(FormatReals(4, p2, buf, sizeof(buf)));
+    PetscCall(AddItem(it, n, "-esdg_terrain_center, -esdg_sleve_scales", PETSC_FALSE, PETSC_FALSE, buf));
+  }
   PetscCall(FormatReal(s->gas.gamma, buf, sizeof(buf)));
   PetscCall(AddItem(it, n, "-esdg_gamma", PETSC_FALSE, PETSC_FALSE, buf));
   PetscCall(FormatReal(s->gas.R, buf, sizeof(buf)));
@@ -152,6 +167,12 @@ static PetscErrorCode CheckpointItems(SquallESDG s, CkptItem it[], PetscInt *n)
   /* choices of the discretisation that a continuation may change on purpose */
   PetscCall(AddItem(it, n, "-esdg_surface_flux", PETSC_TRUE, PETSC_FALSE, SquallSurfaceFluxTypes[s->surface]));
   PetscCall(AddItem(it, n, "-esdg_perturbation_pressure", PETSC_TRUE, PETSC_FALSE, PetscBools[s->pertPressure]));
+  {
+    /* rate, top layer's bottom (none: above the top), lateral widths */
+    const PetscReal sp[4] = {s->sponge.rate, s->sponge.z0 < PETSC_MAX_REAL ? s->sponge.z0 : m->hi[2], s->sponge.width[0], s->sponge.width[1]};
+    PetscCall(FormatReals(4, sp, buf, sizeof(buf)));
+    PetscCall(AddItem(it, n, "-esdg_sponge (rate, top, lateral x, y)", PETSC_TRUE, PETSC_FALSE, buf));
+  }
   /* a run that did not name its case (its own initial condition) checks none */
   if (s->caseName[0]) {
     PetscCall(AddItem(it, n, "case", PETSC_FALSE, PETSC_FALSE, s->caseName));
