@@ -6,6 +6,7 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
                      "                    and a TS step is rejected cleanly (TSSetFunctionDomainError) instead of producing NaN\n"
                      "  -test sponge     the sponge term F - F(without sponge): 0 at the background, -tau (q - q_bg) for a perturbed state,\n"
                      "                    zero outside the layers, and it removes perturbation energy (L2 product < 0)\n"
+                     "  -test terrain_function  SquallDGMeshSetTerrainFunction() with the bell gives the mesh of -esdg_terrain bell bit for bit\n"
                      "  -test api         the setters and getters (gas, surface flux by name, perturbation form) and their checks\n"
                      "  -case name        initial condition (default: random)\n";
 
@@ -40,6 +41,18 @@ static PetscErrorCode FieldSums(SquallESDG s, Vec F, PetscInt field, PetscReal *
 }
 
 /* one step of TS lsrk of length dt that may fail (two rejections allowed): where it stopped and why */
+/* the bell of src/physics/terrain.h with h0 = 800, a = 400 at the origin, as a user function */
+static PetscErrorCode UserBell(PetscReal x, PetscReal y, PetscReal *h1, PetscReal *h2, void *ctx)
+{
+  const PetscReal q = 1 + (x * x + y * y) / (400 * 400);
+
+  PetscFunctionBegin;
+  (void)ctx;
+  *h1 = 800 / (q * PetscSqrtReal(q));
+  *h2 = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode OneStep(SquallESDG s, Vec Q, PetscReal dt, TSConvergedReason *reason, PetscReal *t)
 {
   TS ts;
@@ -120,6 +133,37 @@ int main(int argc, char **argv)
       PetscCall(SquallESDGDestroy(&s2));
     }
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "api: gas, surface flux by name (unknown refused), perturbation form on and off, options prefixes\n"));
+    PetscCall(SquallESDGDestroy(&s));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
+  if (!strcmp(test, "terrain_function")) {
+    /* the built-in bell from the options (prefix esdg_) against the same bell as a user function (prefix user_, no terrain options) */
+    SquallESDG   s2;
+    SquallDGMesh m1, m2;
+    size_t       nx;
+    PetscBool    same;
+    PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain", "bell"));
+    PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_h0", "800"));
+    PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_a", "400"));
+    PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_center", "0,0"));
+    PetscCall(SquallESDGSetFromOptions(s));
+    PetscCall(SquallESDGSetUp(s));
+    PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s2));
+    PetscCall(SquallESDGSetOptionsPrefix(s2, "user_"));
+    PetscCall(SquallESDGGetMesh(s2, &m2));
+    PetscCall(SquallDGMeshSetTerrainFunction(m2, UserBell, NULL));
+    PetscCall(SquallESDGSetFromOptions(s2));
+    PetscCall(SquallESDGSetUp(s2));
+    PetscCall(SquallESDGGetMesh(s, &m1));
+    nx = (size_t)(m1->nOwned + m1->nGhost) * m1->Np;
+    PetscCheck(m1->nOwned == m2->nOwned && m1->nGhost == m2->nGhost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the two meshes differ in their elements");
+    PetscCall(PetscArraycmp(m1->x, m2->x, 3 * nx, &same));
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other node positions than -esdg_terrain bell");
+    PetscCall(PetscArraycmp(m1->Ja, m2->Ja, 9 * nx, &same));
+    PetscCheck(same && !m2->cartesian, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other metric terms than -esdg_terrain bell");
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "terrain function: the user bell's nodes and metric terms equal -esdg_terrain bell's bit for bit\n"));
+    PetscCall(SquallESDGDestroy(&s2));
     PetscCall(SquallESDGDestroy(&s));
     PetscCall(PetscFinalize());
     return 0;
