@@ -6,7 +6,7 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
                      "                    and a TS step is rejected cleanly (TSSetFunctionDomainError) instead of producing NaN\n"
                      "  -test sponge     the sponge term F - F(without sponge): 0 at the background, -tau (q - q_bg) for a perturbed state,\n"
                      "                    zero outside the layers, and it removes perturbation energy (L2 product < 0)\n"
-                     "  -test terrain_function  SquallDGMeshSetTerrainFunction() with the bell gives the mesh of -esdg_terrain bell bit for bit\n"
+                     "  -test terrain_function  SquallDGMeshSetTerrainFunction() with the bell gives the mesh of -esdg_terrain bell (to round-off)\n"
                      "  -test api         the setters and getters (gas, surface flux by name, perturbation form) and their checks\n"
                      "  -case name        initial condition (default: random)\n";
 
@@ -141,14 +141,20 @@ int main(int argc, char **argv)
     /* the built-in bell from the options (prefix esdg_) against the same bell as a user function (prefix user_, no terrain options) */
     SquallESDG   s2;
     SquallDGMesh m1, m2;
-    size_t       nx;
-    PetscBool    same;
+    PetscReal    dx = 0, dJa = 0, xs = 0, jas = 0;
     PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain", "bell"));
     PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_h0", "800"));
     PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_a", "400"));
     PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_center", "0,0"));
     PetscCall(SquallESDGSetFromOptions(s));
     PetscCall(SquallESDGSetUp(s));
+    {
+      char     order[8];
+      PetscInt N;
+      PetscCall(SquallDGMeshGetOrder(s->mesh, &N));
+      PetscCall(PetscSNPrintf(order, sizeof(order), "%" PetscInt_FMT, N));
+      PetscCall(PetscOptionsSetValue(NULL, "-user_order", order));
+    }
     PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s2));
     PetscCall(SquallESDGSetOptionsPrefix(s2, "user_"));
     PetscCall(SquallESDGGetMesh(s2, &m2));
@@ -156,13 +162,26 @@ int main(int argc, char **argv)
     PetscCall(SquallESDGSetFromOptions(s2));
     PetscCall(SquallESDGSetUp(s2));
     PetscCall(SquallESDGGetMesh(s, &m1));
-    nx = (size_t)(m1->nOwned + m1->nGhost) * m1->Np;
     PetscCheck(m1->nOwned == m2->nOwned && m1->nGhost == m2->nGhost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the two meshes differ in their elements");
-    PetscCall(PetscArraycmp(m1->x, m2->x, 3 * nx, &same));
-    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other node positions than -esdg_terrain bell");
-    PetscCall(PetscArraycmp(m1->Ja, m2->Ja, 9 * nx, &same));
-    PetscCheck(same && !m2->cartesian, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other metric terms than -esdg_terrain bell");
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "terrain function: the user bell's nodes and metric terms equal -esdg_terrain bell's bit for bit\n"));
+    /* the two evaluations of the bell are compiled apart (the contraction of their products may differ): equal to round-off */
+    /* the elements of the two forests are matched by their lattice index */
+    for (PetscInt e1 = 0; e1 < m1->nOwned + m1->nGhost; e1++) {
+      PetscInt e2 = -1;
+      for (PetscInt e = 0; e < m2->nOwned + m2->nGhost && e2 < 0; e++)
+        if (m2->ijk[3 * e] == m1->ijk[3 * e1] && m2->ijk[3 * e + 1] == m1->ijk[3 * e1 + 1] && m2->ijk[3 * e + 2] == m1->ijk[3 * e1 + 2]) e2 = e;
+      PetscCheck(e2 >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "element %" PetscInt_FMT " of the first mesh has no counterpart", e1);
+      for (PetscInt i = 0; i < 3 * m1->Np; i++) {
+        dx = PetscMax(dx, PetscAbsReal(SQUALL_DG_X(m1, e1)[i] - SQUALL_DG_X(m2, e2)[i]));
+        xs = PetscMax(xs, PetscAbsReal(SQUALL_DG_X(m1, e1)[i]));
+      }
+      for (PetscInt i = 0; i < 9 * m1->Np; i++) {
+        dJa = PetscMax(dJa, PetscAbsReal(SQUALL_DG_JA(m1, e1)[i] - SQUALL_DG_JA(m2, e2)[i]));
+        jas = PetscMax(jas, PetscAbsReal(SQUALL_DG_JA(m1, e1)[i]));
+      }
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "terrain function: the user bell's nodes and metric terms against -esdg_terrain bell's: max differences %.2e, %.2e (relative)\n", (double)(dx / xs), (double)(dJa / jas)));
+    PetscCheck(dx <= 10 * PETSC_MACHINE_EPSILON * xs && !m2->cartesian, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other node positions than -esdg_terrain bell (%g)", (double)dx);
+    PetscCheck(dJa <= 1e3 * PETSC_MACHINE_EPSILON * jas, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other metric terms than -esdg_terrain bell (%g)", (double)dJa);
     PetscCall(SquallESDGDestroy(&s2));
     PetscCall(SquallESDGDestroy(&s));
     PetscCall(PetscFinalize());
