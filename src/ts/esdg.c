@@ -109,11 +109,11 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscCall(PetscOptionsBool("-perturbation", "The TS state is the departure Q - Qref from the test case's background (implies -esdg_reference_residual; for single precision)", "SquallESDGSetPerturbation", s->perturb, &s->perturb, NULL));
   PetscCall(PetscOptionsBool("-perturbation_pressure", "In perturbation form, the momentum flux's pressure from the departures, so that the reference's never enters it", "SquallESDGSetPerturbation", s->pertPressure, &s->pertPressure, NULL));
   {
-    PetscReal top = s->sponge.z0, lat[2] = {s->sponge.width[0], s->sponge.width[1]};
+    PetscReal top = s->sponge.z0 < PETSC_MAX_REAL ? s->sponge.z0 : s->mesh->hi[2], lat[2] = {s->sponge.width[0], s->sponge.width[1]};
     PetscInt  n = 2;
     PetscBool topset, latset;
     PetscCall(PetscOptionsReal("-sponge_rate", "Rayleigh damping rate of the sponge layers in 1/s, towards the case's background (>= 0; 0: no sponge)", "SquallESDGSetSpongeState", s->sponge.rate, &s->sponge.rate, NULL));
-    PetscCall(PetscOptionsReal("-sponge_top", "Bottom z0 of the top sponge layer, which reaches the model top (m; default none)", "SquallESDGSetSpongeState", top, &top, &topset));
+    PetscCall(PetscOptionsReal("-sponge_top", "Bottom z0 of the top sponge layer, which reaches the model top (m; default the top: no layer)", "SquallESDGSetSpongeState", top, &top, &topset));
     PetscCall(PetscOptionsRealArray("-sponge_lateral", "Width of the lateral sponge layers at both x ends (wx), or at the x and y ends (wx,wy) (m, > 0)", "SquallESDGSetSpongeState", lat, &n, &latset));
     PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-sponge_lateral", 2, 1));
     if (latset && n == 1) lat[1] = 0;
