@@ -58,6 +58,10 @@ PETSC_EXTERN PetscErrorCode SquallDGMeshGetOrder(SquallDGMesh, PetscInt *);
 PETSC_EXTERN PetscErrorCode SquallDGMeshGetNumElements(SquallDGMesh, PetscInt *owned, PetscInt *ghost, PetscInt *global);
 PETSC_EXTERN PetscErrorCode SquallDGMeshComputeVolume(SquallDGMesh, PetscReal *);
 PETSC_EXTERN PetscErrorCode SquallDGMeshIntegrate(SquallDGMesh, Vec, PetscInt field, PetscReal *);
+/* terrain height at (x, y) split into a large-scale part h1 and a small-scale part h2 (h = h1 + h2; the SLEVE
+   coordinate decays them with its two scales; Gal-Chen uses the sum) */
+typedef PetscErrorCode (*SquallDGTerrainFunction)(PetscReal x, PetscReal y, PetscReal *h1, PetscReal *h2, void *ctx);
+PETSC_EXTERN PetscErrorCode SquallDGMeshSetTerrainFunction(SquallDGMesh, SquallDGTerrainFunction, void *);
 PETSC_EXTERN PetscErrorCode SquallDGMeshWriteVTK(SquallDGMesh, Vec, const char *const fieldnames[], const char filename[]);
 
 /* ---- ESDG: entropy-stable DG for the compressible Euler equations with gravity and Coriolis */
@@ -85,6 +89,7 @@ PETSC_EXTERN PetscErrorCode SquallESDGSetSurfaceFlux(SquallESDG, const char *);
 PETSC_EXTERN PetscErrorCode SquallESDGProject(SquallESDG, SquallESDGInitialFn, void *, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeRHS(SquallESDG, PetscReal, Vec, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGSetReferenceState(SquallESDG, Vec);
+PETSC_EXTERN PetscErrorCode SquallESDGSetSpongeState(SquallESDG, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGSetPerturbation(SquallESDG, PetscBool);
 PETSC_EXTERN PetscErrorCode SquallESDGGetFullState(SquallESDG, Vec, Vec *);
 PETSC_EXTERN PetscErrorCode SquallESDGRestoreFullState(SquallESDG, Vec, Vec *);

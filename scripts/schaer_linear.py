@@ -3,9 +3,13 @@
 
     schaer_linear.py [--U 10] [--N 0.01] [--h0 250] [--a 5000] [--lambda 4000] [--T0 280] [--g 9.81]
                      [--R 287.0] [--gamma 1.4] (--points FILE.csv | --x X --z Z)
+    schaer_linear.py --compare SLICE.csv [--zmax 13000] [--zmin 0] [--xmax X] [--max-error E] [physics as above]
 
 Prints x, z, w (and u', the perturbation of the horizontal wind) at the given points (a CSV with columns
-x and z, e.g. a tutorial's slice, or one point).
+x and z, e.g. a tutorial's slice, or one point). With --compare, reads the slice's x, z and w (the
+mountain_wave tutorial's -esdg_slice_y file), evaluates the linear w at its nodes with zmin <= z <= zmax
+(default: below the top sponge at 13 km) and |x| <= xmax (default: all), and prints the relative L2 error
+||w - w_lin|| / ||w_lin|| over those nodes; with --max-error it exits with status 1 when the error is larger.
 
 Theory: linear, steady, non-hydrostatic flow of constant wind U and Brunt-Vaisala frequency N over the
 terrain h(x) = h0 exp(-(x/a)^2) cos^2(pi x/lambda) (C. Schaer et al., Mon. Wea. Rev. 130 (2002) 2459-2480,
@@ -63,6 +67,48 @@ def solution(points, U, N, h0, a, lam, T0, g, R, gamma, nk=6000):
     return out
 
 
+def solution_w(xs, zs, U, N, h0, a, lam, T0, g, R, gamma, nk=6000):
+    """w of solution() at many points at once (numpy when available)"""
+    try:
+        import numpy as np
+    except ImportError:
+        return [w for _, _, w, _ in solution(list(zip(xs, zs)), U, N, h0, a, lam, T0, g, R, gamma, nk)]
+    l = N / U
+    kmax = 2 * math.pi / lam + 12 / a
+    dk = kmax / nk
+    ks = (np.arange(nk) + 0.5) * dk
+    hk = np.array([terrain_hat(k, h0, a, lam) for k in ks])
+    ms = np.where(ks < l, np.sqrt(np.abs(l * l - ks * ks)) + 0j, 1j * np.sqrt(np.abs(ks * ks - l * l)))
+    out = []
+    for i0 in range(0, len(xs), 256):
+        x = np.asarray(xs[i0 : i0 + 256])[:, None]
+        z = np.asarray(zs[i0 : i0 + 256])[:, None]
+        w = (1j * ks * U * hk * np.exp(1j * (ks * x + ms * z))).real.sum(axis=1)
+        f = np.sqrt([density_ratio(zz, N, T0, g, R, gamma) for zz in z[:, 0]])
+        out.extend(list(f * w * dk / math.pi))
+    return out
+
+
+def compare(a):
+    try:
+        with open(a.compare) as f:
+            rows = [(float(r["x"]), float(r["z"]), float(r["w"])) for r in csv.DictReader(f)]
+    except (OSError, KeyError, ValueError) as e:
+        sys.exit(f"schaer_linear.py: cannot read x, z, w from {a.compare}: {e}")
+    sel = [r for r in rows if a.zmin <= r[1] <= a.zmax and (a.xmax is None or abs(r[0]) <= a.xmax)]
+    if not sel:
+        sys.exit(f"schaer_linear.py: no node of {a.compare} in the comparison region")
+    wl = solution_w([r[0] for r in sel], [r[1] for r in sel], a.U, a.N, a.h0, a.a, getattr(a, "lambda"), a.T0, a.g, a.R, a.gamma, a.nk)
+    num = sum((r[2] - w) ** 2 for r, w in zip(sel, wl))
+    den = sum(w * w for w in wl)
+    err = math.sqrt(num / den)
+    print(f"relative L2 error of w against linear theory: {err:.4f} ({len(sel)} nodes, {a.zmin:g} <= z <= {a.zmax:g} m"
+          + (f", |x| <= {a.xmax:g} m" if a.xmax is not None else "") + f"; max|w_lin| {max(abs(w) for w in wl):.4f} m/s)")
+    if a.max_error is not None and err > a.max_error:
+        print(f"schaer_linear.py: the error {err:.4f} exceeds --max-error {a.max_error:g}")
+        sys.exit(1)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     for name, val in [("U", 10.0), ("N", 0.01), ("h0", 250.0), ("a", 5000.0), ("lambda", 4000.0), ("T0", 280.0), ("g", 9.81), ("R", 287.0), ("gamma", 1.4)]:
@@ -71,7 +117,15 @@ def main():
     p.add_argument("--x", type=float)
     p.add_argument("--z", type=float)
     p.add_argument("--nk", type=int, default=6000, help="quadrature points in k")
+    p.add_argument("--compare", help="a slice CSV with columns x, z, w: print the relative L2 error of its w")
+    p.add_argument("--zmin", type=float, default=0.0)
+    p.add_argument("--zmax", type=float, default=13000.0, help="top of the comparison region (default: the sponge's bottom)")
+    p.add_argument("--xmax", type=float, help="compare only where |x| <= xmax (e.g. inside the lateral sponges)")
+    p.add_argument("--max-error", type=float, help="exit with status 1 if the relative L2 error exceeds this")
     a = p.parse_args()
+    if a.compare:
+        compare(a)
+        return
     if a.points:
         try:
             with open(a.points) as f:

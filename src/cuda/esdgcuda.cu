@@ -10,7 +10,7 @@
      arXiv:2605.16684 (2026), sec. 4.1 (thread i takes partners i+1..i+floor(Nq/2) mod Nq, the
      antipodal pair of an even Nq weighted 1/2 from both sides, and hands the partner's share over
      through shared memory). It finishes the node: adds its faces' fluxes, divides by J, adds the
-     Coriolis force, so the RHS (or the fused LSRK stage) is written once;
+     Coriolis force and the sponge, so the RHS (or the fused LSRK stage) is written once;
    - per-node reductions (esdgreduce.cuh): the CFL wave rate and the admissibility check. */
 #include "cuda/esdgdevice.cuh"
 #include "cuda/esdgvolume.cuh"
@@ -85,6 +85,7 @@ PetscErrorCode SquallESDGKernelsCreate(MPI_Comm comm, const SquallESDGKernelsSet
   PetscCall(Upload(&c->FG, in->FG, 4 * S));
   if (in->FGF) PetscCall(Upload(&c->FGF, in->FGF, 4 * (size_t)E * 6));
   if (in->fcor) PetscCall(Upload(&c->fcor, in->fcor, (size_t)E * Np));
+  if (in->tau) PetscCall(Upload(&c->tau, in->tau, (size_t)E * Np));
   PetscCallCUDA(cudaMalloc((void **)&c->FB, PetscMax(5 * S, (size_t)1) * sizeof(PetscReal)));
   PetscCallCUDA(cudaMalloc((void **)&c->bad, 2 * sizeof(int)));
   PetscCallCUDA(cudaMemset(c->bad, 0, 2 * sizeof(int)));
@@ -112,6 +113,7 @@ PetscErrorCode SquallESDGKernelsDestroy(SquallESDGKernels *kernels)
   PetscCallCUDA(cudaFree(c->FG));
   if (c->FGF) PetscCallCUDA(cudaFree(c->FGF));
   if (c->fcor) PetscCallCUDA(cudaFree(c->fcor));
+  if (c->tau) PetscCallCUDA(cudaFree(c->tau));
   PetscCallCUDA(cudaFree(c->FB));
   PetscCallCUDA(cudaFree(c->bad));
   PetscCallCUDA(cudaFree(c->red));

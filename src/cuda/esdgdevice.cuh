@@ -18,6 +18,7 @@ struct _n_SquallESDGKernels {
   PetscInt   nInterior, nHalo, nFacesEarly, nFacesGhost;
   PetscInt  *gslot, *vmapP, *elist, *faces, *plus;
   PetscReal *PhiP, *Phi, *J, *Ja, *fcor, *D, *FG, *FGF;
+  PetscReal *tau; /* Rayleigh sponge coefficient, or NULL */
   PetscReal *FB;  /* [5][nOwned*6*Nfp] -(s_f/w_b) F* at every element face node, written by the face kernel */
   int       *bad; /* [2]: [0] set when a kernel meets density or pressure <= 0 in its input; [1] when a fused LSRK stage writes such a state */
   PetscReal *red; /* small reduction buffer */
@@ -29,7 +30,9 @@ typedef struct {
   const PetscInt    *gslot, *vmapP, *elist, *faces, *plus;
   const PetscReal   *PhiP, *Phi, *J, *Ja, *fcor, *D, *FG, *FGF;
   PetscReal         *FB;
-  const PetscScalar *Fref;           /* subtracted by the volume kernel, or NULL */
+  const PetscScalar *Fref; /* subtracted by the volume kernel, or NULL */
+  const PetscReal   *tau;  /* with Qsponge: the sponge -tau (q - Qsponge) is added by the volume kernel; else NULL */
+  const PetscScalar *Qsponge;
   const PetscScalar *Qref, *QrefLoc; /* perturbation form: added to the state as it is loaded, or NULL */
   PetscScalar       *K, *Qw;         /* a fused LSRK stage: K = la K + ldt F, Q += lb K instead of writing F; else NULL */
   PetscReal          la, ldt, lb;
@@ -56,6 +59,8 @@ static ESDGArgs ESDGGetArgs(const struct _n_SquallESDGKernels *c, const SquallES
   a.FG       = c->FG;
   a.FGF      = c->FGF;
   a.Fref     = in->Fref;
+  a.Qsponge  = in->Qsponge;
+  a.tau      = in->Qsponge ? c->tau : NULL;
   a.Qref     = in->Qref;
   a.QrefLoc  = in->QrefLoc;
   a.K        = in->K;
@@ -220,6 +225,20 @@ template <int NQ> __device__ static inline void SubtractReference(const ESDGArgs
   const PetscScalar *fr = a.Fref + (size_t)a.gslot[e] * 5 * NP;
 #pragma unroll
   for (int f = 0; f < 5; f++) acc[f] -= fr[f * NP + n];
+}
+
+/* The Rayleigh sponge -tau (q - Qsponge), q the full state as StateValue() forms it, added last as the host adds
+   it after the RHS (before it subtracts Fref: the two orders differ by round-off). Nodes outside the layers
+   (tau = 0) load nothing more. */
+template <int NQ> __device__ static inline void AddSponge(const ESDGArgs &a, PetscInt e, int n, const PetscScalar *__restrict__ Q, PetscReal acc[5])
+{
+  constexpr int NP = NQ * NQ * NQ;
+  if (!a.tau || (a.parts && !(a.parts & SQUALL_ESDG_SOURCES))) return; /* a source: in F_H of HEVI's split */
+  const PetscReal tau = a.tau[(size_t)e * NP + n];
+  if (tau == 0) return;
+  const size_t qe = (size_t)a.gslot[e] * 5 * NP + n;
+#pragma unroll
+  for (int f = 0; f < 5; f++) acc[f] -= tau * (StateValue(Q, a.Qref, qe + f * NP) - a.Qsponge[qe + f * NP]);
 }
 
 /* A finished node's RHS acc: into F, or in a fused LSRK stage folded into the stage register and the

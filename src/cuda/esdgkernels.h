@@ -39,6 +39,7 @@ typedef struct {
   const PetscReal *FG;                       /* [4][S] outward unit normal and s_f at every element face node */
   const PetscReal *FGF;                      /* [4][nOwned*6] the same per element face where all its nodes share them (boxes), or NULL */
   const PetscReal *fcor;                     /* [nOwned*Np] Coriolis parameter, or NULL */
+  const PetscReal *tau;                      /* [nOwned*Np] Rayleigh sponge coefficient, or NULL (no sponge) */
   PetscReal        wb;                       /* LGL boundary weight */
   PetscBool        box;                      /* Cartesian elements with Phi = g z: the axis-contracted kernels without the x and y gravity terms */
   PetscReal        prefetchWaves;            /* > 0: the volume kernel prefetches into L2 the inputs of the block this many waves of resident blocks ahead */
@@ -54,6 +55,7 @@ typedef struct {
   const PetscScalar    *QrefLoc; /* and its ghost face-node values */
   PetscBool             refCont; /* the reference is equal bit for bit on both sides of every face */
   const PetscScalar    *Fref;    /* reference residual subtracted from the RHS, or NULL */
+  const PetscScalar    *Qsponge; /* the sponge's target (a full state): -tau (q - Qsponge) is added; NULL: no sponge term */
   PetscScalar          *F;       /* the RHS (NULL in a fused LSRK stage) */
   int                   parts;   /* the terms formed (SQUALL_ESDG_DIRECTION(d), SQUALL_ESDG_SOURCES); 0 is all of them */
   /* a fused LSRK stage (K non-NULL): each node's RHS goes into K = la K + ldt F, Qw += lb K instead of F;
@@ -70,7 +72,7 @@ PETSC_EXTERN PetscErrorCode SquallESDGKernelsDestroy(SquallESDGKernels *);
 /* the face kernel over faces[first, first + count): each face once, both sides' lifted fluxes stored */
 PETSC_EXTERN PetscErrorCode SquallESDGKernelsFaces(SquallESDGKernels, const SquallESDGKernelArgs *, PetscInt first, PetscInt count);
 /* the volume kernel (load-balanced half sweep) over elist[first, first + count), which also adds the
-   faces' fluxes, divides by J, adds Coriolis, subtracts Fref and stores F or does the fused stage */
+   faces' fluxes, divides by J, adds Coriolis, subtracts Fref, adds the sponge and stores F or does the fused stage */
 PETSC_EXTERN PetscErrorCode SquallESDGKernelsVolume(SquallESDGKernels, const SquallESDGKernelArgs *, PetscInt first, PetscInt count);
 /* max wave rate (lmax NULL: the admissibility check alone) and the number of nodes with density or
    pressure <= 0; synchronous, local to this rank */

@@ -246,6 +246,7 @@ __global__ static void __launch_bounds__(NQ *NQ *NQ *ESDGElementsPerBlock<NQ>(),
     FinishValues<NQ>(a, e, n, Q, fin);
   FinishApply(a, fin, acc);
   SubtractReference<NQ>(a, e, n, acc);
+  AddSponge<NQ>(a, e, n, Q, acc);
   StoreRHS<NQ>(gas, a, e, n, F, acc);
 }
 

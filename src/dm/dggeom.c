@@ -29,15 +29,59 @@ static void ApplyD(PetscInt Nq, const PetscReal *D, PetscInt axis, const PetscRe
       }
 }
 
+/* The terrain-following map of the node heights of one element: z = lo + z(zeta; h(x, y)) (src/physics/terrain.h)
+   with zeta the height above the bottom of the brick. At the top face zeta is H exactly (from the lattice), so
+   the model top stays flat; on the last face of a periodic direction the terrain is evaluated at the first
+   face's position, so the two periodic images of a node have the same height bit for bit. */
+static PetscErrorCode DGMeshTerrainElement(SquallDGMesh m, PetscInt e, PetscReal *X)
+{
+  const PetscInt  Nq = m->Nq, Np = m->Np;
+  const PetscReal H = m->hi[2] - m->lo[2];
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < Nq; k++)
+    for (PetscInt j = 0; j < Nq; j++)
+      for (PetscInt i = 0; i < Nq; i++) {
+        const PetscInt n = i + Nq * (j + Nq * k), loc[3] = {i, j, k};
+        PetscReal      t[3], xh[2], h1, h2, zeta;
+        for (PetscInt d = 0; d < 3; d++) t[d] = (PetscReal)m->ijk[3 * e + d] + (1 + m->r[loc[d]]) / 2;
+        for (PetscInt d = 0; d < 2; d++) xh[d] = (m->periodic[d] && t[d] == (PetscReal)m->ncell[d]) ? m->lo[d] : X[d * Np + n];
+        if (m->terrainFn)
+          PetscCall(m->terrainFn(xh[0], xh[1], &h1, &h2, m->terrainCtx));
+        else
+          SquallTerrainHeight(&m->terrain, xh[0], xh[1], &h1, &h2);
+        PetscCheck(h1 + h2 < H, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-%sterrain: the terrain height %g at (%g, %g) reaches the model top (brick height %g; lower -%sterrain_h0 or raise the top in -dm_p4est_brick_bounds)", m->prefix,
+                   (double)(h1 + h2), (double)X[n], (double)X[Np + n], (double)H, m->prefix);
+        for (PetscInt d = 0; d < 2; d++) {
+          /* the terrain must agree at the two ends of a periodic direction, else the periodic faces would not match */
+          if (m->periodic[d] && t[d] == (PetscReal)m->ncell[d]) {
+            PetscReal g1, g2, x2[2] = {xh[0], xh[1]};
+            x2[d] = X[d * Np + n];
+            if (m->terrainFn)
+              PetscCall(m->terrainFn(x2[0], x2[1], &g1, &g2, m->terrainCtx));
+            else
+              SquallTerrainHeight(&m->terrain, x2[0], x2[1], &g1, &g2);
+            PetscCheck(PetscAbsReal(g1 + g2 - h1 - h2) <= PetscMax((PetscReal)1e-12, 10 * PETSC_MACHINE_EPSILON) * H, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+                       "-%sterrain: the terrain differs at the two ends of the periodic direction %c (%g at %c = %g, %g at %c = %g): move -%sterrain_center or widen the brick", m->prefix, "xy"[d], (double)(h1 + h2), "xy"[d], (double)m -> lo[d],
+                       (double)(g1 + g2), "xy"[d], (double)m -> hi[d], m -> prefix);
+          }
+        }
+        zeta          = t[2] == (PetscReal)m->ncell[2] ? H : X[2 * Np + n] - m->lo[2];
+        X[2 * Np + n] = m->lo[2] + SquallTerrainFollowingHeight(&m->terrain, zeta, H, h1, h2);
+      }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallDGMeshComputeGeometry(SquallDGMesh m)
 {
-  const PetscInt Nq = m->Nq, Np = m->Np, nloc = m->nOwned + m->nGhost;
-  PetscReal     *dX, *v, *cv;
+  const PetscBool terrain = (PetscBool)(m->terrain.type != SQUALL_TERRAIN_NONE || m->terrainFn);
+  const PetscInt  Nq = m->Nq, Np = m->Np, nloc = m->nOwned + m->nGhost;
+  PetscReal      *dX, *v, *cv;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc3((size_t)nloc * 3 * Np, &m->x, (size_t)nloc * Np, &m->J, (size_t)nloc * 9 * Np, &m->Ja));
   PetscCall(PetscMalloc3(9 * Np, &dX, 3 * Np, &v, Np, &cv));
-  m->cartesian = m->warp == 0 ? PETSC_TRUE : PETSC_FALSE;
+  m->cartesian = (m->warp == 0 && !terrain) ? PETSC_TRUE : PETSC_FALSE;
   for (PetscInt e = 0; e < nloc; e++) {
     PetscReal *X = SQUALL_DG_X(m, e), *J = SQUALL_DG_J(m, e), *Ja = SQUALL_DG_JA(m, e);
     for (PetscInt k = 0; k < Nq; k++)
@@ -55,6 +99,7 @@ PetscErrorCode SquallDGMeshComputeGeometry(SquallDGMesh m)
           }
           for (PetscInt d = 0; d < 3; d++) X[d * Np + n] = xb[d] + disp * (m->hi[d] - m->lo[d]);
         }
+    if (terrain) PetscCall(DGMeshTerrainElement(m, e, X));
     /* dX[c*3 + a] = d X_c / d xi_a */
     for (PetscInt c = 0; c < 3; c++)
       for (PetscInt a = 0; a < 3; a++) ApplyD(Nq, m->D, a, &X[c * Np], &dX[(c * 3 + a) * Np]);
@@ -62,7 +107,13 @@ PetscErrorCode SquallDGMeshComputeGeometry(SquallDGMesh m)
 #define DX(c, a) dX[((c)*3 + (a)) * Np + n]
       J[n] = DX(0, 0) * (DX(1, 1) * DX(2, 2) - DX(1, 2) * DX(2, 1)) - DX(0, 1) * (DX(1, 0) * DX(2, 2) - DX(1, 2) * DX(2, 0)) + DX(0, 2) * (DX(1, 0) * DX(2, 1) - DX(1, 1) * DX(2, 0));
 #undef DX
-      PetscCheck(J[n] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Element %" PetscInt_FMT " has a non-positive Jacobian %g at node %" PetscInt_FMT " (reduce -esdg_mesh_warp)", e, (double)J[n], n);
+      if (terrain)
+        PetscCheck(J[n] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-%sterrain %s with -%svertical_coordinate %s folds the mesh: non-positive Jacobian %g at (%g, %g, %g) (lower -%sterrain_h0, or raise -%ssleve_scales)", m->prefix,
+                   m->terrainFn ? "(a user function)" : (m->terrain.type == SQUALL_TERRAIN_SCHAER ? "schaer" : "bell"), m->prefix, m->terrain.vcoord == SQUALL_VCOORD_SLEVE ? "sleve" : "gal_chen", (double)J[n], (double)X[n], (double)X[Np + n],
+                   (double)X[2 * Np + n], m->prefix, m->prefix);
+      else
+        PetscCheck(J[n] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-%smesh_warp %g folds element %" PetscInt_FMT ": non-positive Jacobian %g at (%g, %g, %g) (reduce -%smesh_warp)", m->prefix, (double)m->warp, e, (double)J[n], (double)X[n],
+                   (double)X[Np + n], (double)X[2 * Np + n], m->prefix);
     }
     /* component c of Ja^d = -[curl_xi (X_l grad_xi X_mm)]_d with (c, mm, l) cyclic */
     for (PetscInt c = 0; c < 3; c++) {

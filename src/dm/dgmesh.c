@@ -4,7 +4,11 @@
 #include <petscdmforest.h>
 #include <petscdmplex.h>
 
-const char *const SquallFaces[] = {"xm", "xp", "ym", "yp", "zm", "zp", "SquallFace", "SQUALL_FACE_", NULL};
+const char *const        SquallFaces[]                   = {"xm", "xp", "ym", "yp", "zm", "zp", "SquallFace", "SQUALL_FACE_", NULL};
+static const char *const SquallTerrainTypes[]            = {"none", "schaer", "bell", "SquallTerrainType", "SQUALL_TERRAIN_", NULL};
+static const char *const SquallVerticalCoordinateTypes[] = {"gal_chen", "sleve", "SquallVerticalCoordinate", "SQUALL_VCOORD_", NULL};
+
+static PetscErrorCode DGMeshTerrainOptions(SquallDGMesh);
 
 PetscErrorCode SquallDGMeshCreate(MPI_Comm comm, SquallDGMesh *mesh)
 {
@@ -16,9 +20,18 @@ PetscErrorCode SquallDGMeshCreate(MPI_Comm comm, SquallDGMesh *mesh)
   PetscCall(PetscNew(&m));
   m->comm = comm;
   PetscCall(PetscStrallocpy("", &m->prefix));
-  m->N  = 3;
-  m->nf = 5;
-  *mesh = m;
+  m->N              = 3;
+  m->nf             = 5;
+  m->terrain.type   = SQUALL_TERRAIN_NONE;
+  m->terrain.h0     = 250; /* Schaer et al. (2002), sec. 5a */
+  m->terrain.a      = 5000;
+  m->terrain.lambda = 4000;
+  m->terrain.vcoord = SQUALL_VCOORD_GAL_CHEN;
+  m->terrain.s1     = 4000; /* ICON's sleve_nml defaults decay_scale_1, decay_scale_2 */
+  m->terrain.s2     = 2500;
+  m->terrain.xc     = PETSC_MAX_REAL; /* the middle of the brick, once it is known */
+  m->terrain.yc     = PETSC_MAX_REAL;
+  *mesh             = m;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -117,7 +130,65 @@ PetscErrorCode SquallDGMeshSetFromOptions(SquallDGMesh m)
   PetscCall(DMForestSetPartitionOverlap(m->dm, 1));
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)m->dm, &prefix));
   PetscCall(DGMeshReadBrickOptions(m, prefix, &ref));
+  PetscCall(DGMeshTerrainOptions(m));
   PetscCall(DMSetFromOptions(m->dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallDGMeshSetTerrainFunction - a user terrain h(x, y) = h1 + h2 (SquallDGTerrainFunction) for the
+  terrain-following map of the vertical coordinate, in place of -<prefix>terrain; the vertical coordinate
+  (-<prefix>vertical_coordinate, -<prefix>sleve_scales) and the checks (below the model top, positive
+  Jacobian, periodic ends) are those of the built-in terrains. Call before SquallDGMeshSetUp().
+@*/
+PetscErrorCode SquallDGMeshSetTerrainFunction(SquallDGMesh m, SquallDGTerrainFunction fn, void *ctx)
+{
+  PetscFunctionBegin;
+  PetscCheck(!m->setup, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Set the terrain function before SquallDGMeshSetUp()");
+  m->terrainFn  = fn;
+  m->terrainCtx = ctx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -<prefix>terrain and its parameters, after the brick (the default centre is its middle) */
+static PetscErrorCode DGMeshTerrainOptions(SquallDGMesh m)
+{
+  SquallTerrain *t    = &m->terrain;
+  PetscInt       type = t->type, vc = t->vcoord, n;
+  PetscReal      c[2] = {t->xc, t->yc}, sc[2] = {t->s1, t->s2};
+  PetscBool      flg;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 2; d++)
+    if (c[d] == PETSC_MAX_REAL) c[d] = (m->lo[d] + m->hi[d]) / 2;
+  PetscOptionsBegin(m->comm, m->prefix, "squall DG mesh: terrain-following vertical coordinate", "SquallDGMesh");
+  PetscCall(PetscOptionsEList("-terrain", "Terrain under the brick: none, schaer (h0 exp(-(x/a)^2) cos^2(pi x/lambda)), bell (h0/(1 + r^2/a^2)^(3/2))", "SquallDGMesh", SquallTerrainTypes, 3, SquallTerrainTypes[type], &type, NULL));
+  PetscCall(PetscOptionsReal("-terrain_h0", "Terrain height h0 (m, >= 0)", "SquallDGMesh", t->h0, &t->h0, NULL));
+  PetscCall(PetscOptionsReal("-terrain_a", "Terrain half-width a (m, > 0)", "SquallDGMesh", t->a, &t->a, NULL));
+  PetscCall(PetscOptionsReal("-terrain_lambda", "Wavelength lambda of Schaer's ripples (m, > 0)", "SquallDGMesh", t->lambda, &t->lambda, NULL));
+  n = 2;
+  PetscCall(PetscOptionsRealArray("-terrain_center", "Centre x,y of the terrain (m; default the middle of the brick)", "SquallDGMesh", c, &n, &flg));
+  PetscCall(SquallOptionsCheckArrayCount(m->comm, m->prefix, "-terrain_center", 2, 0));
+  PetscCall(PetscOptionsEList("-vertical_coordinate", "Terrain-following coordinate: gal_chen (z = zeta + h (1 - zeta/H)), sleve (h1, h2 decaying with their own scales)", "SquallDGMesh", SquallVerticalCoordinateTypes, 2,
+                              SquallVerticalCoordinateTypes[vc], &vc, NULL));
+  n = 2;
+  PetscCall(PetscOptionsRealArray("-sleve_scales", "SLEVE decay scales s1,s2 of the large- and small-scale terrain (m, > 0)", "SquallDGMesh", sc, &n, &flg));
+  PetscCall(SquallOptionsCheckArrayCount(m->comm, m->prefix, "-sleve_scales", 2, 0));
+  PetscOptionsEnd();
+  t->type   = (SquallTerrainType)type;
+  t->vcoord = (SquallVerticalCoordinate)vc;
+  t->xc     = c[0];
+  t->yc     = c[1];
+  t->s1     = sc[0];
+  t->s2     = sc[1];
+  if (t->type == SQUALL_TERRAIN_NONE && !m->terrainFn) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(t->h0 >= 0, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sterrain_h0 %g is out of range: it must be >= 0", m->prefix, (double)t->h0);
+  PetscCheck(t->a > 0, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sterrain_a %g is out of range: it must be > 0", m->prefix, (double)t->a);
+  PetscCheck(t->lambda > 0, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sterrain_lambda %g is out of range: it must be > 0", m->prefix, (double)t->lambda);
+  PetscCheck(t->s1 > 0 && t->s2 > 0, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%ssleve_scales %g,%g is out of range: both must be > 0", m->prefix, (double)t->s1, (double)t->s2);
+  PetscCheck(m->warp == 0, m->comm, PETSC_ERR_ARG_INCOMP, "-%sterrain %s and -%smesh_warp %g together: the warp moves the nodes the terrain map expects on the brick; use one of them", m->prefix,
+             m->terrainFn ? "(a user function)" : SquallTerrainTypes[t->type], m->prefix, (double)m->warp);
+  PetscCheck(!m->periodic[2], m->comm, PETSC_ERR_ARG_INCOMP, "-%sterrain needs walls at the bottom and the top: z must not be periodic (-dm_p4est_brick_periodicity)", m->prefix);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -320,6 +391,9 @@ PetscErrorCode SquallDGMeshView(SquallDGMesh m, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "SquallDGMesh: order N = %" PetscInt_FMT " (%" PetscInt_FMT " LGL nodes per element), %" PetscInt_FMT " fields\n", m->N, m->Np, m->nf));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  brick %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " = %" PetscInt_FMT " elements, periodic %c%c%c\n", m->ncell[0], m->ncell[1], m->ncell[2], m->nGlobal, m->periodic[0] ? 'x' : '-',
                                    m->periodic[1] ? 'y' : '-', m->periodic[2] ? 'z' : '-'));
+  if (m->terrain.type != SQUALL_TERRAIN_NONE || m->terrainFn)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  terrain %s (h0 %g, a %g, lambda %g, centre %g,%g), %s coordinate (SLEVE scales %g,%g)\n", m->terrainFn ? "user" : SquallTerrainTypes[m->terrain.type], (double)m->terrain.h0, (double)m->terrain.a,
+                                     (double)m->terrain.lambda, (double)m->terrain.xc, (double)m->terrain.yc, SquallVerticalCoordinateTypes[m->terrain.vcoord], (double)m->terrain.s1, (double)m->terrain.s2));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  domain [%g, %g] x [%g, %g] x [%g, %g], %s\n", (double)m->lo[0], (double)m->hi[0], (double)m->lo[1], (double)m->hi[1], (double)m->lo[2], (double)m->hi[2],
                                    m->cartesian ? "Cartesian elements" : "curvilinear elements"));
   PetscCall(PetscInfo(m->dm, "ghost elements per rank: %" PetscInt_FMT " to %" PetscInt_FMT "\n", gmin, gmax));

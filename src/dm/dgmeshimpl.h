@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sys/squallimpl.h"
+#include "physics/terrain.h"
 
 /* Layout of a local (ghosted) vector: element slot s (owned and ghost cells, in the order of the
    plex's local section) holds nf*Np scalars, field-major: q[(s*nf + f)*Np + n], n = i + Nq*(j + Nq*k). */
@@ -17,6 +18,11 @@ struct _n_SquallDGMesh {
   PetscReal D[(SQUALL_DG_MAX_ORDER + 1) * (SQUALL_DG_MAX_ORDER + 1)];
   PetscReal warp; /* amplitude of the smooth interior warp, as a fraction of the extent */
   PetscBool setup, cartesian;
+
+  /* terrain-following map of the brick's vertical coordinate (-esdg_terrain ..., or a user function) */
+  SquallTerrain           terrain;
+  SquallDGTerrainFunction terrainFn;
+  void                   *terrainCtx;
 
   /* brick */
   PetscInt  ncell[3]; /* global cells per direction after refinement */

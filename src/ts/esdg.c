@@ -26,6 +26,7 @@ PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
   s->gpuPrefetchWaves = -1; /* from SquallESDGGPUDefaultsByOrder once the order is known */
   s->pertPressure     = PETSC_TRUE;
   s->rhsParts         = SQUALL_ESDG_ALL_TERMS;
+  s->sponge.z0        = PETSC_MAX_REAL; /* no top layer */
   PetscCall(PetscStrallocpy("esdg_", &s->prefix));
   PetscCall(SquallDGMeshCreate(comm, &s->mesh));
   *esdg = s;
@@ -109,6 +110,30 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscCall(PetscOptionsBool("-perturbation", "The TS state is the departure Q - Qref from the test case's background (implies -esdg_reference_residual; for single precision)", "SquallESDGSetPerturbation", s->perturb, &s->perturb, NULL));
   PetscCall(PetscOptionsBool("-perturbation_pressure", "In perturbation form, the momentum flux's pressure from the departures, so that the reference's never enters it", "SquallESDGSetPerturbation", s->pertPressure, &s->pertPressure, NULL));
   PetscCall(PetscOptionsEList("-imex", "HEVI: none, or vertical (F_H explicit as the RHSFunction, F_V implicit as the IFunction qdot - F_V, for -ts_type arkimex)", "SquallESDGSetIMEX", SquallESDGIMEXTypes, 2, SquallESDGIMEXTypes[imex], &imex, NULL));
+  {
+    PetscReal top = s->sponge.z0 < PETSC_MAX_REAL ? s->sponge.z0 : s->mesh->hi[2], lat[2] = {s->sponge.width[0], s->sponge.width[1]};
+    PetscInt  n = 2;
+    PetscBool topset, latset;
+    PetscCall(PetscOptionsReal("-sponge_rate", "Rayleigh damping rate of the sponge layers in 1/s, towards the case's background (>= 0; 0: no sponge)", "SquallESDGSetSpongeState", s->sponge.rate, &s->sponge.rate, NULL));
+    PetscCall(PetscOptionsReal("-sponge_top", "Bottom z0 of the top sponge layer, which reaches the model top (m; default the top: no layer)", "SquallESDGSetSpongeState", top, &top, &topset));
+    PetscCall(PetscOptionsRealArray("-sponge_lateral", "Width of the lateral sponge layers at both x ends (wx), or at the x and y ends (wx,wy) (m, > 0)", "SquallESDGSetSpongeState", lat, &n, &latset));
+    PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-sponge_lateral", 2, 1));
+    if (latset && n == 1) lat[1] = 0;
+    PetscCheck(s->sponge.rate >= 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%ssponge_rate %g is out of range: it must be >= 0", s->prefix, (double)s->sponge.rate);
+    if (topset) {
+      SquallDGMesh m = s->mesh;
+      PetscCheck(top >= m->lo[2] && top < m->hi[2], s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%ssponge_top %g is out of range: it must lie in [%g, %g) (the brick's z extent)", s->prefix, (double)top, (double)m->lo[2], (double)m->hi[2]);
+      s->sponge.z0 = top;
+    }
+    for (PetscInt d = 0; d < 2 && latset; d++) {
+      SquallDGMesh m = s->mesh;
+      PetscCheck((d == 1 && n == 1) || (lat[d] > 0 && lat[d] <= (m->hi[d] - m->lo[d]) / 2), s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%ssponge_lateral: the %c width %g is out of range: it must be > 0 and at most half the extent, %g", s->prefix, "xy"[d],
+                 (double)lat[d], (double)((m->hi[d] - m->lo[d]) / 2));
+      s->sponge.width[d] = lat[d];
+    }
+    PetscCheck(s->sponge.rate == 0 || s->sponge.z0 < PETSC_MAX_REAL || s->sponge.width[0] > 0 || s->sponge.width[1] > 0, s->comm, PETSC_ERR_ARG_INCOMP, "-%ssponge_rate %g without a layer: give -%ssponge_top and/or -%ssponge_lateral", s->prefix,
+               (double)s->sponge.rate, s->prefix, s->prefix);
+  }
   PetscOptionsEnd();
   PetscCall(SquallESDGSetIMEX(s, (SquallESDGIMEXType)imex));
   if (s->perturb) s->useRef = PETSC_TRUE;
@@ -161,6 +186,7 @@ PetscErrorCode SquallESDGSetUp(SquallESDG s)
         if (s->Phi[e * m->Np + n] != s->Phi[e * m->Np + (n / (m->Nq * m->Nq)) * m->Nq * m->Nq]) s->boxPhiZ = PETSC_FALSE;
     PetscCall(PetscMalloc1((size_t)(SQUALL_NAUX + 5) * m->Np, &s->work));
   }
+  PetscCall(SquallESDGSpongeSetUp(s));
   {
     VecType vt;
     PetscCall(DMGetVecType(m->sdm, &vt));
@@ -208,6 +234,8 @@ PetscErrorCode SquallESDGDestroy(SquallESDG *esdg)
   PetscCall(SquallESDGDestroyIMEX(s));
   PetscCall(PetscSFDestroy(&s->ghostSF));
   PetscCall(PetscFree(s->Phi));
+  PetscCall(PetscFree(s->tau));
+  PetscCall(VecDestroy(&s->Qsponge));
   PetscCall(PetscFree(s->work));
   PetscCall(PetscFree(s->prefix));
   PetscCall(SquallDGMeshDestroy(&s->mesh));
@@ -261,6 +289,7 @@ PetscErrorCode SquallESDGComputeRHS(SquallESDG s, PetscReal t, Vec X, Vec F)
   PetscFunctionBegin;
   PetscCall(SquallESDGSetUp(s));
   PetscCheck(!s->perturb || s->Qref, s->comm, PETSC_ERR_ARG_WRONGSTATE, "-%sperturbation needs a reference state: SquallESDGSetInitialCondition() with a case that has one, or SquallESDGSetReferenceState()", s->prefix);
+  PetscCall(SquallESDGSpongeCheck(s));
   PetscCall(PetscLogEventBegin(SQUALL_ESDGRHS, X, F, 0, 0));
   if (s->useGPU)
     PetscCall(SquallESDGComputeRHS_GPU(s, X, F));
@@ -268,6 +297,8 @@ PetscErrorCode SquallESDGComputeRHS(SquallESDG s, PetscReal t, Vec X, Vec F)
     Vec Q;
     PetscCall(SquallESDGGetFullState(s, X, &Q));
     PetscCall(SquallESDGComputeRHS_CPU(s, t, Q, s->gas.departures ? X : NULL, F));
+    /* a pointwise source: part of F_H when HEVI splits the RHS */
+    if (s->rhsParts & SQUALL_ESDG_SOURCES) PetscCall(SquallESDGAddSponge_CPU(s, Q, F));
     PetscCall(SquallESDGRestoreFullState(s, X, &Q));
   }
   if (s->Fref && !s->useGPU) PetscCall(VecAXPY(F, -1, s->Fref)); /* the GPU RHS subtracts it itself */
@@ -387,6 +418,7 @@ PetscErrorCode SquallESDGSetReferenceState(SquallESDG s, Vec Qref)
   /* the raw residual of the full state Qref (s->Fref is not set yet, so nothing is subtracted); with
      departures formed as every RHS will form them, i.e. from X = 0 */
   PetscCall(VecDuplicate(Qref, &F));
+  s->spongeHold = PETSC_TRUE; /* the sponge's target is another state: its term is not part of the reference residual */
   if (s->gas.departures) {
     Vec Z; /* the TS state of the reference: Qref + 0 is Qref bit for bit */
     PetscCall(VecDuplicate(Qref, &Z));
@@ -398,7 +430,28 @@ PetscErrorCode SquallESDGSetReferenceState(SquallESDG s, Vec Qref)
     PetscCall(SquallESDGComputeRHS(s, 0, Qref, F));
     s->perturb = perturb;
   }
-  s->Fref = F;
+  s->spongeHold = PETSC_FALSE;
+  s->Fref       = F;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  SquallESDGSetSpongeState - the state the Rayleigh sponge (-esdg_sponge_rate, -esdg_sponge_top,
+  -esdg_sponge_lateral) damps towards: the RHS gets -tau(x) (Q - Qsponge), Q the full state (in
+  perturbation form Qref + X). SquallESDGSetInitialCondition() sets the case's background with its mean
+  wind (the Schaer case: its initial state); it differs in general from the reference state of
+  -esdg_reference_residual (the atmosphere at rest), whose residual is formed without the sponge.
+
+  Input: Qs, a full state on this ESDG's DM, or NULL (then an RHS with a sponge is refused).
+@*/
+PetscErrorCode SquallESDGSetSpongeState(SquallESDG s, Vec Qs)
+{
+  PetscFunctionBegin;
+  PetscCall(SquallESDGSetUp(s));
+  PetscCall(VecDestroy(&s->Qsponge));
+  if (!Qs) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecDuplicate(Qs, &s->Qsponge));
+  PetscCall(VecCopy(Qs, s->Qsponge));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

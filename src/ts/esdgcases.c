@@ -7,6 +7,8 @@ typedef struct {
   PetscBool  smooth;
   /* baroclinic channel */
   PetscReal Ly, Gamma, u0, b, up, Lp, xp, yp;
+  /* Schaer's mountain wave */
+  PetscReal N;
 } CaseCtx;
 
 /* 3D rising thermal bubble: potential temperature theta_ref + dtheta(r) in a neutral atmosphere,
@@ -40,6 +42,24 @@ static PetscErrorCode IsothermalState(const PetscReal x[3], PetscReal Phi, Petsc
 
   PetscFunctionBegin;
   SquallEulerConservative(&gas, p / (gas.R * c->T0), u, p, Phi, q);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Schaer's mountain wave (Schaer et al., Mon. Wea. Rev. 130 (2002) 2459-2480, sec. 5a): constant wind
+   U = u[0] and Brunt-Vaisala frequency N over the surface temperature T0, hydrostatic:
+   theta = T0 exp(N^2 z/g), pi = 1 + g^2/(cp T0 N^2) (exp(-N^2 z/g) - 1), p = p0 pi^(cp/R) */
+static PetscErrorCode SchaerState(const PetscReal x[3], PetscReal Phi, PetscReal q[5], void *ctx)
+{
+  CaseCtx        *c   = (CaseCtx *)ctx;
+  const SquallGas gas = c->s->gas;
+  const PetscReal cp = gas.gamma * gas.R / (gas.gamma - 1), g = gas.g, N2 = c->N * c->N, z = Phi / g;
+  const PetscReal theta = c->T0 * PetscExpReal(N2 * z / g), pi = 1 + g * g / (cp * c->T0 * N2) * (PetscExpReal(-N2 * z / g) - 1);
+  const PetscReal p = c->p0 * PetscPowReal(pi, cp / gas.R), u[3] = {c->u[0], c->u[1], c->u[2]};
+
+  PetscFunctionBegin;
+  (void)x;
+  PetscCheck(pi > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "schaer: the Exner function is %g <= 0 at z = %g: lower the model top or -schaer_N", (double)pi, (double)z);
+  SquallEulerConservative(&gas, p / (gas.R * theta * pi), u, p, Phi, q);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -173,6 +193,26 @@ static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, Squa
     PetscCall(SquallESDGAddCheckpointCaseReals(s, "-isothermal_T0", 1, &c->T0));
     PetscCall(SquallESDGAddCheckpointCaseReals(s, "-isothermal_velocity", 3, c->u));
   }
+  PetscCall(PetscStrcmp(name, "schaer", &flg));
+  if (flg) {
+    c->T0   = 280;
+    c->N    = 0.01;
+    c->u[0] = 10;
+    PetscCall(PetscOptionsReal("-schaer_U", "Constant wind U (m/s)", "", c->u[0], &c->u[0], NULL));
+    PetscCall(PetscOptionsReal("-schaer_N", "Brunt-Vaisala frequency N (1/s, > 0)", "", c->N, &c->N, NULL));
+    PetscCall(PetscOptionsReal("-schaer_T0", "Surface temperature T0 (K, > 0)", "", c->T0, &c->T0, NULL));
+    PetscCall(PetscOptionsReal("-schaer_p0", "Surface pressure p0 (Pa, > 0)", "", c->p0, &c->p0, NULL));
+    PetscCheck(c->N > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-schaer_N %g is out of range: it must be > 0", (double)c->N);
+    PetscCheck(c->T0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-schaer_T0 %g is out of range: it must be > 0", (double)c->T0);
+    PetscCheck(c->p0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-schaer_p0 %g is out of range: it must be > 0", (double)c->p0);
+    PetscCheck(s->gas.g > 0, s->comm, PETSC_ERR_ARG_INCOMP, "The schaer case needs gravity (-%sgravity > 0)", s->prefix);
+    *fn = SchaerState;
+    PetscCall(SquallESDGSetCheckpointCase(s, name));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_U", 1, &c->u[0]));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_N", 1, &c->N));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_T0", 1, &c->T0));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_p0", 1, &c->p0));
+  }
   PetscCall(PetscStrcmp(name, "densitywave", &flg));
   if (flg) {
     c->u[0] = 0.1, c->u[1] = 0.2, c->u[2] = -0.15;
@@ -214,7 +254,7 @@ static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, Squa
     PetscCall(SquallESDGAddCheckpointCaseReals(s, "-baroclinic_perturbation", 1, &c->up));
   }
   PetscOptionsEnd();
-  PetscCheck(*fn, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown ESDG test case %s: valid are bubble, baroclinic, isothermal, densitywave, random", name);
+  PetscCheck(*fn, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown ESDG test case %s: valid are bubble, baroclinic, isothermal, schaer, densitywave, random", name);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -227,6 +267,23 @@ PetscErrorCode SquallESDGSetInitialCondition(SquallESDG s, const char *name, Vec
   PetscCall(SquallESDGSetUp(s));
   PetscCall(CaseSetUp(s, name, &c, &fn));
   PetscCall(SquallESDGProject(s, fn, &c, Q));
+  if (s->tau) {
+    /* the sponge's target: the background with its mean wind (the bubble without its bubble, the channel
+       without its perturbation; the isothermal and Schaer states are their own) */
+    PetscBool bubble, baro, iso, schaer;
+    Vec       B;
+    PetscCall(PetscStrcmp(name, "bubble", &bubble));
+    PetscCall(PetscStrcmp(name, "baroclinic", &baro));
+    PetscCall(PetscStrcmp(name, "isothermal", &iso));
+    PetscCall(PetscStrcmp(name, "schaer", &schaer));
+    PetscCheck(bubble || baro || iso || schaer, s->comm, PETSC_ERR_SUP, "-%ssponge_rate: case %s has no background state to damp towards (valid: bubble, baroclinic, isothermal, schaer)", s->prefix, name);
+    c.dtheta = 0;
+    c.up     = 0;
+    PetscCall(VecDuplicate(Q, &B));
+    PetscCall(SquallESDGProject(s, fn, &c, B));
+    PetscCall(SquallESDGSetSpongeState(s, B));
+    PetscCall(VecDestroy(&B));
+  }
   if (s->useRef) PetscCall(SquallESDGSetCaseReference(s, name, Q));
   if (s->perturb) PetscCall(VecAXPY(Q, -1, s->Qref)); /* the TS state is the departure */
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -235,7 +292,7 @@ PetscErrorCode SquallESDGSetInitialCondition(SquallESDG s, const char *name, Vec
 /*@C
   SquallESDGSetCaseReference - SquallESDGSetReferenceState() with the unperturbed background of a test
   case: the bubble without its bubble, the baroclinic channel without its wind perturbation, the
-  isothermal atmosphere at rest. (-esdg_reference_residual makes SquallESDGSetInitialCondition() call it.)
+  isothermal atmosphere and the Schaer atmosphere at rest. (-esdg_reference_residual makes SquallESDGSetInitialCondition() call it.)
 
   Input: name, the case; Q, any vector of the DM (used as a template).
 @*/
@@ -243,7 +300,7 @@ PetscErrorCode SquallESDGSetCaseReference(SquallESDG s, const char *name, Vec Q)
 {
   CaseCtx             c;
   SquallESDGInitialFn fn = NULL;
-  PetscBool           bubble, baro, iso;
+  PetscBool           bubble, baro, iso, schaer;
   Vec                 R;
 
   PetscFunctionBegin;
@@ -251,7 +308,8 @@ PetscErrorCode SquallESDGSetCaseReference(SquallESDG s, const char *name, Vec Q)
   PetscCall(PetscStrcmp(name, "bubble", &bubble));
   PetscCall(PetscStrcmp(name, "baroclinic", &baro));
   PetscCall(PetscStrcmp(name, "isothermal", &iso));
-  PetscCheck(bubble || baro || iso, s->comm, PETSC_ERR_SUP, "-%s%s: case %s has no steady background (valid: bubble, baroclinic, isothermal)", s->prefix, s->perturb ? "perturbation" : "reference_residual", name);
+  PetscCall(PetscStrcmp(name, "schaer", &schaer));
+  PetscCheck(bubble || baro || iso || schaer, s->comm, PETSC_ERR_SUP, "-%s%s: case %s has no steady background (valid: bubble, baroclinic, isothermal, schaer)", s->prefix, s->perturb ? "perturbation" : "reference_residual", name);
   PetscCall(CaseSetUp(s, name, &c, &fn));
   c.dtheta = 0;
   c.up     = 0;

@@ -167,6 +167,7 @@ PetscErrorCode SquallESDGSetUpGPU(SquallESDG s)
   in.FG            = fg;
   in.FGF           = fgf;
   in.fcor          = fcor;
+  in.tau           = s->tau;
   in.wb            = m->w[0];
   in.box           = s->boxPhiZ;
   in.prefetchWaves = s->gpuPrefetchWaves;
@@ -197,6 +198,7 @@ static PetscErrorCode ESDGGPUGetArgs(SquallESDG s, PetscBool rhs, SquallESDGKern
     PetscCall(VecCUDAGetArrayRead(s->QrefLoc, &a->QrefLoc));
   }
   if (rhs && s->Fref) PetscCall(VecCUDAGetArrayRead(s->Fref, &a->Fref));
+  if (rhs && s->tau && s->Qsponge && !s->spongeHold) PetscCall(VecCUDAGetArrayRead(s->Qsponge, &a->Qsponge));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -206,6 +208,7 @@ static PetscErrorCode ESDGGPURestoreArgs(SquallESDG s, SquallESDGKernelArgs *a)
   if (a->Qref) PetscCall(VecCUDARestoreArrayRead(s->Qref, &a->Qref));
   if (a->QrefLoc) PetscCall(VecCUDARestoreArrayRead(s->QrefLoc, &a->QrefLoc));
   if (a->Fref) PetscCall(VecCUDARestoreArrayRead(s->Fref, &a->Fref));
+  if (a->Qsponge) PetscCall(VecCUDARestoreArrayRead(s->Qsponge, &a->Qsponge));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -239,6 +242,7 @@ static PetscErrorCode ESDGGPUVolume(SquallESDG s, const SquallESDGKernelArgs *a,
   PetscCall(SquallESDGKernelsVolume(s->gpu, a, first, count));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(SquallESDGVolumeFlops(s, &vflops));
+  if (a->Qsponge) vflops += 15.0 * s->nSponge; /* the sponge's 3 per field at the nodes inside the layers, as the host counts them */
   PetscCall(PetscLogGpuFlops(s->mesh->nOwned ? vflops * count / s->mesh->nOwned : 0));
   PetscCall(PetscLogEventEnd(SQUALL_ESDGVolume, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);

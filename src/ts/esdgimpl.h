@@ -4,6 +4,7 @@
 #include "dm/dgmeshimpl.h"
 #include <petscsf.h>
 #include "physics/euler.h"
+#include "physics/sponge.h"
 #include "ts/lsrkimpl.h"
 #include "cuda/esdgkernels.h"
 
@@ -56,6 +57,12 @@ struct _n_SquallESDG {
   MatFDColoring      fdc;
   PetscInt           nJac; /* Jacobians formed, IFunctions evaluated */
   PetscInt           nIFunc;
+  /* Rayleigh sponge (-esdg_sponge_rate, -esdg_sponge_top, -esdg_sponge_lateral): -tau (q - Qsponge) */
+  SquallSponge sponge;
+  PetscReal   *tau;        /* [nOwned][Np] the coefficient at the nodes, once; NULL without a sponge */
+  PetscInt     nSponge;    /* owned nodes with tau > 0 */
+  Vec          Qsponge;    /* the state damped towards: the case's background with its mean wind */
+  PetscBool    spongeHold; /* set while the reference residual is formed: F(Qref) without the sponge */
   /* the test case and its parameters as checkpoints record them (SquallESDGSetCheckpointCase(); src/ts/esdgio.c) */
   char     caseName[32];
   PetscInt ncaseParams;
@@ -70,6 +77,9 @@ PETSC_INTERN PetscErrorCode SquallESDGSetUpIMEX(SquallESDG, TS);
 PETSC_INTERN PetscErrorCode SquallESDGDestroyIMEX(SquallESDG);
 PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG, PetscReal, Vec Q, Vec X, Vec F);
 PETSC_INTERN PetscErrorCode SquallESDGCreateGhostSF(SquallESDG);
+PETSC_INTERN PetscErrorCode SquallESDGSpongeSetUp(SquallESDG);
+PETSC_INTERN PetscErrorCode SquallESDGSpongeCheck(SquallESDG);
+PETSC_INTERN PetscErrorCode SquallESDGAddSponge_CPU(SquallESDG, Vec Q, Vec F);
 PETSC_EXTERN PetscErrorCode SquallESDGGhostBegin(SquallESDG, PetscMemType, const PetscScalar *q, PetscScalar *qloc);
 PETSC_EXTERN PetscErrorCode SquallESDGGhostEnd(SquallESDG, const PetscScalar *q, PetscScalar *qloc);
 

@@ -133,6 +133,21 @@ static PetscErrorCode CheckpointItems(SquallESDG s, CkptItem it[], PetscInt *n)
   PetscCall(AddItem(it, n, "-dm_p4est_brick_periodicity", PETSC_FALSE, PETSC_FALSE, buf));
   PetscCall(FormatReal(m->warp, buf, sizeof(buf)));
   PetscCall(AddItem(it, n, "-esdg_mesh_warp", PETSC_FALSE, PETSC_FALSE, buf));
+  /* the terrain map moves the nodes: its type and coordinate, and with a built-in terrain its parameters */
+  if (m->terrainFn)
+    PetscCall(PetscStrncpy(buf, "user function", sizeof(buf)));
+  else if (m->terrain.type == SQUALL_TERRAIN_NONE)
+    PetscCall(PetscStrncpy(buf, "none", sizeof(buf)));
+  else
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s, %s", m->terrain.type == SQUALL_TERRAIN_SCHAER ? "schaer" : "bell", m->terrain.vcoord == SQUALL_VCOORD_SLEVE ? "sleve" : "gal_chen"));
+  PetscCall(AddItem(it, n, "-esdg_terrain", PETSC_FALSE, PETSC_FALSE, buf));
+  if (m->terrain.type != SQUALL_TERRAIN_NONE && !m->terrainFn) {
+    const PetscReal p1[3] = {m->terrain.h0, m->terrain.a, m->terrain.lambda}, p2[4] = {m->terrain.xc, m->terrain.yc, m->terrain.s1, m->terrain.s2};
+    PetscCall(FormatReals(3, p1, buf, sizeof(buf)));
+    PetscCall(AddItem(it, n, "-esdg_terrain_h0, _a, _lambda", PETSC_FALSE, PETSC_FALSE, buf));
+    PetscCall(FormatReals(4, p2, buf, sizeof(buf)));
+    PetscCall(AddItem(it, n, "-esdg_terrain_center, -esdg_sleve_scales", PETSC_FALSE, PETSC_FALSE, buf));
+  }
   PetscCall(FormatReal(s->gas.gamma, buf, sizeof(buf)));
   PetscCall(AddItem(it, n, "-esdg_gamma", PETSC_FALSE, PETSC_FALSE, buf));
   PetscCall(FormatReal(s->gas.R, buf, sizeof(buf)));
@@ -152,6 +167,12 @@ static PetscErrorCode CheckpointItems(SquallESDG s, CkptItem it[], PetscInt *n)
   /* choices of the discretisation that a continuation may change on purpose */
   PetscCall(AddItem(it, n, "-esdg_surface_flux", PETSC_TRUE, PETSC_FALSE, SquallSurfaceFluxTypes[s->surface]));
   PetscCall(AddItem(it, n, "-esdg_perturbation_pressure", PETSC_TRUE, PETSC_FALSE, PetscBools[s->pertPressure]));
+  {
+    /* rate, top layer's bottom (none: above the top), lateral widths */
+    const PetscReal sp[4] = {s->sponge.rate, s->sponge.z0 < PETSC_MAX_REAL ? s->sponge.z0 : m->hi[2], s->sponge.width[0], s->sponge.width[1]};
+    PetscCall(FormatReals(4, sp, buf, sizeof(buf)));
+    PetscCall(AddItem(it, n, "-esdg_sponge (rate, top, lateral x, y)", PETSC_TRUE, PETSC_FALSE, buf));
+  }
   /* a run that did not name its case (its own initial condition) checks none */
   if (s->caseName[0]) {
     PetscCall(AddItem(it, n, "case", PETSC_FALSE, PETSC_FALSE, s->caseName));
@@ -395,9 +416,9 @@ PetscErrorCode SquallESDGReadCheckpoint(SquallESDG s, const char filename[], Vec
 }
 
 /*@C
-  SquallESDGWriteSlice - writes x, y, z and potential temperature theta = T (p0/p)^(R/cp) of every
-  node on the plane coordinate[axis] = value (nodes within 1e-9 of the extent) to a CSV file; rank
-  0 gathers. p0 = 1e5 Pa.
+  SquallESDGWriteSlice - writes x, y, z, potential temperature theta = T (p0/p)^(R/cp) and the velocity
+  components u and w of every node on the plane coordinate[axis] = value (nodes within 1e-9 of the
+  extent) to a CSV file (columns x,y,z,theta,u,w); rank 0 gathers. p0 = 1e5 Pa.
 @*/
 PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscReal value, const char filename[])
 {
@@ -413,7 +434,7 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
 
   PetscFunctionBegin;
   PetscCheck(axis >= 0 && axis < 3, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Slice axis %" PetscInt_FMT " must be 0, 1 or 2", axis);
-  PetscCall(PetscMalloc1((size_t)4 * m->nOwned * Np + 1, &buf));
+  PetscCall(PetscMalloc1((size_t)6 * m->nOwned * Np + 1, &buf));
   PetscCall(SquallESDGGetFullState(s, XQ, &Q));
   PetscCall(VecGetArrayRead(Q, &qa));
   for (PetscInt e = 0; e < m->nOwned; e++) {
@@ -423,11 +444,13 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
       if (PetscAbsReal(X[axis * Np + n] - value) > tol) continue;
       for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qa[(m->gslot[e] * 5 + f) * Np + n]);
       (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
-      buf[4 * nloc + 0] = X[n];
-      buf[4 * nloc + 1] = X[Np + n];
-      buf[4 * nloc + 2] = X[2 * Np + n];
+      buf[6 * nloc + 0] = X[n];
+      buf[6 * nloc + 1] = X[Np + n];
+      buf[6 * nloc + 2] = X[2 * Np + n];
       /* (gamma-1)/gamma = R/cp */
-      buf[4 * nloc + 3] = a[SQ_P] / (s->gas.R * a[SQ_RHO]) * PetscPowReal((PetscReal)1e5 / a[SQ_P], kappa);
+      buf[6 * nloc + 3] = a[SQ_P] / (s->gas.R * a[SQ_RHO]) * PetscPowReal((PetscReal)1e5 / a[SQ_P], kappa);
+      buf[6 * nloc + 4] = q[1] / q[0];
+      buf[6 * nloc + 5] = q[3] / q[0];
       nloc++;
     }
   }
@@ -435,7 +458,7 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
   PetscCall(SquallESDGRestoreFullState(s, XQ, &Q));
   PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
   PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCall(PetscMPIIntCast(4 * nloc, &cnt));
+  PetscCall(PetscMPIIntCast(6 * nloc, &cnt));
   if (rank == 0) PetscCall(PetscMalloc2(size, &counts, size + 1, &displs));
   PetscCallMPI(MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, s->comm));
   if (rank == 0) {
@@ -449,8 +472,9 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
     char  tmp[PETSC_MAX_PATH_LEN];
     PetscCall(SquallOutputTemporaryName(filename, tmp, sizeof(tmp)));
     PetscCall(PetscFOpen(PETSC_COMM_SELF, tmp, "w", &fp));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "x,y,z,theta\n"));
-    for (PetscMPIInt i = 0; i < displs[size]; i += 4) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.10g,%.10g,%.10g,%.12g\n", (double)all[i], (double)all[i + 1], (double)all[i + 2], (double)all[i + 3]));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "x,y,z,theta,u,w\n"));
+    for (PetscMPIInt i = 0; i < displs[size]; i += 6)
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.10g,%.10g,%.10g,%.12g,%.12g,%.12g\n", (double)all[i], (double)all[i + 1], (double)all[i + 2], (double)all[i + 3], (double)all[i + 4], (double)all[i + 5]));
     PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
     PetscCall(PetscFree(all));
     PetscCall(PetscFree2(counts, displs));

@@ -265,3 +265,67 @@ PetscErrorCode SquallESDGVolumeFlops(SquallESDG s, PetscLogDouble *flops)
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* the Rayleigh sponge's coefficient at every owned node, once (the RHS reads it like Phi) */
+PetscErrorCode SquallESDGSpongeSetUp(SquallESDG s)
+{
+  SquallDGMesh   m  = s->mesh;
+  const PetscInt Np = m->Np;
+
+  PetscFunctionBegin;
+  s->nSponge = 0;
+  if (s->sponge.rate == 0) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt d = 0; d < 2; d++) {
+    s->sponge.lo[d] = m->lo[d];
+    s->sponge.hi[d] = m->hi[d];
+  }
+  s->sponge.ztop = m->hi[2];
+  PetscCall(PetscMalloc1((size_t)m->nOwned * Np, &s->tau));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscReal *X = SQUALL_DG_X(m, e);
+    for (PetscInt n = 0; n < Np; n++) {
+      s->tau[e * Np + n] = SquallSpongeCoefficient(&s->sponge, X[n], X[Np + n], X[2 * Np + n]);
+      if (s->tau[e * Np + n] > 0) s->nSponge++;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a sponge needs the state it damps towards */
+PetscErrorCode SquallESDGSpongeCheck(SquallESDG s)
+{
+  PetscFunctionBegin;
+  PetscCheck(!s->tau || s->Qsponge || s->spongeHold, s->comm, PETSC_ERR_ARG_WRONGSTATE,
+             "-%ssponge_rate %g needs a background state to damp towards: SquallESDGSetInitialCondition() with a case that has one (bubble, baroclinic, isothermal, schaer) or SquallESDGSetSpongeState()", s->prefix, (double)s->sponge.rate);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* F -= tau (Q - Qsponge) at the nodes inside the layers; Q the full state */
+PetscErrorCode SquallESDGAddSponge_CPU(SquallESDG s, Vec Q, Vec F)
+{
+  SquallDGMesh       m  = s->mesh;
+  const PetscInt     Np = m->Np;
+  const PetscScalar *qa, *ra;
+  PetscScalar       *fa;
+
+  PetscFunctionBegin;
+  if (!s->tau || !s->Qsponge || s->spongeHold) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGSource, 0, 0, 0, 0));
+  PetscCall(VecGetArrayRead(Q, &qa));
+  PetscCall(VecGetArrayRead(s->Qsponge, &ra));
+  PetscCall(VecGetArray(F, &fa));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const size_t o = (size_t)m->gslot[e] * 5 * Np;
+    for (PetscInt n = 0; n < Np; n++) {
+      const PetscReal tau = s->tau[e * Np + n];
+      if (tau == 0) continue;
+      for (PetscInt c = 0; c < 5; c++) fa[o + c * Np + n] -= tau * (qa[o + c * Np + n] - ra[o + c * Np + n]);
+    }
+  }
+  PetscCall(VecRestoreArray(F, &fa));
+  PetscCall(VecRestoreArrayRead(s->Qsponge, &ra));
+  PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCall(PetscLogFlops(15.0 * s->nSponge));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGSource, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

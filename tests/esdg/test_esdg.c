@@ -4,6 +4,9 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
                      "  -test freestream  constant state without gravity (warped mesh): RHS at round-off\n"
                      "  -test unphysical  a node with negative pressure: the RHS fails with PETSC_ERR_FP, the state check says no,\n"
                      "                    and a TS step is rejected cleanly (TSSetFunctionDomainError) instead of producing NaN\n"
+                     "  -test sponge     the sponge term F - F(without sponge): 0 at the background, -tau (q - q_bg) for a perturbed state,\n"
+                     "                    zero outside the layers, and it removes perturbation energy (L2 product < 0)\n"
+                     "  -test terrain_function  SquallDGMeshSetTerrainFunction() with the bell gives the mesh of -esdg_terrain bell (to round-off)\n"
                      "  -test api         the setters and getters (gas, surface flux by name, perturbation form) and their checks\n"
                      "  -case name        initial condition (default: random)\n";
 
@@ -38,6 +41,18 @@ static PetscErrorCode FieldSums(SquallESDG s, Vec F, PetscInt field, PetscReal *
 }
 
 /* one step of TS lsrk of length dt that may fail (two rejections allowed): where it stopped and why */
+/* the bell of src/physics/terrain.h with h0 = 800, a = 400 at the origin, as a user function */
+static PetscErrorCode UserBell(PetscReal x, PetscReal y, PetscReal *h1, PetscReal *h2, void *ctx)
+{
+  const PetscReal q = 1 + (x * x + y * y) / (400 * 400);
+
+  PetscFunctionBegin;
+  (void)ctx;
+  *h1 = 800 / (q * PetscSqrtReal(q));
+  *h2 = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode OneStep(SquallESDG s, Vec Q, PetscReal dt, TSConvergedReason *reason, PetscReal *t)
 {
   TS ts;
@@ -118,6 +133,56 @@ int main(int argc, char **argv)
       PetscCall(SquallESDGDestroy(&s2));
     }
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "api: gas, surface flux by name (unknown refused), perturbation form on and off, options prefixes\n"));
+    PetscCall(SquallESDGDestroy(&s));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
+  if (!strcmp(test, "terrain_function")) {
+    /* the built-in bell from the options (prefix esdg_) against the same bell as a user function (prefix user_, no terrain options) */
+    SquallESDG   s2;
+    SquallDGMesh m1, m2;
+    PetscReal    dx = 0, dJa = 0, xs = 0, jas = 0;
+    PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain", "bell"));
+    PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_h0", "800"));
+    PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_a", "400"));
+    PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_center", "0,0"));
+    PetscCall(SquallESDGSetFromOptions(s));
+    PetscCall(SquallESDGSetUp(s));
+    {
+      char     order[8];
+      PetscInt N;
+      PetscCall(SquallDGMeshGetOrder(s->mesh, &N));
+      PetscCall(PetscSNPrintf(order, sizeof(order), "%" PetscInt_FMT, N));
+      PetscCall(PetscOptionsSetValue(NULL, "-user_order", order));
+    }
+    PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s2));
+    PetscCall(SquallESDGSetOptionsPrefix(s2, "user_"));
+    PetscCall(SquallESDGGetMesh(s2, &m2));
+    PetscCall(SquallDGMeshSetTerrainFunction(m2, UserBell, NULL));
+    PetscCall(SquallESDGSetFromOptions(s2));
+    PetscCall(SquallESDGSetUp(s2));
+    PetscCall(SquallESDGGetMesh(s, &m1));
+    PetscCheck(m1->nOwned == m2->nOwned && m1->nGhost == m2->nGhost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the two meshes differ in their elements");
+    /* the two evaluations of the bell are compiled apart (the contraction of their products may differ): equal to round-off */
+    /* the elements of the two forests are matched by their lattice index */
+    for (PetscInt e1 = 0; e1 < m1->nOwned + m1->nGhost; e1++) {
+      PetscInt e2 = -1;
+      for (PetscInt e = 0; e < m2->nOwned + m2->nGhost && e2 < 0; e++)
+        if (m2->ijk[3 * e] == m1->ijk[3 * e1] && m2->ijk[3 * e + 1] == m1->ijk[3 * e1 + 1] && m2->ijk[3 * e + 2] == m1->ijk[3 * e1 + 2]) e2 = e;
+      PetscCheck(e2 >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "element %" PetscInt_FMT " of the first mesh has no counterpart", e1);
+      for (PetscInt i = 0; i < 3 * m1->Np; i++) {
+        dx = PetscMax(dx, PetscAbsReal(SQUALL_DG_X(m1, e1)[i] - SQUALL_DG_X(m2, e2)[i]));
+        xs = PetscMax(xs, PetscAbsReal(SQUALL_DG_X(m1, e1)[i]));
+      }
+      for (PetscInt i = 0; i < 9 * m1->Np; i++) {
+        dJa = PetscMax(dJa, PetscAbsReal(SQUALL_DG_JA(m1, e1)[i] - SQUALL_DG_JA(m2, e2)[i]));
+        jas = PetscMax(jas, PetscAbsReal(SQUALL_DG_JA(m1, e1)[i]));
+      }
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "terrain function: the user bell's nodes and metric terms against -esdg_terrain bell's: max differences %.2e, %.2e (relative)\n", (double)(dx / xs), (double)(dJa / jas)));
+    PetscCheck(dx <= 10 * PETSC_MACHINE_EPSILON * xs && !m2->cartesian, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other node positions than -esdg_terrain bell (%g)", (double)dx);
+    PetscCheck(dJa <= 1e3 * PETSC_MACHINE_EPSILON * jas, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other metric terms than -esdg_terrain bell (%g)", (double)dJa);
+    PetscCall(SquallESDGDestroy(&s2));
     PetscCall(SquallESDGDestroy(&s));
     PetscCall(PetscFinalize());
     return 0;
@@ -241,8 +306,79 @@ int main(int argc, char **argv)
     PetscCall(
       PetscPrintf(PETSC_COMM_WORLD, "%s: max|dq/dt| / scale = %.2e %.2e %.2e %.2e %.2e\n", test, (double)(fmax[0] / scale[0]), (double)(fmax[1] / scale[1]), (double)(fmax[2] / scale[2]), (double)(fmax[3] / scale[3]), (double)(fmax[4] / scale[4])));
     for (PetscInt f = 0; f < 5; f++) PetscCheck(fmax[f] < tol * scale[f], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: field %" PetscInt_FMT " has |dq/dt| %g, not at round-off (scale %g)", test, f, (double)fmax[f], (double)scale[f]);
+  } else if (!strcmp(test, "sponge")) {
+    SquallDGMesh   m  = s->mesh;
+    const PetscInt Nq = m->Nq, Np = m->Np;
+    Vec            F0, Qp;
+    PetscReal      loc[4] = {0, 0, 0, 0}, glob[4], diff0;
+
+    PetscCheck(s->tau && s->Qsponge && !s->perturb, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONGSTATE, "-test sponge needs -esdg_sponge_rate with a layer, a case with a background, and the plain form");
+    PetscCall(VecDuplicate(F, &F0));
+    /* at the background itself (the initial state of the isothermal and Schaer cases) the term vanishes exactly */
+    s->spongeHold = PETSC_TRUE;
+    PetscCall(SquallESDGComputeRHS(s, 0, Q, F0));
+    s->spongeHold = PETSC_FALSE;
+    PetscCall(VecAXPY(F0, -1, F));
+    PetscCall(VecNorm(F0, NORM_INFINITY, &diff0));
+    PetscCheck(diff0 == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the sponge term is %g at the background state, not 0", (double)diff0);
+    /* a perturbed state: 0.1% in every field, varying in space */
+    PetscCall(VecDuplicate(Q, &Qp));
+    {
+      const PetscScalar *qa;
+      PetscScalar       *pa;
+      PetscCall(VecGetArrayRead(Q, &qa));
+      PetscCall(VecGetArrayWrite(Qp, &pa));
+      for (PetscInt e = 0; e < m->nOwned; e++)
+        for (PetscInt f = 0; f < 5; f++)
+          for (PetscInt n = 0; n < Np; n++) {
+            const PetscReal *X = SQUALL_DG_X(m, e);
+            const PetscInt   i = (m->gslot[e] * 5 + f) * Np + n;
+            pa[i]              = qa[i] * (1 + 1e-3 * PetscSinReal(1e-3 * X[n] + 2e-3 * X[2 * Np + n] + f)) + (f >= 1 && f <= 3 ? 1e-3 * qa[(m->gslot[e] * 5) * Np + n] : 0);
+          }
+      PetscCall(VecRestoreArrayWrite(Qp, &pa));
+      PetscCall(VecRestoreArrayRead(Q, &qa));
+    }
+    PetscCall(SquallESDGComputeRHS(s, 0, Qp, F));
+    s->spongeHold = PETSC_TRUE;
+    PetscCall(SquallESDGComputeRHS(s, 0, Qp, F0));
+    s->spongeHold = PETSC_FALSE;
+    {
+      /* loc: max |D + tau d|, max |tau d|, max |D| outside the layers, sum w J d.D (d = q - q_bg, D the sponge term) */
+      const PetscScalar *fa, *f0, *pa, *ra;
+      PetscCall(VecGetArrayRead(F, &fa));
+      PetscCall(VecGetArrayRead(F0, &f0));
+      PetscCall(VecGetArrayRead(Qp, &pa));
+      PetscCall(VecGetArrayRead(s->Qsponge, &ra));
+      for (PetscInt e = 0; e < m->nOwned; e++)
+        for (PetscInt n = 0; n < Np; n++) {
+          const PetscReal tau = s->tau[e * Np + n], wJ = m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * SQUALL_DG_J(m, e)[n];
+          for (PetscInt f = 0; f < 5; f++) {
+            const PetscInt  i = (m->gslot[e] * 5 + f) * Np + n;
+            const PetscReal D = PetscRealPart(fa[i] - f0[i]), d = PetscRealPart(pa[i] - ra[i]);
+            loc[0] = PetscMax(loc[0], PetscAbsReal(D + tau * d));
+            loc[1] = PetscMax(loc[1], PetscAbsReal(tau * d));
+            if (tau == 0) loc[2] = PetscMax(loc[2], PetscAbsReal(D));
+            /* the perturbation energy in each field, scaled by the field's size so that all five count */
+            loc[3] += wJ * d * D / PetscMax(PetscAbsReal(PetscRealPart(ra[(m->gslot[e] * 5 + (f >= 1 && f <= 3 ? 0 : f)) * Np + n])), PETSC_SMALL);
+          }
+        }
+      PetscCall(VecRestoreArrayRead(s->Qsponge, &ra));
+      PetscCall(VecRestoreArrayRead(Qp, &pa));
+      PetscCall(VecRestoreArrayRead(F0, &f0));
+      PetscCall(VecRestoreArrayRead(F, &fa));
+      PetscCallMPI(MPIU_Allreduce(loc, glob, 3, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+      PetscCallMPI(MPIU_Allreduce(&loc[3], &glob[3], 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "sponge: 0 at the background; |D + tau (q - q_bg)| / |tau (q - q_bg)| = %.2e, outside the layers |D| = %g, perturbation energy rate %.3e (< 0), %" PetscInt_FMT " nodes in the layers\n",
+                          (double)(glob[0] / glob[1]), (double)glob[2], (double)glob[3], s->nSponge));
+    PetscCheck(glob[1] > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "no node lies in a sponge layer");
+    PetscCheck(glob[0] <= 1e5 * PETSC_MACHINE_EPSILON * glob[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the sponge term differs from -tau (q - q_bg) by %g (relative)", (double)(glob[0] / glob[1]));
+    PetscCheck(glob[2] == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the sponge changes the RHS outside its layers by %g", (double)glob[2]);
+    PetscCheck(glob[3] < 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the sponge does not remove perturbation energy (rate %g)", (double)glob[3]);
+    PetscCall(VecDestroy(&Qp));
+    PetscCall(VecDestroy(&F0));
   } else
-    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-test %s unknown: valid are entropy, balance, freestream, unphysical", test);
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-test %s unknown: valid are entropy, balance, freestream, unphysical, sponge", test);
 
   PetscCall(VecDestroy(&F));
   PetscCall(VecDestroy(&Q));
