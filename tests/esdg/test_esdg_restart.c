@@ -5,6 +5,7 @@ static char help[] = "Checkpoint/restart of an ESDG run through HDF5: 2k steps s
                      "-tol (default 0: bit for bit).\n";
 
 #include <squall.h>
+#include "squalltest.h"
 
 static PetscErrorCode Run(SquallESDG s, Vec Q, PetscReal t0, PetscInt step0, PetscInt steps, PetscReal *t)
 {
@@ -38,6 +39,11 @@ int main(int argc, char **argv)
   char        file[PETSC_MAX_PATH_LEN] = "restart_test.h5", src[PETSC_MAX_PATH_LEN];
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  {
+    PetscBool require = PETSC_FALSE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-test_require_gpu", &require, NULL));
+    if (require) SQUALL_TEST_SKIP_WITHOUT_GPU();
+  }
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-steps", &k, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-checkpoint", file, sizeof(file), NULL));
