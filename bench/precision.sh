@@ -3,6 +3,7 @@
 # and the coarse baroclinic channel (N=2, 600 s), plain, with the reference residual, and in perturbation
 # form without and with departures. Runs on the GPU when the builds have CUDA, else on the CPU.
 #   bench/precision.sh BUILD_DOUBLE BUILD_SINGLE OUTDIR     writes OUTDIR/precision.jsonl (one line per run)
+# PRECISION_CASES (default "bubble baroclinic") chooses the cases.
 set -uo pipefail
 bd=${1:?double build}; bs=${2:?single build}; out=${3:?output directory}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +26,7 @@ run() { # precision build case form options...
   fi
   python3 "$root/bench/tutorial_log.py" "$log" case="$c" precision="$p" form="$f" device="$device" >> "$out/precision.jsonl"
 }
-for c in bubble baroclinic; do
+for c in ${PRECISION_CASES:-bubble baroclinic}; do
   for p in double single; do
     b=$bd; [ $p = single ] && b=$bs
     run $p "$b" $c plain
