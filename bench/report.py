@@ -92,9 +92,10 @@ def table(head, rows):
     return "\n".join(lines)
 
 
-def source(doc, cap):
+def source(doc, cap, commit=True):
+    """where a table's figures come from; the README leaves the commit to docs/performance.md"""
     lim = doc["limits"]
-    text = f"From `bench/results/{cap}-{gpu_slug(doc['gpu'])}.json`: {doc['gpu']}, {doc['date']}, PETSc {doc['petsc_version']}, {doc['precision']}, squall {doc['commit']}"
+    text = f"From `bench/results/{cap}-{gpu_slug(doc['gpu'])}.json`: {doc['gpu']}, {doc['date']}, PETSc {doc['petsc_version']}, {doc['precision']}" + (f", squall {doc['commit']}" if commit else "")
     if lim:
         text += (f"; limits measured in the same run: FP64 {lim['fp64_fma_tflops']:.1f} TFLOP/s, FP32 {lim['fp32_fma_tflops']:.1f} TFLOP/s, "
                  f"streaming {lim['stream_8r1w_tbs']:.2f} TB/s (8 reads : 1 write), copy {lim['copy_tbs']:.2f} TB/s")
@@ -179,7 +180,7 @@ def summary():
         lim = docs[0]["limits"]
         head = (f"One {docs[0]['gpu']}, double precision; its limits measured in the same runs: FP64 {lim['fp64_fma_tflops']:.1f} TFLOP/s, "
                 f"FP32 {lim['fp32_fma_tflops']:.1f} TFLOP/s (FMA), streaming {lim['stream_8r1w_tbs']:.2f} TB/s (8 reads : 1 write). "
-                f"From `bench/results/*-{gpu_slug(docs[0]['gpu'])}.json` ({docs[0]['date']}, squall {docs[0]['commit']}).\n\n")
+                f"From `bench/results/*-{gpu_slug(docs[0]['gpu'])}.json` ({docs[0]['date']}).\n\n")
     return head + table(["what", "measured", "against the limit or a peer"], rows)
 
 
@@ -252,7 +253,7 @@ def precision_summary():
             continue
         d = [x for x in p["records"] if x["precision"] == "double" and x["case"] == r["case"] and x["form"] == r["form"]]
         rows.append([r["case"], r["form"], r["rel_change_mass"], r["rel_change_energy"], f"{r['max_w']:.4g} ({d[0]['max_w']:.4g})" if d else r["max_w"]])
-    return table(["case", "form (single precision)", "mass drift", "energy drift", "max\\|w\\| m/s (double)"], rows) + "\n\n" + source(p, "precision")
+    return table(["case", "form (single precision)", "mass drift", "energy drift", "max\\|w\\| m/s (double)"], rows) + "\n\n" + source(p, "precision", commit=False)
 
 
 # ------------------------------------------------------------------ plots
