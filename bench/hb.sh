@@ -10,12 +10,13 @@
 # OUTDIR/hb.jsonl gets one JSON object per measurement (bench/hb_bench.c), each with the streaming rate
 # measured in the same process ("stream_gbs"):
 #   "hb_cg":       solver, N, E, NG, ranks, device, kernel, iterations, time, t_iter, fom_gflops,
-#                  dofs_iter_per_s, rnorm, stream_gbs, gpu_timers
+#                  dofs_iter_per_s, rnorm, stream_gbs, gpu_timers, mesh, geometry, bytes_per_node
 #   "hb_operator": N, E, NG, NL, ranks, device, kernel, layers, elements, reps, t_kernel, kernel_gflops,
 #                  kernel_gbs, kernel_bytes, kernel_flops, stream_gbs, roofline_gflops, roofline_fraction,
-#                  t_gather, t_mult, mult_gflops_nekbone
+#                  t_gather, t_mult, mult_gflops_nekbone, mesh, geometry, bytes_per_node (the roofline
+#                  counts the bytes of the record's geometry mode)
 #   "hb_skipped":  N, reason (an order the budget or its step's timeout left out)
-# OUTDIR also gets nvidia-smi.txt and hb-N<N>.log (stderr of each step).
+# OUTDIR also gets nvidia-smi.txt and hb-<mesh>-<geometry>-N<N>.log (stderr of each step).
 # Environment (optional):
 #   HB_DOFS          unknowns of the figure-of-merit orders (default 4e7, hipBone's size)
 #   HB_SWEEP_DOFS    unknowns of the other orders' operator runs (default 2e7; at N = 1 the set-up of 4e7
@@ -25,6 +26,11 @@
 #   HB_REPS          back-to-back products per operator timing (default 20)
 #   HB_CG_ITERATIONS fixed CG iterations of the figure of merit (default 50)
 #   HB_RANKS         MPI ranks, one GPU each through bench/gpu-bind.sh (default 1)
+#   HB_GEOMETRIES    -hb_geometry modes to run in turn, each with all the steps above (default "auto"; on the
+#                    brick auto is affine; e.g. "stored trilinear affine", trilinear on -hb_mesh perturbed)
+#   HB_MESH          -hb_mesh of those steps (default brick)
+#   HB_KERSHAW       1: also the Kershaw record (-hb_mesh kershaw -hb_kershaw_eps 0.3, N = 7, 24 x 18 x 18 = 7776
+#                    elements, stored factors, hbcg to 100 iterations: DOF x iterations / s) (default 1)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: bench/hb.sh BUILD_DIR OUTDIR}
@@ -60,16 +66,24 @@ step() { # N, then hb_bench arguments
   fi
   limit=$((left < step_max ? left : step_max))
   log "N=$N (timeout $limit s): $*"
-  timeout "$limit" "${launch[@]}" -hb_vec_type cuda -use_gpu_aware_mpi 0 -orders "$N" -reps "$reps" -hb_log_setup 1 "$@" >> "$jsonl" 2> "$out/hb-N$N.log"
+  timeout "$limit" "${launch[@]}" -hb_vec_type cuda -use_gpu_aware_mpi 0 -orders "$N" -reps "$reps" -hb_log_setup 1 "$@" >> "$jsonl" 2> "$out/hb-$tag-N$N.log"
   rc=$?
   if [ $rc -ne 0 ]; then
-    log "N=$N: rc $rc ($out/hb-N$N.log)"
+    log "N=$N: rc $rc ($out/hb-$tag-N$N.log)"
     echo "{\"bench\":\"hb_skipped\",\"N\":$N,\"reason\":\"rc $rc\"}" >> "$jsonl"
     status=1
   fi
 }
 
-for N in 3 7 15; do step "$N" -dofs "$dofs" -cg_iterations "$iters" -solvers hbcg; done
-for N in 1 2 4 5 6 8 9 10 11 12 13 14; do step "$N" -dofs "${HB_SWEEP_DOFS:-2e7}" -cg_iterations 0; done
+mesh=${HB_MESH:-brick}
+for geo in ${HB_GEOMETRIES:-auto}; do
+  tag=$mesh-$geo
+  for N in 3 7 15; do step "$N" -dofs "$dofs" -cg_iterations "$iters" -solvers hbcg -hb_mesh "$mesh" -hb_geometry "$geo"; done
+  for N in 1 2 4 5 6 8 9 10 11 12 13 14; do step "$N" -dofs "${HB_SWEEP_DOFS:-2e7}" -cg_iterations 0 -hb_mesh "$mesh" -hb_geometry "$geo"; done
+done
+if [ "${HB_KERSHAW:-1}" = 1 ]; then
+  tag=kershaw
+  step 7 -hb_mesh kershaw -hb_kershaw_eps 0.3 -hb_elements 24,18,18 -cg_iterations 100 -solvers hbcg
+fi
 log "$(grep -c '^{' "$jsonl") records in $jsonl, $((SECONDS - start)) s"
 exit $status

@@ -19,6 +19,9 @@ static char help[] = "hipBone benchmark sweep; one JSON object per line.\n"
                      "  -layers list         likewise for each -hb_kernel_layers (2, 3, 4) where the kernel takes layers\n"
                      "  -tag name            copied into every record\n"
                      "  -hb_log_setup 0      no timestamped setup phases on stderr (default on)\n"
+                     "  -hb_geometry mode    stored, trilinear, affine or auto (default): where the kernels get the geometric\n"
+                     "                       factors; -hb_mesh brick|kershaw|perturbed the mesh (each record names both and the\n"
+                     "                       mode's bytes per element node, from which the roofline is counted)\n"
                      "Records: \"hb_operator\" (element kernel GFLOP/s against the streaming roofline measured in the same\n"
                      "run, the Z^T gather, the whole MatMult), \"hb_cg\" (time per iteration, NekBone FOM, DOF x iterations / s).\n";
 
@@ -88,13 +91,15 @@ static PetscErrorCode BenchOperator(const Bench *b, Mat A, PetscLogDouble stream
   PetscCall(SquallHBGetInfo(A, &info));
   PetscCall(HBMeasureMatMult(A, b->reps, b->events, b->device, &m));
   /* the slowest rank sets the times; flops and bytes add up. Minimum traffic of the element kernel:
-     per element node its index, 6 factors, W and the result; each assembled unknown's x once */
+     per element node its index, W, the result and the geometry of the mode in use (6 factors per node,
+     or 24 / 6 reals per element: SquallHBInfo.geometry_bytes_per_node counts them, with x per node);
+     each assembled unknown's x once */
   tl[0] = m.t_kernel;
   tl[1] = m.t_gather;
   tl[2] = m.t_mult;
   PetscCallMPI(MPIU_Allreduce(tl, tmax, 3, MPI_DOUBLE, MPI_MAX, b->comm));
   loc[0] = m.flops_kernel;
-  loc[1] = (PetscLogDouble)info.nelem_local * info.Np * (sizeof(PetscInt) + 7 * sizeof(PetscReal) + sizeof(PetscScalar)) + (PetscLogDouble)info.ndof_local * sizeof(PetscScalar);
+  loc[1] = (PetscLogDouble)info.nelem_local * info.Np * (info.geometry_bytes_per_node - sizeof(PetscScalar)) + (PetscLogDouble)info.ndof_local * sizeof(PetscScalar);
   PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, b->comm));
   {
     const PetscLogDouble tk = tmax[0] > 0 ? tmax[0] : -1, gflops = glob[0] / tk / 1e9, gbs = glob[1] / tk / 1e9, roof = stream * glob[0] / glob[1];
@@ -103,9 +108,9 @@ static PetscErrorCode BenchOperator(const Bench *b, Mat A, PetscLogDouble stream
     PetscCall(PetscPrintf(b->comm,
                           "{\"bench\":\"hb_operator\",\"tag\":\"%s\",\"N\":%" PetscInt_FMT ",\"E\":%" PetscInt_FMT ",\"NG\":%" PetscInt_FMT ",\"NL\":%" PetscInt_FMT ",\"ranks\":%d,\"device\":%s,\"kernel\":\"%s\",\"layers\":%" PetscInt_FMT
                           ",\"elements\":%" PetscInt_FMT ",\"reps\":%" PetscInt_FMT ",\"t_kernel\":%.6e,\"kernel_gflops\":%.2f,\"kernel_gbs\":%.1f,\"kernel_bytes\":%.6e,\"kernel_flops\":%.6e,\"stream_gbs\":%.1f,\"roofline_gflops\":%.2f"
-                          ",\"roofline_fraction\":%.3f,\"t_gather\":%.6e,\"t_mult\":%.6e,\"mult_gflops_nekbone\":%.2f}\n",
+                          ",\"roofline_fraction\":%.3f,\"t_gather\":%.6e,\"t_mult\":%.6e,\"mult_gflops_nekbone\":%.2f,\"mesh\":\"%s\",\"geometry\":\"%s\",\"bytes_per_node\":%.3f}\n",
                           b->tag, info.order, info.nelem_global, info.ndof_global, info.nlocal_global, b->size, b->device ? "true" : "false", info.kernel, info.layers, info.block_elements, b->reps, (double)tmax[0], b->events ? gflops : 0,
-                          b->events ? gbs : 0, glob[1], glob[0], stream, roof, b->events ? gflops / roof : 0, (double)tmax[1], (double)tmax[2], nekflops / tmax[2] / 1e9));
+                          b->events ? gbs : 0, glob[1], glob[0], stream, roof, b->events ? gflops / roof : 0, (double)tmax[1], (double)tmax[2], nekflops / tmax[2] / 1e9, info.mesh, info.geometry, (double)info.geometry_bytes_per_node));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -178,9 +183,9 @@ static PetscErrorCode BenchCG(const Bench *b, KSP ksp, Vec x, Vec rhs, const cha
 
     PetscCall(PetscPrintf(b->comm,
                           "{\"bench\":\"hb_cg\",\"tag\":\"%s\",\"solver\":\"%s\",\"N\":%" PetscInt_FMT ",\"E\":%" PetscInt_FMT ",\"NG\":%" PetscInt_FMT ",\"ranks\":%d,\"device\":%s,\"kernel\":\"%s\",\"iterations\":%" PetscInt_FMT
-                          ",\"time\":%.6e,\"t_iter\":%.6e,\"fom_gflops\":%.2f,\"dofs_iter_per_s\":%.6e,\"rnorm\":%.6e,\"stream_gbs\":%.1f,\"gpu_timers\":%s}\n",
+                          ",\"time\":%.6e,\"t_iter\":%.6e,\"fom_gflops\":%.2f,\"dofs_iter_per_s\":%.6e,\"rnorm\":%.6e,\"stream_gbs\":%.1f,\"gpu_timers\":%s,\"mesh\":\"%s\",\"geometry\":\"%s\",\"bytes_per_node\":%.3f}\n",
                           b->tag, solver, info->order, info->nelem_global, info->ndof_global, b->size, b->device ? "true" : "false", info->kernel, its, dt, dt / its, flops / dt / 1e9, (PetscLogDouble)info->ndof_global * its / dt, (double)rnorm,
-                          stream, b->device && b->timers ? "true" : "false"));
+                          stream, b->device && b->timers ? "true" : "false", info->mesh, info->geometry, (double)info->geometry_bytes_per_node));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

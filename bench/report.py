@@ -205,11 +205,20 @@ def cfl():
     return table(["scheme"] + [f"N={n}" for n in ns], rows) + f"\n\nThe largest `-esdg_cfl` at which the run stays within 2% of max|w| at CFL 0.25 ({c[0]['case']}); bench/cfl.sh. " + source(e, "esdg")
 
 
+def hb_geometry(r):
+    """the geometry mode of a hipBone record: records made before the modes existed read stored factors"""
+    return r.get("geometry", "stored")
+
+
+def hb_stored_brick(rs):
+    return [r for r in rs if hb_geometry(r) == "stored" and r.get("mesh", "brick") == "brick"]
+
+
 @block("hb-orders")
 def hb_orders():
     h = load("hb")
     rows = [[r["N"], r["NG"] / 1e6, r["kernel"], r["kernel_gflops"], r["kernel_gbs"], f"{100 * r['kernel_gbs'] / 1000 / stream_tbs(h):.0f}%", f"{100 * r['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}%", r["mult_gflops_nekbone"]]
-            for r in sorted(recs(h, bench="hb_operator"), key=lambda r: r["N"])]
+            for r in sorted(hb_stored_brick(recs(h, bench="hb_operator")), key=lambda r: r["N"])]
     return table(["N", "M unknowns", "kernel", "GFLOP/s", "GB/s", "of streaming", "of FP64 peak", "MatMult GFLOP/s (NekBone)"], rows) + "\n\n" + source(h, "hb")
 
 
@@ -217,8 +226,36 @@ def hb_orders():
 def hb_cg():
     h = load("hb")
     rows = [[r["N"], r["NG"] / 1e6, r["iterations"], r["t_iter"] * 1e3, r["fom_gflops"], HIPBONE_UPSTREAM_FOM.get(r["N"]), f"{r['fom_gflops'] / HIPBONE_UPSTREAM_FOM[r['N']]:.2f}x" if r["N"] in HIPBONE_UPSTREAM_FOM else "-", r["dofs_iter_per_s"]]
-            for r in sorted(recs(h, bench="hb_cg"), key=lambda r: r["N"])]
+            for r in sorted(hb_stored_brick(recs(h, bench="hb_cg")), key=lambda r: r["N"])]
     return table(["N", "M unknowns", "iterations", "ms per iteration", "FOM GFLOP/s", "upstream hipBone", "ratio", "DOF x iterations/s"], rows) + "\n\n" + source(h, "hb")
+
+
+HB_MODES = ["stored", "trilinear", "affine"]
+
+
+@block("hb-geometry-operator")
+def hb_geometry_operator():
+    """the operator kernel per geometry mode (records that name their mode): GFLOP/s against the mode's own
+    data-motion roofline (its bytes per element node) and the FP64 peak"""
+    h = load("hb")
+    ops = [r for r in recs(h, bench="hb_operator") if "geometry" in r and r.get("device")]
+    if not ops:
+        return "Per-mode operator records: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\")."
+    rows = [[r["N"], r.get("mesh", "brick"), hb_geometry(r), r["bytes_per_node"], r["kernel"], r["kernel_gflops"], f"{100 * r['roofline_fraction']:.0f}%", f"{100 * r['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}%"]
+            for r in sorted(ops, key=lambda r: (HB_MODES.index(hb_geometry(r)), r["N"]))]
+    return table(["N", "mesh", "geometry", "bytes per node", "kernel", "GFLOP/s", "of its roofline", "of FP64 peak"], rows) + "\n\n" + source(h, "hb")
+
+
+@block("hb-geometry-cg")
+def hb_geometry_cg():
+    """the CG figure of merit per geometry mode, and the Kershaw record (DOF x iterations / s)"""
+    h = load("hb")
+    cgs = [r for r in recs(h, bench="hb_cg", solver="hbcg") if "geometry" in r and r.get("device")]
+    if not cgs:
+        return "Per-mode CG records and the Kershaw record: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\", HB_KERSHAW=1)."
+    rows = [[r["N"], r.get("mesh", "brick"), hb_geometry(r), r["E"], r["NG"] / 1e6, r["iterations"], r["fom_gflops"], HIPBONE_UPSTREAM_FOM.get(r["N"]) if r.get("mesh", "brick") == "brick" else "-", r["dofs_iter_per_s"]]
+            for r in sorted(cgs, key=lambda r: (r.get("mesh", "brick"), HB_MODES.index(hb_geometry(r)), r["N"]))]
+    return table(["N", "mesh", "geometry", "elements", "M unknowns", "iterations", "FOM GFLOP/s", "upstream hipBone", "DOF x iterations/s"], rows) + "\n\n" + source(h, "hb")
 
 
 @block("p1-assembly")

@@ -125,8 +125,8 @@ PETSC_EXTERN PetscErrorCode SquallESDGComputeExactError(SquallESDG, const char *
 /* ---- hipBone-style matrix-free CG: screened Poisson A = Z^T (S_L + lambda W) Z on a brick of hex
    spectral elements (GLL nodes, order 1..15), as a MATSHELL, and the KSP type "hbcg" (any Mat; fused
    vector kernels, on the device for VECCUDA). Options -hb_order, -hb_elements, -hb_bounds,
-   -hb_lambda, -hb_dirichlet, -hb_shear, -hb_kernel, -hb_kernel_layers, -hb_kernel_elements,
-   -hb_vec_type (SquallHBCreateOperator). */
+   -hb_lambda, -hb_dirichlet, -hb_shear, -hb_mesh, -hb_kershaw_eps, -hb_perturb_eps, -hb_geometry,
+   -hb_kernel, -hb_kernel_layers, -hb_kernel_elements, -hb_vec_type (SquallHBCreateOperator). */
 #define SQUALL_KSPHBCG "hbcg"
 typedef struct {
   PetscInt  order, Nq, Np;
@@ -140,6 +140,10 @@ typedef struct {
   const char *kernel;
   PetscInt    layers;         /* its layers per step (layers, layers_tiled: 2-4; sweep: 0) */
   PetscInt    block_elements; /* its elements per thread block (layers: 1-6; else 0) */
+  /* the mesh (-hb_mesh: "brick", "kershaw", "perturbed") and the geometry the operator uses
+     (-hb_geometry resolved: "stored", "trilinear" or "affine") with its bytes read per element node */
+  const char *mesh, *geometry;
+  PetscReal   geometry_bytes_per_node;
 } SquallHBInfo;
 typedef PetscErrorCode (*SquallHBFunction)(const PetscReal x[3], PetscScalar *f, void *ctx);
 PETSC_EXTERN PetscErrorCode SquallHBCreateOperator(MPI_Comm, PetscInt order, const PetscInt elements[], Mat *);

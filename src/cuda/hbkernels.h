@@ -15,6 +15,18 @@ typedef enum {
   SQUALL_HB_KERNEL_LAYERS_TILED /* the layer kernel with two nodes per thread, (i, j) and (i, j + ceil(Nq / 2)) */
 } SquallHBKernel;
 
+/* where the element kernels get the geometric factors (-hb_geometry); AUTO is resolved by the caller */
+typedef enum {
+  SQUALL_HB_GEOMETRY_STORED,    /* 6 packed factors per node */
+  SQUALL_HB_GEOMETRY_TRILINEAR, /* 8 vertices per element (relative to vertex 0): J, |J|, J^{-1} and the factors at each node */
+  SQUALL_HB_GEOMETRY_AFFINE,    /* one symmetric 3x3 |J| J^{-1} J^{-T} per element, times the node's weight */
+  SQUALL_HB_GEOMETRY_AUTO       /* affine if every element is a parallelepiped, trilinear if straight-sided, else stored */
+} SquallHBGeometry;
+
+/* reals per element of the trilinear (24: vertex 0 included, so that an element's block stays 16-byte aligned)
+   and affine geometry */
+#define SQUALL_HB_NVERT_REALS 24
+
 /* the highest order of the CUDA kernels (squall's SQUALL_LGL_MAX_ORDER; src/ksp/hbimpl.h checks that they agree) */
 #define SQUALL_HB_MAX_ORDER 15
 /* the highest order the sweep kernel is compiled for (Nq <= 10) */
@@ -25,7 +37,9 @@ typedef struct _n_SquallHBCUDA *SquallHBCUDA;
 /* The operator A = Z^T (S_L + lambda W) Z as the device code needs it. Host arrays (uploaded on the
    first device product): per element node gidx (local node index, owned then ghosts, -1 where masked),
    G (6 geometric factors, packed per node), W (inverse multiplicity); D (Nq x Nq); Z^T as CSR (rowptr,
-   col) over the nown + nghost local nodes. Elements [0, nint) read no ghost. */
+   col) over the nown + nghost local nodes. Elements [0, nint) read no ghost. The geometry of the mode
+   in use: G (stored), V (trilinear: 24 reals per element), F (affine: 6 per element); r, w the GLL nodes
+   and weights. */
 typedef struct {
   MPI_Comm         comm;
   PetscInt         N, Nq, Np;
@@ -33,6 +47,8 @@ typedef struct {
   PetscInt         nown, nshared, nghost; /* owned rows (the shared ones last), ghosts */
   const PetscInt  *gidx, *rowptr, *col;
   const PetscReal *G, *W, *D;
+  const PetscReal *V, *F, *r, *w;
+  SquallHBGeometry geometry; /* never AUTO here */
   PetscReal        lambda;
   PetscSF          sfx, sfy;         /* owned -> ghost values of x; ghost rows -> shared rows of y */
   PetscBool        overlap;          /* hide the halo exchanges behind the interior work */

@@ -106,7 +106,7 @@ template <bool PAIR> __device__ static inline void HBLdsPair(const PetscReal *p,
    thread without a node (a padded row) reads its neighbour's node from global memory (the same
    sectors: no extra traffic), so that no global load needs a predicate and every pad column it fills
    and reads holds finite values; it writes no y_L. */
-template <int Nq, int L, int E> __global__ static void __launch_bounds__(HBLayoutOf(Nq).W *Nq *E, HBMinBlocks(HBLayoutOf(Nq).W *Nq *E, HBRegsLayers(Nq, L))) HBLocalOpLayers(PetscInt e0, PetscInt e1, HBOpArgs a)
+template <int Nq, int L, int E, int GEO> __global__ static void __launch_bounds__(HBLayoutOf(Nq).W *Nq *E, HBMinBlocks(HBLayoutOf(Nq).W *Nq *E, HBRegsLayers(Nq, L))) HBLocalOpLayers(PetscInt e0, PetscInt e1, HBOpArgs a)
 {
   constexpr HBLayout lay = HBLayoutOf(Nq);
   constexpr int      Np = Nq * Nq * Nq, Nq2 = Nq * Nq, W = lay.W, PD = lay.Pd, PQ = lay.Pq, PR = lay.Pr, PS = lay.Ps;
@@ -123,7 +123,9 @@ template <int Nq, int L, int E> __global__ static void __launch_bounds__(HBLayou
   const bool                                    active = W == Nq || i < Nq; /* threads i >= Nq own no node */
   const PetscInt                                eb     = e0 + (PetscInt)blockIdx.x * E + (PetscInt)threadIdx.z;
   const bool                                    valid  = E == 1 || eb < e1; /* the last block's slots past e1 read the last element, store nothing */
-  const size_t                                  base   = (size_t)(valid ? eb : e1 - 1) * Np + (active ? i : Nq - 1) + Nq * j;
+  const PetscInt                                elem   = valid ? eb : e1 - 1;
+  const size_t                                  base   = (size_t)elem * Np + (active ? i : Nq - 1) + Nq * j;
+  const HBGeoColumn<GEO>                        geo(a, base, elem, active ? i : Nq - 1, j);
   PetscReal                                     ra[Nq], g[L][SQUALL_SEM_NGEO], w[L];
 
   {
@@ -138,7 +140,7 @@ template <int Nq, int L, int E> __global__ static void __launch_bounds__(HBLayou
 #pragma unroll
     for (int l = 0; l < L; l++) {
       if (l < Nq) {
-        HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * l), g[l]);
+        geo.template at<Nq>(a, l, g[l]);
         w[l] = __ldg(a.W + base + Nq2 * l);
       }
     }
@@ -162,7 +164,7 @@ template <int Nq, int L, int E> __global__ static void __launch_bounds__(HBLayou
 #pragma unroll
       for (int l = 0; l < L; l++) {
         if (l < nl) {
-          HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * (k0 + l)), g[l]);
+          geo.template at<Nq>(a, k0 + l, g[l]);
           w[l] = __ldg(a.W + base + Nq2 * (k0 + l));
         }
       }
@@ -223,7 +225,7 @@ template <int Nq, int L, int E> __global__ static void __launch_bounds__(HBLayou
 #pragma unroll
       for (int l = 0; l < L; l++) {
         if (k0 + L + l < Nq) {
-          HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * (k0 + L + l)), g[l]);
+          geo.template at<Nq>(a, k0 + L + l, g[l]);
           w[l] = __ldg(a.W + base + Nq2 * (k0 + L + l));
         }
       }
@@ -265,7 +267,7 @@ template <int Nq, int L, int E> __global__ static void __launch_bounds__(HBLayou
 
 /* the layer kernel's launch with E elements per block: its dynamic shared memory goes above 48 KB from Nq = 15 on (L = 2;
    from Nq = 14 on for L = 4), which each instantiation must be allowed once */
-template <int Nq, int L, int E> static PetscErrorCode HBLaunchLayersE(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+template <int Nq, int L, int E, int GEO> static PetscErrorCode HBLaunchLayersE(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   static bool  allowed = false;
   const size_t shm     = HBSharedLayers(Nq, L, E);
@@ -275,28 +277,28 @@ template <int Nq, int L, int E> static PetscErrorCode HBLaunchLayersE(PetscInt e
   static_assert(HBLayoutOf(Nq).W >= Nq && HBLayoutOf(Nq).W <= HBLayoutOf(Nq).Pd && HBLayoutOf(Nq).W <= HBLayoutOf(Nq).Pq && HBLayoutOf(Nq).W <= HBLayoutOf(Nq).Pr && HBLayoutOf(Nq).W <= HBLayoutOf(Nq).Ps,
                 "layer kernel: the threads of a row must fit in every pitch (their pad columns)");
   if (!allowed) {
-    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOpLayers<Nq, L, E>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOpLayers<Nq, L, E, GEO>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     allowed = true;
   }
-  HBLocalOpLayers<Nq, L, E><<<(unsigned int)((e1 - e0 + E - 1) / E), dim3(HBLayoutOf(Nq).W, Nq, E), shm, stream>>>(e0, e1, a);
+  HBLocalOpLayers<Nq, L, E, GEO><<<(unsigned int)((e1 - e0 + E - 1) / E), dim3(HBLayoutOf(Nq).W, Nq, E), shm, stream>>>(e0, e1, a);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* E elements per block: 1, or at the orders of HBMultiElementLayers 2, 3, 4, 6 */
-template <int Nq, int L> static PetscErrorCode HBLaunchLayersL(PetscInt e0, PetscInt e1, const HBOpArgs &a, PetscInt E, cudaStream_t stream)
+template <int Nq, int L, int GEO> static PetscErrorCode HBLaunchLayersL(PetscInt e0, PetscInt e1, const HBOpArgs &a, PetscInt E, cudaStream_t stream)
 {
   PetscFunctionBegin;
   if constexpr (HBMultiElementLayers(Nq)) {
     switch (E) {
-      case 2: PetscCall((HBLaunchLayersE<Nq, L, 2>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
-      case 3: PetscCall((HBLaunchLayersE<Nq, L, 3>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
-      case 4: PetscCall((HBLaunchLayersE<Nq, L, 4>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
-      case 6: PetscCall((HBLaunchLayersE<Nq, L, 6>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
+      case 2: PetscCall((HBLaunchLayersE<Nq, L, 2, GEO>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
+      case 3: PetscCall((HBLaunchLayersE<Nq, L, 3, GEO>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
+      case 4: PetscCall((HBLaunchLayersE<Nq, L, 4, GEO>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
+      case 6: PetscCall((HBLaunchLayersE<Nq, L, 6, GEO>(e0, e1, a, stream))); PetscFunctionReturn(PETSC_SUCCESS);
       default: break;
     }
   }
   PetscCheck(E == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_elements %" PetscInt_FMT " is not available at N = %d: valid values are 1, and 2, 3, 4, 6 at N = 5", E, Nq - 1);
-  PetscCall((HBLaunchLayersE<Nq, L, 1>(e0, e1, a, stream)));
+  PetscCall((HBLaunchLayersE<Nq, L, 1, GEO>(e0, e1, a, stream)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -315,9 +317,9 @@ template <typename F> static PetscErrorCode HBWithLayers(PetscInt L, F launch)
 }
 
 /* the layer kernel with L layers per step and E elements per block */
-template <int Nq> static PetscErrorCode HBLaunchLayers(PetscInt L, PetscInt E, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+template <int Nq, int GEO> static PetscErrorCode HBLaunchLayers(PetscInt L, PetscInt E, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCall(HBWithLayers(L, [&](auto l) { return HBLaunchLayersL<Nq, decltype(l)::value>(e0, e1, a, E, stream); }));
+  PetscCall(HBWithLayers(L, [&](auto l) { return HBLaunchLayersL<Nq, decltype(l)::value, GEO>(e0, e1, a, E, stream); }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -53,7 +53,7 @@ __host__ __device__ constexpr int HBRegsTiled(int Nq, int L)
 }
 
 /* The tiled layer kernel; one piece, as the sweep's barriers and both register columns span it */
-template <int Nq, int L> __global__ static void __launch_bounds__(HBWidthTiled(Nq) * ((Nq + 1) / 2), HBMinBlocks(HBWidthTiled(Nq) * ((Nq + 1) / 2), HBRegsTiled(Nq, L))) HBLocalOpTiled(PetscInt e0, HBOpArgs a)
+template <int Nq, int L, int GEO> __global__ static void __launch_bounds__(HBWidthTiled(Nq) * ((Nq + 1) / 2), HBMinBlocks(HBWidthTiled(Nq) * ((Nq + 1) / 2), HBRegsTiled(Nq, L))) HBLocalOpTiled(PetscInt e0, HBOpArgs a)
 {
   constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, W = HBWidthTiled(Nq), J = (Nq + 1) / 2, P = HBPitchTiled(Nq);
   constexpr int     LM   = W * P; /* one matrix (layer) of each array: W rows of pitch P */
@@ -71,6 +71,7 @@ template <int Nq, int L> __global__ static void __launch_bounds__(HBWidthTiled(N
   const bool                                    own[2]  = {i < Nq, i < Nq && j + J < Nq};           /* pads own no node */
   const size_t                                  e       = (size_t)(e0 + (PetscInt)blockIdx.x) * Np; /* pads read their neighbour */
   const size_t                                  base[2] = {e + ig + Nq * j, e + ig + Nq * (j + J < Nq ? j + J : Nq - 1)};
+  const HBGeoColumn<GEO>                        geo[2]  = {HBGeoColumn<GEO>(a, base[0], e0 + (PetscInt)blockIdx.x, ig, j), HBGeoColumn<GEO>(a, base[1], e0 + (PetscInt)blockIdx.x, ig, j + J < Nq ? j + J : Nq - 1)};
   PetscReal                                     ra[2][Nq], g[L][2][SQUALL_SEM_NGEO], w[L][2];
 
   {
@@ -112,7 +113,7 @@ template <int Nq, int L> __global__ static void __launch_bounds__(HBWidthTiled(N
       if (l < nl) {
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-          HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base[h] + Nq2 * (k0 + l)), g[l][h]);
+          geo[h].template at<Nq>(a, k0 + l, g[l][h]);
           w[l][h] = __ldg(a.W + base[h] + Nq2 * (k0 + l));
         }
       }
@@ -238,7 +239,7 @@ template <int Nq, int L> __global__ static void __launch_bounds__(HBWidthTiled(N
 }
 
 /* the tiled kernel's launch; its dynamic shared memory goes above 48 KB from Nq = 15 on (L = 2) */
-template <int Nq, int L> static PetscErrorCode HBLaunchTiledL(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+template <int Nq, int L, int GEO> static PetscErrorCode HBLaunchTiledL(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   static bool  allowed = false;
   const size_t shm     = HBSharedTiled(Nq, L);
@@ -247,16 +248,16 @@ template <int Nq, int L> static PetscErrorCode HBLaunchTiledL(PetscInt e0, Petsc
   static_assert(HBSharedTiled(Nq, L) <= 227 * 1024, "tiled layer kernel: shared memory above the 227 KB per block of sm_90");
   static_assert(HBPitchTiled(Nq) >= HBWidthTiled(Nq) && HBPitchTiled(Nq) % 2 == 0 && HBWidthTiled(Nq) == 2 * ((Nq + 1) / 2), "tiled layer kernel: W rows of even pitch P >= W");
   if (!allowed) {
-    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOpTiled<Nq, L>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+    PetscCallCUDA(cudaFuncSetAttribute(HBLocalOpTiled<Nq, L, GEO>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
     allowed = true;
   }
-  HBLocalOpTiled<Nq, L><<<(unsigned int)(e1 - e0), dim3(HBWidthTiled(Nq), (Nq + 1) / 2), shm, stream>>>(e0, a);
+  HBLocalOpTiled<Nq, L, GEO><<<(unsigned int)(e1 - e0), dim3(HBWidthTiled(Nq), (Nq + 1) / 2), shm, stream>>>(e0, a);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-template <int Nq> static PetscErrorCode HBLaunchTiled(PetscInt L, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+template <int Nq, int GEO> static PetscErrorCode HBLaunchTiled(PetscInt L, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   PetscFunctionBegin;
-  PetscCall(HBWithLayers(L, [&](auto l) { return HBLaunchTiledL<Nq, decltype(l)::value>(e0, e1, a, stream); }));
+  PetscCall(HBWithLayers(L, [&](auto l) { return HBLaunchTiledL<Nq, decltype(l)::value, GEO>(e0, e1, a, stream); }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

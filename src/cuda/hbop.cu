@@ -2,7 +2,9 @@
    described by a SquallHBOpDesc (src/cuda/hbkernels.h).
 
    1. one fused kernel per element range reads x_G indirectly through Z (gidx), differentiates,
-      applies the six packed geometric factors and lambda W, differentiates back and writes y_L. The
+      applies the six packed geometric factors (read per node, or formed from the element's vertices or
+      its one affine matrix: the descriptor's geometry, a template parameter of the kernel's
+      HBGeoColumn) and lambda W, differentiates back and writes y_L. The
       kernel (the descriptor's, by order from SquallHBGetDefaultKernel() unless -hb_kernel says):
       - sweep (src/cuda/hbsweep.cuh, N <= 9): several elements per block, a thread per element column;
       - layers (src/cuda/hblayers.cuh): a thread per node of a layer, L layers per step;
@@ -16,7 +18,7 @@
 #include "cuda/hblayers.cuh"
 #include "cuda/hblayerstiled.cuh"
 
-template <int Nq> static PetscErrorCode HBLaunchLocalOpN(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+template <int Nq, int GEO> static PetscErrorCode HBLaunchLocalOpG(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
   PetscFunctionBegin;
   switch (d->kernel) {
@@ -24,13 +26,26 @@ template <int Nq> static PetscErrorCode HBLaunchLocalOpN(const SquallHBOpDesc *d
       if constexpr (Nq <= SQUALL_HB_SWEEP_MAX_ORDER + 1) {
         constexpr int NE = HBElemsSweep(Nq);
 
-        HBLocalOpSweep<Nq><<<(unsigned int)((e1 - e0 + NE - 1) / NE), HBThreadsSweep(Nq), 0, stream>>>(e0, e1, a);
+        HBLocalOpSweep<Nq, GEO><<<(unsigned int)((e1 - e0 + NE - 1) / NE), HBThreadsSweep(Nq), 0, stream>>>(e0, e1, a);
         PetscFunctionReturn(PETSC_SUCCESS);
       }
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel sweep is available at orders 1 to %d, not at %d", SQUALL_HB_SWEEP_MAX_ORDER, Nq - 1);
-    case SQUALL_HB_KERNEL_LAYERS: PetscCall(HBLaunchLayers<Nq>(d->layers, d->elements, e0, e1, a, stream)); break;
-    case SQUALL_HB_KERNEL_LAYERS_TILED: PetscCall(HBLaunchTiled<Nq>(d->layers, e0, e1, a, stream)); break;
+    case SQUALL_HB_KERNEL_LAYERS: PetscCall(HBLaunchLayers<Nq, GEO>(d->layers, d->elements, e0, e1, a, stream)); break;
+    case SQUALL_HB_KERNEL_LAYERS_TILED: PetscCall(HBLaunchTiled<Nq, GEO>(d->layers, e0, e1, a, stream)); break;
     default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The operator's kernel must be resolved (sweep, layers, layers_tiled) before a device product");
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the element kernel of the descriptor's geometry (a template parameter of each kernel family) */
+template <int Nq> static PetscErrorCode HBLaunchLocalOpN(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  switch (d->geometry) {
+    case SQUALL_HB_GEOMETRY_STORED: PetscCall((HBLaunchLocalOpG<Nq, SQUALL_HB_GEOMETRY_STORED>(d, e0, e1, a, stream))); break;
+    case SQUALL_HB_GEOMETRY_TRILINEAR: PetscCall((HBLaunchLocalOpG<Nq, SQUALL_HB_GEOMETRY_TRILINEAR>(d, e0, e1, a, stream))); break;
+    case SQUALL_HB_GEOMETRY_AFFINE: PetscCall((HBLaunchLocalOpG<Nq, SQUALL_HB_GEOMETRY_AFFINE>(d, e0, e1, a, stream))); break;
+    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The operator's geometry must be resolved (stored, trilinear, affine) before a device product");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -39,7 +54,7 @@ template <int Nq> static PetscErrorCode HBLaunchLocalOpN(const SquallHBOpDesc *d
 static PetscErrorCode HBLocalOp(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const PetscScalar *x, cudaStream_t stream)
 {
   SquallHBCUDA   c = d->cuda;
-  const HBOpArgs a = {c->gidx, c->G, c->W, c->D, d->lambda, d->nown, x, c->xghost, c->yL};
+  const HBOpArgs a = {c->gidx, c->G, c->W, c->D, c->V, c->F, c->r, c->w, d->lambda, d->nown, x, c->xghost, c->yL};
 
   PetscFunctionBegin;
   if (e1 <= e0) PetscFunctionReturn(PETSC_SUCCESS);
@@ -139,7 +154,8 @@ static PetscErrorCode HBSetUpCUDA(SquallHBOpDesc *hb)
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   PetscCall(PetscNew(&c));
   PetscCall(HBUpload(&c->gidx, hb->gidx, nl));
-  PetscCall(HBUpload(&c->G, hb->G, SQUALL_SEM_NGEO * nl));
+  PetscCall(HBUpload(&c->r, hb->r, (size_t)hb->Nq));
+  PetscCall(HBUpload(&c->w, hb->w, (size_t)hb->Nq));
   PetscCall(HBUpload(&c->W, hb->W, nl));
   PetscCall(HBUpload(&c->D, hb->D, (size_t)hb->Nq * hb->Nq));
   /* this order's slot of the constant D (operators of the same order write the same values) */
@@ -156,6 +172,18 @@ static PetscErrorCode HBSetUpCUDA(SquallHBOpDesc *hb)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the device copy of the geometry in use, uploaded on its first product (the mode may change between products) */
+static PetscErrorCode HBGeometryCUDA(SquallHBOpDesc *hb)
+{
+  SquallHBCUDA c = hb->cuda;
+
+  PetscFunctionBegin;
+  if (hb->geometry == SQUALL_HB_GEOMETRY_STORED && !c->G) PetscCall(HBUpload(&c->G, hb->G, (size_t)SQUALL_SEM_NGEO * hb->nelem * hb->Np));
+  if (hb->geometry == SQUALL_HB_GEOMETRY_TRILINEAR && !c->V) PetscCall(HBUpload(&c->V, hb->V, (size_t)SQUALL_HB_NVERT_REALS * hb->nelem));
+  if (hb->geometry == SQUALL_HB_GEOMETRY_AFFINE && !c->F) PetscCall(HBUpload(&c->F, hb->F, (size_t)SQUALL_SEM_NGEO * hb->nelem));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *hb)
 {
   SquallHBCUDA c = hb->cuda;
@@ -164,6 +192,10 @@ PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *hb)
   if (!c) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallCUDA(cudaFree(c->gidx));
   PetscCallCUDA(cudaFree(c->G));
+  PetscCallCUDA(cudaFree(c->V));
+  PetscCallCUDA(cudaFree(c->F));
+  PetscCallCUDA(cudaFree(c->r));
+  PetscCallCUDA(cudaFree(c->w));
   PetscCallCUDA(cudaFree(c->W));
   PetscCallCUDA(cudaFree(c->D));
   PetscCallCUDA(cudaFree(c->rowptr));
@@ -254,6 +286,7 @@ PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *hb, Vec x, Vec y, PetscBool want
 
   PetscFunctionBegin;
   PetscCall(HBSetUpCUDA(hb));
+  PetscCall(HBGeometryCUDA(hb));
   PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(VecCUDAGetArrayRead(x, &xd));
   PetscCall(VecCUDAGetArrayWrite(y, &yd));

@@ -1,5 +1,5 @@
 /* The hipBone CUDA operator's device data and what its element kernels share: the argument block,
-   the geometric factors' loads, D in constant memory.
+   the geometry sources (stored, trilinear, affine factors), D in constant memory.
    Part of the translation unit of src/cuda/hbop.cu, which includes it; not a header of its own. */
 #pragma once
 #include "cuda/hbreduce.cuh"
@@ -9,6 +9,7 @@
 struct _n_SquallHBCUDA {
   PetscInt    *gidx, *rowptr, *col;
   PetscReal   *G, *W, *D;
+  PetscReal   *V, *F, *r, *w; /* trilinear vertices, affine factors (each uploaded when first used), GLL nodes and weights */
   PetscScalar *yL, *xghost, *yghost, *yshared;
   PetscReal   *partial; /* [HB_MAX_BLOCKS] per dot, then the result */
   PetscReal   *hdot;    /* pinned */
@@ -18,6 +19,7 @@ struct _n_SquallHBCUDA {
 typedef struct {
   const PetscInt    *gidx;
   const PetscReal   *G, *W, *D;
+  const PetscReal   *V, *F, *r, *w;
   PetscReal          lambda;
   PetscInt           nown;
   const PetscScalar *x, *xg;
@@ -43,6 +45,54 @@ __device__ static inline void HBLoadGeo(const PetscReal *__restrict__ G, PetscRe
   g[4] = c.x;
   g[5] = c.y;
 }
+
+/* The geometry source of one thread column (i, j) of element elem (base = elem Np + i + Nq j), a template
+   parameter of every element kernel: at(k, g) gives the six factors of node (i, j, k).
+   stored: 6 reals per node from memory; trilinear: the column's Jacobian data (15 reals, formed once from the
+   element's 8 vertices, SquallSEMTrilinearColumn) and the factors at each node from J, |J|, J^{-1}; affine:
+   the element's 6 reals times the node's weight. The pointwise code is the CPU reference's (src/physics/sem.h). */
+template <int GEO> struct HBGeoColumn;
+
+template <> struct HBGeoColumn<SQUALL_HB_GEOMETRY_STORED> {
+  const PetscReal *G;
+
+  __device__                        HBGeoColumn(const HBOpArgs &a, size_t base, PetscInt elem, int i, int j) : G(a.G + SQUALL_SEM_NGEO * base) {}
+  template <int Nq> __device__ void at(const HBOpArgs &a, int k, PetscReal g[SQUALL_SEM_NGEO]) const { HBLoadGeo(G + (size_t)SQUALL_SEM_NGEO * Nq * Nq * k, g); }
+};
+
+template <> struct HBGeoColumn<SQUALL_HB_GEOMETRY_TRILINEAR> {
+  PetscReal C[15], wij;
+
+  __device__ HBGeoColumn(const HBOpArgs &a, size_t base, PetscInt elem, int i, int j)
+  {
+    const PetscReal *Ve = a.V + (size_t)SQUALL_HB_NVERT_REALS * elem;
+    PetscReal        V[SQUALL_HB_NVERT_REALS];
+
+#pragma unroll
+    for (int c = 0; c < SQUALL_HB_NVERT_REALS; c++) V[c] = __ldg(Ve + c);
+    SquallSEMTrilinearColumn(V, __ldg(a.r + i), __ldg(a.r + j), C);
+    wij = __ldg(a.w + i) * __ldg(a.w + j);
+  }
+  template <int Nq> __device__ void at(const HBOpArgs &a, int k, PetscReal g[SQUALL_SEM_NGEO]) const
+  {
+    (void)SquallSEMTrilinearFactors(C, __ldg(a.r + k), wij * __ldg(a.w + k), g);
+  }
+};
+
+template <> struct HBGeoColumn<SQUALL_HB_GEOMETRY_AFFINE> {
+  PetscReal F[SQUALL_SEM_NGEO], wij;
+
+  __device__ HBGeoColumn(const HBOpArgs &a, size_t base, PetscInt elem, int i, int j)
+  {
+#pragma unroll
+    for (int c = 0; c < SQUALL_SEM_NGEO; c++) F[c] = __ldg(a.F + (size_t)SQUALL_SEM_NGEO * elem + c);
+    wij = __ldg(a.w + i) * __ldg(a.w + j);
+  }
+  template <int Nq> __device__ void at(const HBOpArgs &a, int k, PetscReal g[SQUALL_SEM_NGEO]) const
+  {
+    SquallSEMAffineFactors(F, wij * __ldg(a.w + k), g);
+  }
+};
 
 __device__ static inline PetscScalar HBReadX(const HBOpArgs &a, PetscInt l)
 {

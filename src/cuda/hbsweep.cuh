@@ -67,7 +67,7 @@ __host__ __device__ constexpr int HBRegsSweep(int Nq)
 #endif
 }
 
-template <int Nq> __global__ static void __launch_bounds__(HBThreadsSweep(Nq), HBMinBlocks(HBThreadsSweep(Nq), HBRegsSweep(Nq))) HBLocalOpSweep(PetscInt e0, PetscInt e1, HBOpArgs a)
+template <int Nq, int GEO> __global__ static void __launch_bounds__(HBThreadsSweep(Nq), HBMinBlocks(HBThreadsSweep(Nq), HBRegsSweep(Nq))) HBLocalOpSweep(PetscInt e0, PetscInt e1, HBOpArgs a)
 {
   constexpr int  Nq2 = Nq * Nq, Np = Nq2 * Nq, NE = HBElemsSweep(Nq), P = HBPitchSweep(Nq);
   constexpr bool pair = Nq % 2 == 0;                                              /* rows start at even words and lanes: m, m+1 in one vector load */
@@ -78,19 +78,21 @@ template <int Nq> __global__ static void __launch_bounds__(HBThreadsSweep(Nq), H
   const int                          node = le * P + n, row = node - i, col = le * P + i; /* the thread's node, row j and column i in the slices */
   const PetscInt                     e      = e0 + (PetscInt)blockIdx.x * NE + le;
   const bool                         active = e < e1;
-  const size_t                       base   = (size_t)(active ? e : e1 - 1) * Np + n;
+  const PetscInt                     elem   = active ? e : e1 - 1;
+  const size_t                       base   = (size_t)elem * Np + n;
   PetscReal                          rq[Nq], ra[Nq], g[Nq][SQUALL_SEM_NGEO], di[Nq], dti[Nq];
 
   {
-    PetscInt  l[Nq];
-    PetscReal w[Nq];
+    const HBGeoColumn<GEO> geo(a, base, elem, i, j);
+    PetscInt               l[Nq];
+    PetscReal              w[Nq];
 
 #pragma unroll
     for (int k = 0; k < Nq; k++) l[k] = __ldg(a.gidx + base + Nq2 * k);
 #pragma unroll
     for (int k = 0; k < Nq; k++) w[k] = __ldg(a.W + base + Nq2 * k);
 #pragma unroll
-    for (int k = 0; k < Nq; k++) HBLoadGeo(a.G + (size_t)SQUALL_SEM_NGEO * (base + Nq2 * k), g[k]);
+    for (int k = 0; k < Nq; k++) geo.template at<Nq>(a, k, g[k]);
 #pragma unroll
     for (int k = 0; k < Nq; k++) rq[k] = HBReadXLdg(a, l[k]);
 #pragma unroll

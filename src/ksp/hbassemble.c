@@ -5,26 +5,31 @@
 
 /*@C
   SquallHBAssemble - the operator as an assembled matrix of the given type (e.g. MATAIJ,
-  MATAIJCUSPARSE), from the same geometric factors: element matrices S_e + lambda W_e by COO
+  MATAIJCUSPARSE), from the geometric factors of the geometry in use (-hb_geometry): element matrices S_e + lambda W_e by COO
   assembly, zero entries dropped. Memory grows like E Np (3 Nq)^2: meant for modest sizes. Collective.
 @*/
 PetscErrorCode SquallHBAssemble(Mat A, MatType type, Mat *B)
 {
-  Mat_HB      *hb;
-  PetscInt     Nq, Np;
-  PetscReal   *Ke;
-  PetscInt    *ci = NULL, *cj = NULL;
-  PetscScalar *cv   = NULL;
-  PetscCount   ncoo = 0, cap = 0;
+  Mat_HB          *hb;
+  PetscInt         Nq, Np;
+  PetscReal       *Ke, *Ge;
+  SquallHBGeometry g;
+  PetscInt        *ci = NULL, *cj = NULL;
+  PetscScalar     *cv   = NULL;
+  PetscCount       ncoo = 0, cap = 0;
 
   PetscFunctionBegin;
   PetscCall(SquallHBGetContext(A, &hb));
   Nq = hb->Nq;
   Np = hb->Np;
-  PetscCall(PetscMalloc1((size_t)Np * Np, &Ke));
+  PetscCall(SquallHBResolveGeometry(hb, &g));
+  PetscCall(SquallHBGeometryData(hb, g));
+  PetscCall(PetscMalloc2((size_t)Np * Np, &Ke, (size_t)SQUALL_SEM_NGEO * Np, &Ge));
   for (PetscInt e = 0; e < hb->nelem; e++) {
-    const PetscReal *Ge = hb->G + (size_t)SQUALL_SEM_NGEO * e * Np, *D = hb->D;
+    const PetscReal *D  = hb->D;
     const PetscInt  *gi = hb->gidx + e * Np;
+
+    PetscCall(SquallHBElementFactors(hb, g, e, Ge));
 
     /* S_pq = sum_m sum_ab D_a(m,p) G_ab(m) D_b(m,q): p, q on the lines through m */
     PetscCall(PetscArrayzero(Ke, (size_t)Np * Np));
@@ -75,7 +80,7 @@ PetscErrorCode SquallHBAssemble(Mat A, MatType type, Mat *B)
       }
     }
   }
-  PetscCall(PetscFree(Ke));
+  PetscCall(PetscFree2(Ke, Ge));
   PetscCall(MatCreate(hb->comm, B));
   PetscCall(MatSetSizes(*B, hb->nown, hb->nown, hb->nglobal, hb->nglobal));
   PetscCall(MatSetType(*B, type));

@@ -50,13 +50,19 @@ typedef struct {
   PetscInt  E[3];      /* elements per direction of the brick */
   PetscReal bounds[6]; /* x0,x1,y0,y1,z0,z1 */
   PetscReal shear;     /* the brick is mapped by x' = x + s (y + z), y' = y + s z: full G */
-  PetscReal lambda;    /* screening coefficient */
-  PetscBool dirichlet; /* homogeneous Dirichlet on the brick boundary: those nodes are not unknowns */
-  PetscBool logsetup;  /* -hb_log_setup: timestamped setup phases on stderr */
-  PetscBool scramble;  /* -hb_scramble_keys: number the nodes from a scrambled bijection of the lattice keys */
-  PetscBool forest;    /* -hb_partition forest: the elements of each rank are those p8est gives it on the same brick */
-  PetscBool overlap;   /* hide the halo exchanges behind the interior elements and owned rows (default) */
-  char      vectype[64];
+  PetscInt  mesh;      /* -hb_mesh: HB_MESH_BRICK, HB_MESH_KERSHAW, HB_MESH_PERTURBED */
+  PetscReal kershaw_eps, perturb_eps;
+  PetscInt  perturb_seed;
+  /* -hb_geometry as asked (AUTO allowed), and what every element allows (set up once) */
+  SquallHBGeometry geometry;
+  PetscBool        straight, parallelepiped;
+  PetscReal        lambda;    /* screening coefficient */
+  PetscBool        dirichlet; /* homogeneous Dirichlet on the brick boundary: those nodes are not unknowns */
+  PetscBool        logsetup;  /* -hb_log_setup: timestamped setup phases on stderr */
+  PetscBool        scramble;  /* -hb_scramble_keys: number the nodes from a scrambled bijection of the lattice keys */
+  PetscBool        forest;    /* -hb_partition forest: the elements of each rank are those p8est gives it on the same brick */
+  PetscBool        overlap;   /* hide the halo exchanges behind the interior elements and owned rows (default) */
+  char             vectype[64];
 
   /* CUDA element kernel as asked for (-hb_kernel, -hb_kernel_layers, -hb_kernel_elements; AUTO and 0:
      by order, SquallHBGetDefaultKernel()); SquallHBResolveKernel() gives the one that runs */
@@ -72,7 +78,9 @@ typedef struct {
 
   /* per element node (nelem * Np) */
   PetscInt  *gidx; /* local node index (owned, then ghosts), -1 where masked */
-  PetscReal *G;    /* 6 geometric factors per node, packed per node */
+  PetscReal *G;    /* stored: 6 geometric factors per node, packed per node (made when a product needs it) */
+  PetscReal *V;    /* trilinear: 24 reals per element, its vertices relative to vertex 0 (made when needed) */
+  PetscReal *F;    /* affine: 6 reals per element, |J| J^{-1} J^{-T} (made when needed) */
   PetscReal *W;    /* inverse multiplicity (0 where masked: such nodes hold no unknown) */
 
   SquallSEMNumbering num;
@@ -95,8 +103,16 @@ PETSC_INTERN PetscErrorCode    SquallHBKernelFromOptions(SquallOptionItems, Mat_
 PETSC_INTERN PetscErrorCode    SquallHBResolveKernel(const Mat_HB *, SquallHBKernel *, PetscInt *layers, PetscInt *elements);
 
 /* set-up and geometry (src/ksp/hbgeometry.c) */
-PETSC_INTERN PetscErrorCode SquallHBSetUp(Mat_HB *);
-PETSC_INTERN PetscErrorCode SquallHBElementGeometry(Mat_HB *, PetscInt e, PetscReal *xyz, PetscReal *Ge, PetscReal *wJ);
+enum { HB_MESH_BRICK, HB_MESH_KERSHAW, HB_MESH_PERTURBED };
+PETSC_INTERN const char *const SquallHBMeshes[];
+PETSC_INTERN const char *const SquallHBGeometries[];
+PETSC_INTERN PetscErrorCode    SquallHBSetUp(Mat_HB *);
+PETSC_INTERN PetscErrorCode    SquallHBElementGeometry(Mat_HB *, PetscInt e, PetscReal *xyz, PetscReal *Ge, PetscReal *wJ);
+PETSC_INTERN PetscErrorCode    SquallHBGeometryFromOptions(SquallOptionItems, Mat_HB *);
+PETSC_INTERN PetscErrorCode    SquallHBResolveGeometry(const Mat_HB *, SquallHBGeometry *);
+PETSC_INTERN PetscErrorCode    SquallHBGeometryData(Mat_HB *, SquallHBGeometry);
+PETSC_INTERN PetscErrorCode    SquallHBElementFactors(const Mat_HB *, SquallHBGeometry, PetscInt e, PetscReal *Ge);
+PETSC_INTERN PetscReal         SquallHBGeometryBytesPerNode(SquallHBGeometry, PetscInt Np);
 
 /* products on the host and the MATSHELL operations (src/ksp/hbmult.c), the viewer (src/ksp/hbview.c) */
 PETSC_INTERN PetscErrorCode SquallHBHostWork(Mat_HB *);

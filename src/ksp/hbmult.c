@@ -11,24 +11,32 @@ PetscErrorCode SquallHBHostWork(Mat_HB *hb)
 {
   PetscFunctionBegin;
   if (hb->yL) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscMalloc5(PetscMax(hb->nelem * hb->Np, 1), &hb->yL, PetscMax(hb->nghost, 1), &hb->xghost, PetscMax(hb->nghost, 1), &hb->yghost, PetscMax(hb->nshared, 1), &hb->yshared, 4 * hb->Np, &hb->scratch));
+  PetscCall(PetscMalloc5(PetscMax(hb->nelem * hb->Np, 1), &hb->yL, PetscMax(hb->nghost, 1), &hb->xghost, PetscMax(hb->nghost, 1), &hb->yghost, PetscMax(hb->nshared, 1), &hb->yshared, (4 + SQUALL_SEM_NGEO) * hb->Np, &hb->scratch));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* y_L = (S_L + lambda W) Z x on elements [e0, e1); x: owned values, xg: ghost values */
 static PetscErrorCode HBLocalOpHost(Mat_HB *hb, PetscInt e0, PetscInt e1, const PetscScalar *x, const PetscScalar *xg, PetscScalar *yL)
 {
-  const PetscInt Nq = hb->Nq, Np = hb->Np, nown = hb->nown;
-  PetscScalar   *q  = (PetscScalar *)hb->scratch;
-  PetscReal     *gr = hb->scratch + Np, *gs = gr + Np, *gt = gs + Np;
+  const PetscInt   Nq = hb->Nq, Np = hb->Np, nown = hb->nown;
+  PetscScalar     *q  = (PetscScalar *)hb->scratch;
+  PetscReal       *gr = hb->scratch + Np, *gs = gr + Np, *gt = gs + Np, *Gs = gt + Np;
+  SquallHBGeometry g;
 
   PetscFunctionBegin;
+  PetscCall(SquallHBResolveGeometry(hb, &g));
+  PetscCall(SquallHBGeometryData(hb, g));
   PetscCall(PetscLogEventBegin(SQUALL_HBLocalOp, 0, 0, 0, 0));
   for (PetscInt e = e0; e < e1; e++) {
-    const PetscInt *gi = hb->gidx + e * Np;
+    const PetscInt  *gi = hb->gidx + e * Np;
+    const PetscReal *Ge = hb->G + (size_t)SQUALL_SEM_NGEO * e * Np;
 
     for (PetscInt n = 0; n < Np; n++) q[n] = gi[n] < 0 ? 0 : (gi[n] < nown ? x[gi[n]] : xg[gi[n] - nown]);
-    SquallSEMElementApply(Nq, hb->D, hb->G + (size_t)SQUALL_SEM_NGEO * e * Np, hb->W + e * Np, hb->lambda, q, gr, gs, gt, yL + e * Np);
+    if (g != SQUALL_HB_GEOMETRY_STORED) {
+      PetscCall(SquallHBElementFactors(hb, g, e, Gs));
+      Ge = Gs;
+    }
+    SquallSEMElementApply(Nq, hb->D, Ge, hb->W + e * Np, hb->lambda, q, gr, gs, gt, yL + e * Np);
   }
   PetscCall(PetscLogFlops((e1 - e0) * SquallSEMOperatorFlops(Nq)));
   PetscCall(PetscLogEventEnd(SQUALL_HBLocalOp, 0, 0, 0, 0));
@@ -101,19 +109,25 @@ static PetscErrorCode HBFillDescriptor(Mat_HB *hb)
   SquallHBOpDesc *d = &hb->dev;
 
   PetscFunctionBegin;
-  d->comm       = hb->comm;
-  d->N          = hb->N;
-  d->Nq         = hb->Nq;
-  d->Np         = hb->Np;
-  d->nelem      = hb->nelem;
-  d->nint       = hb->nint;
-  d->nown       = hb->nown;
-  d->nshared    = hb->nshared;
-  d->nghost     = hb->nghost;
-  d->gidx       = hb->gidx;
-  d->rowptr     = hb->rowptr;
-  d->col        = hb->col;
+  d->comm    = hb->comm;
+  d->N       = hb->N;
+  d->Nq      = hb->Nq;
+  d->Np      = hb->Np;
+  d->nelem   = hb->nelem;
+  d->nint    = hb->nint;
+  d->nown    = hb->nown;
+  d->nshared = hb->nshared;
+  d->nghost  = hb->nghost;
+  d->gidx    = hb->gidx;
+  d->rowptr  = hb->rowptr;
+  d->col     = hb->col;
+  PetscCall(SquallHBResolveGeometry(hb, &d->geometry));
+  PetscCall(SquallHBGeometryData(hb, d->geometry));
   d->G          = hb->G;
+  d->V          = hb->V;
+  d->F          = hb->F;
+  d->r          = hb->r;
+  d->w          = hb->w;
   d->W          = hb->W;
   d->D          = hb->D;
   d->lambda     = hb->lambda;
@@ -185,19 +199,26 @@ PetscErrorCode SquallHBMultDot(Mat A, Vec x, Vec y, PetscReal *dot)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the diagonal is formed once on the host, element by element, and gathered like A x */
+/* the diagonal is formed on the host, element by element from the factors of the geometry in use, and
+   gathered like A x */
 PetscErrorCode SquallHBMatGetDiagonal(Mat A, Vec d)
 {
-  Mat_HB      *hb;
-  PetscScalar *da;
+  Mat_HB          *hb;
+  PetscScalar     *da;
+  SquallHBGeometry g;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &hb));
   PetscCall(SquallHBHostWork(hb));
+  PetscCall(SquallHBResolveGeometry(hb, &g));
+  PetscCall(SquallHBGeometryData(hb, g));
   for (PetscInt e = 0; e < hb->nelem; e++) {
+    PetscReal *Ge = hb->scratch + 4 * hb->Np;
+
+    PetscCall(SquallHBElementFactors(hb, g, e, Ge));
     for (PetscInt k = 0; k < hb->Nq; k++)
       for (PetscInt j = 0; j < hb->Nq; j++)
-        for (PetscInt i = 0; i < hb->Nq; i++) hb->yL[e * hb->Np + i + hb->Nq * (j + hb->Nq * k)] = SquallSEMNodeDiagonal(hb->Nq, hb->D, hb->G + (size_t)SQUALL_SEM_NGEO * e * hb->Np, hb->W + e * hb->Np, hb->lambda, i, j, k);
+        for (PetscInt i = 0; i < hb->Nq; i++) hb->yL[e * hb->Np + i + hb->Nq * (j + hb->Nq * k)] = SquallSEMNodeDiagonal(hb->Nq, hb->D, Ge, hb->W + e * hb->Np, hb->lambda, i, j, k);
   }
   PetscCall(VecGetArrayWrite(d, &da));
   PetscCall(SquallHBGatherHost(hb, hb->yL, da, NULL, NULL));

@@ -24,7 +24,7 @@ PetscErrorCode SquallHBGetContext(Mat A, Mat_HB **hb)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the kernel options may change after creation (src/ksp/hbkernel.c) */
+/* the kernel and geometry options may change after creation (src/ksp/hbkernel.c, src/ksp/hbgeometry.c) */
 static PetscErrorCode MatSetFromOptions_HB(Mat A, SquallOptionItems PetscOptionsObject)
 {
   Mat_HB *hb;
@@ -33,6 +33,7 @@ static PetscErrorCode MatSetFromOptions_HB(Mat A, SquallOptionItems PetscOptions
   PetscCall(MatShellGetContext(A, &hb));
   PetscOptionsHeadBegin(PetscOptionsObject, "hipBone-style spectral-element operator (kernel choices that may change after creation)");
   PetscCall(SquallHBKernelFromOptions(PetscOptionsObject, hb));
+  PetscCall(SquallHBGeometryFromOptions(PetscOptionsObject, hb));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -70,6 +71,17 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCheck(hb->lambda > 0 || hb->dirichlet, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_lambda 0 without -hb_dirichlet makes the operator singular (constants): use lambda > 0 or Dirichlet conditions");
   PetscCall(PetscOptionsReal("-hb_shear", "Shear s of the map x' = x + s (y + z), y' = y + s z (full geometric factors)", "SquallHBCreateOperator", hb->shear, &hb->shear, NULL));
   PetscCheck(PetscAbsReal(hb->shear) <= 1, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_shear %g is out of range: valid values are -1 to 1", (double)hb->shear);
+  PetscCall(PetscOptionsEList("-hb_mesh", "Mesh: brick (the -hb_bounds box, sheared by -hb_shear), kershaw (the CEED BP Kershaw map of the box, curved elements), perturbed (the brick's vertices moved at random: straight-sided trilinear elements)",
+                              "SquallHBCreateOperator", SquallHBMeshes, 3, SquallHBMeshes[hb->mesh], &hb->mesh, NULL));
+  PetscCall(PetscOptionsReal("-hb_kershaw_eps", "-hb_mesh kershaw: the Kershaw parameter eps in (0, 1] (1: the uniform brick)", "SquallHBCreateOperator", hb->kershaw_eps, &hb->kershaw_eps, NULL));
+  PetscCheck(hb->kershaw_eps > 0 && hb->kershaw_eps <= 1, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kershaw_eps %g is out of range: valid values are in (0, 1]", (double)hb->kershaw_eps);
+  PetscCheck(hb->mesh != HB_MESH_KERSHAW || (hb->E[0] % 6 == 0 && hb->E[1] % 2 == 0 && hb->E[2] % 2 == 0), hb->comm, PETSC_ERR_ARG_INCOMP,
+             "-hb_mesh kershaw needs -hb_elements Ex,Ey,Ez with Ex a multiple of 6 and Ey, Ez even (the map's layers and kinks on element faces), not %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT, hb->E[0], hb->E[1], hb->E[2]);
+  PetscCall(PetscOptionsReal("-hb_perturb_eps", "-hb_mesh perturbed: each interior vertex moves by up to eps element widths per direction (boundary vertices along the boundary), 0 <= eps < 0.5", "SquallHBCreateOperator", hb->perturb_eps,
+                             &hb->perturb_eps, NULL));
+  PetscCheck(hb->perturb_eps >= 0 && hb->perturb_eps < 0.5, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_perturb_eps %g is out of range: valid values are 0 <= eps < 0.5", (double)hb->perturb_eps);
+  PetscCall(PetscOptionsInt("-hb_perturb_seed", "-hb_mesh perturbed: seed of the vertex displacements (a hash of each vertex's index: the same mesh on any rank count)", "SquallHBCreateOperator", hb->perturb_seed, &hb->perturb_seed, NULL));
+  PetscCall(SquallHBGeometryFromOptions(PetscOptionsObject, hb));
   PetscCall(SquallHBKernelFromOptions(PetscOptionsObject, hb));
   PetscCall(PetscOptionsBool("-hb_overlap", "Overlap the halo exchanges with the interior elements and owned rows (off: complete each exchange first, to measure what the overlap hides)", "SquallHBCreateOperator", hb->overlap, &hb->overlap, NULL));
   PetscCall(PetscOptionsBool("-hb_scramble_keys", "Number the nodes from scrambled lattice keys (a bijection that spreads each rank's keys over the whole range): checks that nothing relies on the brick's order", "SquallHBCreateOperator",
@@ -104,7 +116,10 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
   PetscFunctionBegin;
   PetscCall(SquallHBDestroyCUDA(&hb->dev));
   PetscCall(SquallSEMNumberingDestroy(&hb->num));
-  PetscCall(PetscFree4(hb->elem, hb->gidx, hb->G, hb->W));
+  PetscCall(PetscFree3(hb->elem, hb->gidx, hb->W));
+  PetscCall(PetscFree(hb->G));
+  PetscCall(PetscFree(hb->V));
+  PetscCall(PetscFree(hb->F));
   PetscCall(PetscFree(hb->rowptr));
   PetscCall(PetscFree(hb->col));
   if (hb->yL) PetscCall(PetscFree5(hb->yL, hb->xghost, hb->yghost, hb->yshared, hb->scratch));
@@ -133,6 +148,11 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_lambda <l>                    - screening coefficient (default 1)
 . -hb_dirichlet                     - homogeneous Dirichlet conditions on the boundary (lambda may then be 0)
 . -hb_shear <s>                     - map the brick by x' = x + s (y + z), y' = y + s z (all six geometric factors nonzero)
+. -hb_mesh brick|kershaw|perturbed  - the brick (default); the CEED BP Kershaw map of it (curved elements; Ex a multiple of 6, Ey, Ez even); its vertices moved at random (straight-sided elements)
+. -hb_kershaw_eps <eps>             - kershaw: the Kershaw parameter in (0, 1] (default 0.3)
+. -hb_perturb_eps <eps>             - perturbed: largest vertex displacement per direction in element widths, [0, 0.5) (default 0.2)
+. -hb_perturb_seed <n>              - perturbed: seed of the displacements (default 1; the same mesh on any rank count)
+. -hb_geometry stored|trilinear|affine|auto - where the element kernels get the geometric factors: 6 per node; computed from each element's 8 vertices; one 3x3 matrix per element; auto (default): affine if every element is a parallelepiped, trilinear if straight-sided, else stored. Also read by `MatSetFromOptions()`
 . -hb_kernel <auto,sweep,layers,layers_tiled> - CUDA element kernel (default auto: by order and precision, the table of `SquallHBGetDefaultKernel()`); sweep: several elements per block, a thread per element column (orders 1-9); layers: a thread per node of a layer, several layers per step; layers_tiled: the layer kernel with two nodes per thread
 . -hb_kernel_layers <0,2,3,4>       - CUDA, layers and layers_tiled: layers per step and thread (default 0: by order); also read by `MatSetFromOptions()`, like the other kernel options
 . -hb_kernel_elements <0,1,2,3,4,6> - CUDA, layers: elements per thread block (default 0: by order; 2-6 only at order 5)
@@ -163,11 +183,16 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
     hb->bounds[2 * d]     = 0;
     hb->bounds[2 * d + 1] = 1;
   }
-  hb->lambda   = 1;
-  hb->kernel   = SQUALL_HB_KERNEL_AUTO; /* by order (SquallHBGetDefaultKernel) */
-  hb->layers   = 0;
-  hb->elements = 0;
-  hb->overlap  = PETSC_TRUE;
+  hb->lambda       = 1;
+  hb->kernel       = SQUALL_HB_KERNEL_AUTO; /* by order (SquallHBGetDefaultKernel) */
+  hb->layers       = 0;
+  hb->elements     = 0;
+  hb->overlap      = PETSC_TRUE;
+  hb->mesh         = HB_MESH_BRICK;
+  hb->kershaw_eps  = 0.3;
+  hb->perturb_eps  = 0.2;
+  hb->perturb_seed = 1;
+  hb->geometry     = SQUALL_HB_GEOMETRY_AUTO;
   PetscCall(PetscStrncpy(hb->vectype, "standard", sizeof(hb->vectype)));
   PetscCall(HBSetFromOptions(hb));
   PetscCall(SquallHBSetUp(hb));
@@ -212,6 +237,14 @@ PetscErrorCode SquallHBGetInfo(Mat A, SquallHBInfo *info)
 
     PetscCall(SquallHBResolveKernel(hb, &k, &info->layers, &info->block_elements));
     info->kernel = SquallHBKernels[k];
+  }
+  {
+    SquallHBGeometry g;
+
+    PetscCall(SquallHBResolveGeometry(hb, &g));
+    info->mesh                    = SquallHBMeshes[hb->mesh];
+    info->geometry                = SquallHBGeometries[g];
+    info->geometry_bytes_per_node = SquallHBGeometryBytesPerNode(g, hb->Np);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

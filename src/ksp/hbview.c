@@ -1,4 +1,4 @@
-/* MatView() of the hipBone operator: sizes, the CUDA kernel it runs, its partition. */
+/* MatView() of the hipBone operator: sizes, the CUDA kernel it runs, its mesh and geometry, its partition. */
 #include "ksp/hbimpl.h"
 
 PetscErrorCode SquallHBMatView(Mat A, PetscViewer viewer)
@@ -21,6 +21,21 @@ PetscErrorCode SquallHBMatView(Mat A, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: layers (-hb_kernel %s), %" PetscInt_FMT " layers per step, %" PetscInt_FMT " elements per block, vectors %s\n", SquallHBKernels[hb->kernel], layers, elements, hb->vectype));
     else
       PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: layers_tiled (-hb_kernel %s), %" PetscInt_FMT " layers per step, vectors %s\n", SquallHBKernels[hb->kernel], layers, hb->vectype));
+    {
+      SquallHBGeometry g;
+      char             mesh[64];
+
+      PetscCall(SquallHBResolveGeometry(hb, &g));
+      if (hb->mesh == HB_MESH_KERSHAW)
+        PetscCall(PetscSNPrintf(mesh, sizeof(mesh), "kershaw (eps %g)", (double)hb->kershaw_eps));
+      else if (hb->mesh == HB_MESH_PERTURBED)
+        PetscCall(PetscSNPrintf(mesh, sizeof(mesh), "perturbed (eps %g, seed %" PetscInt_FMT ")", (double)hb->perturb_eps, hb->perturb_seed));
+      else
+        PetscCall(PetscStrncpy(mesh, "brick", sizeof(mesh)));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  mesh %s, elements %s; geometry %s (-hb_geometry %s), %.2f bytes per element node\n", mesh,
+                                       hb->parallelepiped ? "all parallelepipeds" : (hb->straight ? "all straight-sided" : "not all straight-sided"), SquallHBGeometries[g], SquallHBGeometries[hb->geometry],
+                                       (double)SquallHBGeometryBytesPerNode(g, hb->Np)));
+    }
     PetscCall(PetscViewerASCIIPrintf(viewer, "  elements partitioned %s\n", hb->forest ? "as a p8est DMForest of the brick (-hb_partition forest)" : "in slabs of the lexicographic order (-hb_partition slabs)"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -55,6 +55,57 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallSEMGeometricFactors(const Petsc
   return w * det;
 }
 
+/* Geometry recomputed from the element's vertices. A straight-sided (trilinear) hexahedron is given by
+   its 8 vertices V[3 v + a], v = a + 2 b + 4 c at the reference corner (2a-1, 2b-1, 2c-1), taken
+   relative to vertex 0 (V[0..2] = 0), so that the metric does not depend on where the element lies:
+   x(r,s,t) - x_0 = sum_v N_v(r,s,t) V_v, N_v = (1 +- r)(1 +- s)(1 +- t) / 8. */
+SQUALL_HOST_DEVICE static inline void SquallSEMTrilinearPoint(const PetscReal V[24], PetscReal r, PetscReal s, PetscReal t, PetscReal x[3])
+{
+  for (int a = 0; a < 3; a++) {
+    PetscReal v = 0;
+
+    for (int c = 0; c < 8; c++) v += (1 + ((c & 1) ? r : -r)) * (1 + ((c & 2) ? s : -s)) * (1 + ((c & 4) ? t : -t)) * V[3 * c + a];
+    x[a] = v / 8;
+  }
+}
+
+/* the Jacobian along the column (r, s) of reference nodes is linear in t: dx/dr = P_r + t Q_r,
+   dx/ds = P_s + t Q_s, dx/dt independent of t. C = (P_r, Q_r, P_s, Q_s, dx/dt), 3 reals each, from
+   the edge vectors of the element; the kernels form it once per thread column. */
+SQUALL_HOST_DEVICE static inline void SquallSEMTrilinearColumn(const PetscReal V[24], PetscReal r, PetscReal s, PetscReal C[15])
+{
+  for (int a = 0; a < 3; a++) {
+    /* edges along r at (b, c), along s at (a', c), along t at (a', b) */
+    const PetscReal er00 = V[3 * 1 + a] - V[3 * 0 + a], er10 = V[3 * 3 + a] - V[3 * 2 + a], er01 = V[3 * 5 + a] - V[3 * 4 + a], er11 = V[3 * 7 + a] - V[3 * 6 + a];
+    const PetscReal es00 = V[3 * 2 + a] - V[3 * 0 + a], es10 = V[3 * 3 + a] - V[3 * 1 + a], es01 = V[3 * 6 + a] - V[3 * 4 + a], es11 = V[3 * 7 + a] - V[3 * 5 + a];
+    const PetscReal et00 = V[3 * 4 + a] - V[3 * 0 + a], et10 = V[3 * 5 + a] - V[3 * 1 + a], et01 = V[3 * 6 + a] - V[3 * 2 + a], et11 = V[3 * 7 + a] - V[3 * 3 + a];
+    const PetscReal R0 = (1 - s) * er00 + (1 + s) * er10, R1 = (1 - s) * er01 + (1 + s) * er11; /* t = -1, +1 */
+    const PetscReal S0 = (1 - r) * es00 + (1 + r) * es10, S1 = (1 - r) * es01 + (1 + r) * es11;
+
+    C[0 + a]  = (R0 + R1) / 8;
+    C[3 + a]  = (R1 - R0) / 8;
+    C[6 + a]  = (S0 + S1) / 8;
+    C[9 + a]  = (S1 - S0) / 8;
+    C[12 + a] = ((1 - r) * (1 - s) * et00 + (1 + r) * (1 - s) * et10 + (1 - r) * (1 + s) * et01 + (1 + r) * (1 + s) * et11) / 8;
+  }
+}
+
+/* the packed factors at the node t of a column (see SquallSEMTrilinearColumn), quadrature weight w;
+   returns w |J| */
+SQUALL_HOST_DEVICE static inline PetscReal SquallSEMTrilinearFactors(const PetscReal C[15], PetscReal t, PetscReal w, PetscReal G[SQUALL_SEM_NGEO])
+{
+  const PetscReal J[9] = {C[0] + t * C[3], C[6] + t * C[9], C[12], C[1] + t * C[4], C[7] + t * C[10], C[13], C[2] + t * C[5], C[8] + t * C[11], C[14]};
+
+  return SquallSEMGeometricFactors(J, w, G);
+}
+
+/* a parallelepiped: one symmetric 3x3 matrix F = |J| J^{-1} J^{-T} (packed as G) per element, scaled by
+   the node's weight */
+SQUALL_HOST_DEVICE static inline void SquallSEMAffineFactors(const PetscReal F[SQUALL_SEM_NGEO], PetscReal w, PetscReal G[SQUALL_SEM_NGEO])
+{
+  for (int c = 0; c < SQUALL_SEM_NGEO; c++) G[c] = w * F[c];
+}
+
 /* the three reference derivatives of q at node (i,j,k); D[i * ldd + m] (ldd >= Nq: the CUDA kernels
    pad the rows of D in shared memory so that threads reading different rows use different banks) */
 SQUALL_HOST_DEVICE static inline void SquallSEMGradient(PetscInt Nq, PetscInt ldd, const PetscReal *D, const PetscScalar *q, PetscInt i, PetscInt j, PetscInt k, PetscReal *qr, PetscReal *qs, PetscReal *qt)
