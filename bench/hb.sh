@@ -24,7 +24,8 @@
 #   HB_BUDGET        seconds for all the steps together (default 400)
 #   HB_STEP_TIMEOUT  seconds at most per step (default 90; never more than what is left of the budget)
 #   HB_REPS          back-to-back products per operator timing (default 20)
-#   HB_CG_ITERATIONS fixed CG iterations of the figure of merit (default 50)
+#   HB_CG_ITERATIONS CG iterations of the figure of merit (default 100, upstream hipBone's timed count; fewer
+#                    when the residual reaches zero first)
 #   HB_RANKS         MPI ranks, one GPU each through bench/gpu-bind.sh (default 1)
 #   HB_GEOMETRIES    -hb_geometry modes to run in turn, each with all the steps above (default "auto"; on the
 #                    brick auto is affine; e.g. "stored trilinear affine", trilinear on -hb_mesh perturbed)
@@ -39,7 +40,7 @@ dofs=${HB_DOFS:-4e7}
 budget=${HB_BUDGET:-400}
 step_max=${HB_STEP_TIMEOUT:-90}
 reps=${HB_REPS:-20}
-iters=${HB_CG_ITERATIONS:-50}
+iters=${HB_CG_ITERATIONS:-100}
 ranks=${HB_RANKS:-1}
 mkdir -p "$out"
 jsonl=$out/hb.jsonl

@@ -1,5 +1,5 @@
 /* The hipBone operator's layer kernel (-hb_kernel layers) and its launchers.
-   Part of the translation unit of src/cuda/hbop.cu, which includes it; not a header of its own.
+   Part of the translation units of src/cuda/hbop<geometry>.cu, through src/cuda/hboplocal.cuh; not a header of its own.
 
    A block of W x Nq threads (W >= Nq) sweeps one element (or E elements, one per threadIdx.z) layer by
    layer; a thread owns the column (i, j) of its element, keeps its result column ra[Nq] in registers

@@ -1,5 +1,5 @@
 /* The hipBone operator's tiled layer kernel (-hb_kernel layers_tiled) and its launchers.
-   Part of the translation unit of src/cuda/hbop.cu, which includes it; not a header of its own.
+   Part of the translation units of src/cuda/hbop<geometry>.cu, through src/cuda/hboplocal.cuh; not a header of its own.
 
    The layer kernel's sweep (src/cuda/hblayers.cuh) with two nodes per thread, (i, j) and (i, j + J),
    J = ceil(Nq / 2): a block of W x J threads (W = Nq rounded up to even; at odd Nq the last column and

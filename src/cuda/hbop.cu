@@ -14,41 +14,6 @@
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
    ghost rows of y are summed first and sent while the owned rows are summed. */
 #include "cuda/hbopdevice.cuh"
-#include "cuda/hbsweep.cuh"
-#include "cuda/hblayers.cuh"
-#include "cuda/hblayerstiled.cuh"
-
-template <int Nq, int GEO> static PetscErrorCode HBLaunchLocalOpG(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  switch (d->kernel) {
-    case SQUALL_HB_KERNEL_SWEEP:
-      if constexpr (Nq <= SQUALL_HB_SWEEP_MAX_ORDER + 1) {
-        constexpr int NE = HBElemsSweep(Nq);
-
-        HBLocalOpSweep<Nq, GEO><<<(unsigned int)((e1 - e0 + NE - 1) / NE), HBThreadsSweep(Nq), 0, stream>>>(e0, e1, a);
-        PetscFunctionReturn(PETSC_SUCCESS);
-      }
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel sweep is available at orders 1 to %d, not at %d", SQUALL_HB_SWEEP_MAX_ORDER, Nq - 1);
-    case SQUALL_HB_KERNEL_LAYERS: PetscCall(HBLaunchLayers<Nq, GEO>(d->layers, d->elements, e0, e1, a, stream)); break;
-    case SQUALL_HB_KERNEL_LAYERS_TILED: PetscCall(HBLaunchTiled<Nq, GEO>(d->layers, e0, e1, a, stream)); break;
-    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The operator's kernel must be resolved (sweep, layers, layers_tiled) before a device product");
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the element kernel of the descriptor's geometry (a template parameter of each kernel family) */
-template <int Nq> static PetscErrorCode HBLaunchLocalOpN(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  switch (d->geometry) {
-    case SQUALL_HB_GEOMETRY_STORED: PetscCall((HBLaunchLocalOpG<Nq, SQUALL_HB_GEOMETRY_STORED>(d, e0, e1, a, stream))); break;
-    case SQUALL_HB_GEOMETRY_TRILINEAR: PetscCall((HBLaunchLocalOpG<Nq, SQUALL_HB_GEOMETRY_TRILINEAR>(d, e0, e1, a, stream))); break;
-    case SQUALL_HB_GEOMETRY_AFFINE: PetscCall((HBLaunchLocalOpG<Nq, SQUALL_HB_GEOMETRY_AFFINE>(d, e0, e1, a, stream))); break;
-    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The operator's geometry must be resolved (stored, trilinear, affine) before a device product");
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* y_L on local elements [e0, e1) */
 static PetscErrorCode HBLocalOp(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const PetscScalar *x, cudaStream_t stream)
@@ -60,23 +25,11 @@ static PetscErrorCode HBLocalOp(const SquallHBOpDesc *d, PetscInt e0, PetscInt e
   if (e1 <= e0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(d->ev_localop, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  switch (d->Nq) {
-    case 2: PetscCall(HBLaunchLocalOpN<2>(d, e0, e1, a, stream)); break;
-    case 3: PetscCall(HBLaunchLocalOpN<3>(d, e0, e1, a, stream)); break;
-    case 4: PetscCall(HBLaunchLocalOpN<4>(d, e0, e1, a, stream)); break;
-    case 5: PetscCall(HBLaunchLocalOpN<5>(d, e0, e1, a, stream)); break;
-    case 6: PetscCall(HBLaunchLocalOpN<6>(d, e0, e1, a, stream)); break;
-    case 7: PetscCall(HBLaunchLocalOpN<7>(d, e0, e1, a, stream)); break;
-    case 8: PetscCall(HBLaunchLocalOpN<8>(d, e0, e1, a, stream)); break;
-    case 9: PetscCall(HBLaunchLocalOpN<9>(d, e0, e1, a, stream)); break;
-    case 10: PetscCall(HBLaunchLocalOpN<10>(d, e0, e1, a, stream)); break;
-    case 11: PetscCall(HBLaunchLocalOpN<11>(d, e0, e1, a, stream)); break;
-    case 12: PetscCall(HBLaunchLocalOpN<12>(d, e0, e1, a, stream)); break;
-    case 13: PetscCall(HBLaunchLocalOpN<13>(d, e0, e1, a, stream)); break;
-    case 14: PetscCall(HBLaunchLocalOpN<14>(d, e0, e1, a, stream)); break;
-    case 15: PetscCall(HBLaunchLocalOpN<15>(d, e0, e1, a, stream)); break;
-    case 16: PetscCall(HBLaunchLocalOpN<16>(d, e0, e1, a, stream)); break;
-    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA kernel for order %" PetscInt_FMT " (valid orders are 1 to %d)", d->N, SQUALL_HB_MAX_ORDER);
+  switch (d->geometry) {
+    case SQUALL_HB_GEOMETRY_STORED: PetscCall(HBLocalOpGeo<SQUALL_HB_GEOMETRY_STORED>(d, e0, e1, a, stream)); break;
+    case SQUALL_HB_GEOMETRY_TRILINEAR: PetscCall(HBLocalOpGeo<SQUALL_HB_GEOMETRY_TRILINEAR>(d, e0, e1, a, stream)); break;
+    case SQUALL_HB_GEOMETRY_AFFINE: PetscCall(HBLocalOpGeo<SQUALL_HB_GEOMETRY_AFFINE>(d, e0, e1, a, stream)); break;
+    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The operator's geometry must be resolved (stored, trilinear, affine) before a device product");
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
@@ -158,8 +111,10 @@ static PetscErrorCode HBSetUpCUDA(SquallHBOpDesc *hb)
   PetscCall(HBUpload(&c->w, hb->w, (size_t)hb->Nq));
   PetscCall(HBUpload(&c->W, hb->W, nl));
   PetscCall(HBUpload(&c->D, hb->D, (size_t)hb->Nq * hb->Nq));
-  /* this order's slot of the constant D (operators of the same order write the same values) */
-  PetscCallCUDA(cudaMemcpyToSymbol(HBConstD, hb->D, (size_t)hb->Nq * hb->Nq * sizeof(PetscReal), (size_t)HBConstOffset(hb->Nq) * sizeof(PetscReal)));
+  /* each geometry's translation unit has its own constant D */
+  PetscCall(HBUploadConstD<SQUALL_HB_GEOMETRY_STORED>(hb->D, hb->Nq));
+  PetscCall(HBUploadConstD<SQUALL_HB_GEOMETRY_TRILINEAR>(hb->D, hb->Nq));
+  PetscCall(HBUploadConstD<SQUALL_HB_GEOMETRY_AFFINE>(hb->D, hb->Nq));
   PetscCall(HBUpload(&c->rowptr, hb->rowptr, nrows + 1));
   PetscCall(HBUpload(&c->col, hb->col, (size_t)hb->rowptr[nrows]));
   PetscCall(HBUpload<PetscScalar>(&c->yL, NULL, nl));

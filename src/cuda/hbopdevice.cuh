@@ -1,6 +1,6 @@
 /* The hipBone CUDA operator's device data and what its element kernels share: the argument block,
    the geometry sources (stored, trilinear, affine factors), D in constant memory.
-   Part of the translation unit of src/cuda/hbop.cu, which includes it; not a header of its own. */
+   Part of the translation units of src/cuda/hbop.cu and hbop<geometry>.cu, which include it; not a header of its own. */
 #pragma once
 #include "cuda/hbreduce.cuh"
 #include "physics/sem.h"
@@ -137,4 +137,8 @@ __host__ __device__ constexpr int HBConstOffset(int Nq)
 {
   return (Nq - 1) * Nq * (2 * Nq - 1) / 6 - 1; /* sum of q^2 for q = 2 .. Nq-1 */
 }
-__constant__ PetscReal HBConstD[HBConstOffset(SQUALL_HB_MAX_ORDER + 2)];
+static __constant__ PetscReal HBConstD[HBConstOffset(SQUALL_HB_MAX_ORDER + 2)];
+
+/* the element kernels of one geometry source, by order (instantiated in src/cuda/hbop<geometry>.cu) */
+template <int GEO> PetscErrorCode HBLocalOpGeo(const SquallHBOpDesc *, PetscInt, PetscInt, const HBOpArgs &, cudaStream_t);
+template <int GEO> PetscErrorCode HBUploadConstD(const PetscReal *, PetscInt);

@@ -1,6 +1,6 @@
 /* The hipBone operator's sweep kernel (-hb_kernel sweep, N <= 9): a layer sweep of several low-order
-   elements per block. Part of the translation unit of src/cuda/hbop.cu, which includes it; not a
-   header of its own.
+   elements per block. Part of the translation units of src/cuda/hbop<geometry>.cu, through
+   src/cuda/hboplocal.cuh; not a header of its own.
 
    At low order a block of one element (Nq^2 threads for the layer kernel, 4 to 81 at Nq <= 9) leaves
    most lanes of a warp idle, and a thread per node (a 3D block) reads every operand of the three
