@@ -243,7 +243,7 @@ def hb_geometry_operator():
         return "Per-mode operator records: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\")."
     rows = [[r["N"], r.get("mesh", "brick"), hb_geometry(r), r["bytes_per_node"], r["kernel"], r["kernel_gflops"], f"{100 * r['roofline_fraction']:.0f}%", f"{100 * r['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}%"]
             for r in sorted(ops, key=lambda r: (HB_MODES.index(hb_geometry(r)), r["N"]))]
-    return table(["N", "mesh", "geometry", "bytes per node", "kernel", "GFLOP/s", "of its roofline", "of FP64 peak"], rows) + "\n\n" + source(h, "hb")
+    return table(["N", "mesh", "geometry", "bytes per node", "kernel", "GFLOP/s", "of its roofline", "of FP64 peak"], rows) + "\n\n" + source(h, "hb", commit=False)
 
 
 @block("hb-geometry-cg")
@@ -255,7 +255,7 @@ def hb_geometry_cg():
         return "Per-mode CG records and the Kershaw record: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\", HB_KERSHAW=1)."
     rows = [[r["N"], r.get("mesh", "brick"), hb_geometry(r), r["E"], r["NG"] / 1e6, r["iterations"], r["fom_gflops"], HIPBONE_UPSTREAM_FOM.get(r["N"]) if r.get("mesh", "brick") == "brick" else "-", r["dofs_iter_per_s"]]
             for r in sorted(cgs, key=lambda r: (r.get("mesh", "brick"), HB_MODES.index(hb_geometry(r)), r["N"]))]
-    return table(["N", "mesh", "geometry", "elements", "M unknowns", "iterations", "FOM GFLOP/s", "upstream hipBone", "DOF x iterations/s"], rows) + "\n\n" + source(h, "hb")
+    return table(["N", "mesh", "geometry", "elements", "M unknowns", "iterations", "FOM GFLOP/s", "upstream hipBone", "DOF x iterations/s"], rows) + "\n\n" + source(h, "hb", commit=False)
 
 
 @block("p1-assembly")
@@ -280,7 +280,7 @@ def precision():
     rows = [[r["case"], r["form"], r["precision"], r["rel_change_mass"], r["rel_change_energy"], r["max_w"]] + ([r["s_per_step"] * 1e3] if gpu else []) for r in p["records"]]
     head = ["case", "form", "precision", "mass drift", "energy drift", "max\\|w\\| (m/s)"] + (["ms per step"] if gpu else [])
     return (table(head, rows) + "\n\nThe bubble: 64 elements, N = 3, 100 s; the channel: N = 2, 600 s (steps this small are latency-bound on a GPU). "
-            + source(p, "precision"))
+            + source(p, "precision", commit=False))
 
 
 @block("precision-summary")
