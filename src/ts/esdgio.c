@@ -106,6 +106,7 @@ static PetscErrorCode CheckpointItems(SquallESDG s, CkptItem it[], PetscInt *n)
   char         buf[160];
 
   PetscFunctionBegin;
+  PetscCheck(!m->shell, s->comm, PETSC_ERR_SUP, "Checkpoints of -%smesh shell are not supported: they record the brick's layout", s->prefix);
   *n = 0;
   PetscCall(DMForestGetInitialRefinement(m->dm, &ref));
   for (PetscInt d = 0; d < 3; d++) {
