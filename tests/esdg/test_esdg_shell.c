@@ -4,10 +4,14 @@ static char help[] = "ESDG on the cubed-sphere shell (-esdg_mesh shell):\n"
                      "  -test balance     the isothermal atmosphere at rest: the RHS without the reference residual (reported), with it exactly 0\n"
                      "  -test entropy     dS/dt = sum w J v.F: zero (EC) or <= 0 (ES); mass and energy rates zero\n"
                      "  -test ranks       -rhs_out file writes the RHS in the lattice order; -rhs_ref file compares with such a file (-tol)\n"
-                     "-case name (default random), -tol r (relative, default 1e3 eps).\n";
+                     "  -test steps       -steps n (20) LSRK steps of the isothermal atmosphere at rest: it stays at rest, mass and energy conserved\n"
+                     "  -test output      the surface level (SquallESDGWriteShellLevel) and the VTK with latitude, longitude, height\n"
+                     "-case name (default random), -tol r (relative, default 1e3 eps); -dm_vec_type cuda: through the GPU right-hand side (skipped without a GPU).\n";
 
 #include <squall.h>
 #include "ts/esdgimpl.h"
+#include "squalltest.h"
+#include "esdgtest.h"
 
 /* integral of w J F_field and of w J |F_field| */
 static PetscErrorCode FieldSums(SquallESDG s, Vec F, PetscInt field, PetscReal *sum, PetscReal *abssum)
@@ -109,6 +113,14 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-rhs_out", out, sizeof(out), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-rhs_ref", ref, sizeof(ref), NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
+  {
+    /* the same checks through the GPU right-hand side (-dm_vec_type cuda) are skipped where there is no device */
+    char      vt[64] = "";
+    PetscBool wantgpu;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
+    PetscCall(PetscStrbeginswith(vt, "cuda", &wantgpu));
+    if (wantgpu) SQUALL_TEST_SKIP_WITHOUT_GPU();
+  }
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s));
   PetscCall(SquallESDGSetFromOptions(s));
   PetscCall(SquallESDGSetUp(s));
@@ -250,8 +262,60 @@ int main(int argc, char **argv)
       PetscCall(VecDestroy(&R));
     }
     PetscCall(VecDestroy(&P));
+  } else if (!strcmp(test, "steps")) {
+    /* the isothermal atmosphere at rest on the rotating sphere, -steps LSRK steps at CFL 1: it stays at rest, mass and energy stay */
+    TS                 ts;
+    PetscReal          dt, m0, m1, e0, e1, umax = 0, gu;
+    PetscInt           steps = 20;
+    const PetscScalar *qa;
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-steps", &steps, NULL));
+    PetscCall(SquallESDGSetInitialCondition(s, "isothermal", Q));
+    PetscCall(SquallESDGComputeTimeStep(s, Q, 1, &dt));
+    PetscCall(SquallDGMeshIntegrate(m, Q, 0, &m0));
+    PetscCall(SquallDGMeshIntegrate(m, Q, 4, &e0));
+    PetscCall(SquallTestCreateTS(s, dt, steps, steps * dt, &ts));
+    PetscCall(TSSolve(ts, Q));
+    PetscCall(TSDestroy(&ts));
+    PetscCall(SquallDGMeshIntegrate(m, Q, 0, &m1));
+    PetscCall(SquallDGMeshIntegrate(m, Q, 4, &e1));
+    PetscCall(VecGetArrayRead(Q, &qa));
+    for (PetscInt e = 0; e < m->nOwned; e++)
+      for (PetscInt n = 0; n < m->Np; n++)
+        for (PetscInt d = 1; d <= 3; d++) umax = PetscMax(umax, PetscAbsScalar(qa[(m->gslot[e] * 5 + d) * m->Np + n] / qa[(m->gslot[e] * 5) * m->Np + n]));
+    PetscCall(VecRestoreArrayRead(Q, &qa));
+    PetscCallMPI(MPIU_Allreduce(&umax, &gu, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
+    PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD, "isothermal at rest, %" PetscInt_FMT " steps of %.3f s: max |u| %.3e m/s, mass drift %.3e, energy drift %.3e (relative)\n", steps, (double)dt, (double)gu, (double)((m1 - m0) / m0), (double)((e1 - e0) / e0)));
+    PetscCheck(gu < 1e6 * PETSC_MACHINE_EPSILON && PetscAbsReal(m1 - m0) < tol * m0 && PetscAbsReal(e1 - e0) < tol * e0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the atmosphere at rest did not stay at rest (max |u| %g) or drifted", (double)gu);
+  } else if (!strcmp(test, "output")) {
+    /* the isothermal atmosphere's surface level: every surface node once, the surface pressure p0 everywhere */
+    PetscMPIInt rank;
+    PetscCall(SquallESDGSetInitialCondition(s, "isothermal", Q));
+    PetscCall(SquallESDGWriteShellLevel(s, Q, 0, "shell_surface.csv"));
+    PetscCall(SquallDGMeshWriteVTK(m, Q, NULL, "shell_state"));
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    if (rank == 0) {
+      FILE     *fp;
+      char      line[512];
+      PetscInt  rows = 0, want = 6 * m->shellNh * m->shellNh * m->Nfp;
+      PetscReal p0 = -1, dp = 0, latmax = 0;
+      PetscCall(PetscFOpen(PETSC_COMM_SELF, "shell_surface.csv", "r", &fp));
+      PetscCheck(fgets(line, sizeof(line), fp) && !strncmp(line, "lat,lon,height,p,T,u,v,w", 24), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "shell_surface.csv: unexpected header %s", line);
+      while (fgets(line, sizeof(line), fp)) {
+        double lat, lon, h, p;
+        PetscCheck(sscanf(line, "%lf,%lf,%lf,%lf", &lat, &lon, &h, &p) == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "shell_surface.csv: bad row %s", line);
+        if (p0 < 0) p0 = p;
+        dp     = PetscMax(dp, PetscAbsReal(p - p0));
+        latmax = PetscMax(latmax, PetscAbsReal(lat));
+        PetscCheck(h == 0 && PetscAbsReal(lon) <= 180, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "shell_surface.csv: a row off the surface or out of range: %s", line);
+        rows++;
+      }
+      PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "surface level: %" PetscInt_FMT " nodes (want %" PetscInt_FMT "), surface pressure %.6f Pa, spread %.3e Pa, max |latitude| %.4f deg\n", rows, want, (double)p0, (double)dp, (double)latmax));
+      PetscCheck(rows == want && dp <= 1e-9 * p0 && latmax > 89 && latmax <= 90, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surface level is wrong (rows, pressure spread or latitudes)");
+    }
   } else
-    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-test %s unknown: valid are mesh, freestream, balance, entropy, ranks", test);
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-test %s unknown: valid are mesh, freestream, balance, entropy, ranks, steps, output", test);
   PetscCall(VecDestroy(&Q));
   PetscCall(VecDestroy(&F));
   PetscCall(SquallESDGDestroy(&s));
