@@ -117,10 +117,11 @@ PetscErrorCode SquallDGMeshSetFromOptions(SquallDGMesh m)
 
   PetscFunctionBegin;
   PetscCheck(!m->setup, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallDGMeshSetFromOptions() before SquallDGMeshSetUp()");
-  PetscOptionsBegin(m->comm, m->prefix, "squall DG mesh (brick DMForest with LGL nodes)", "SquallDGMesh");
+  PetscOptionsBegin(m->comm, m->prefix, "squall DG mesh (brick or cubed-sphere shell DMForest with LGL nodes)", "SquallDGMesh");
   PetscCall(PetscOptionsInt("-order", "Polynomial order N of the LGL nodal basis (1 to 8)", "SquallDGMeshSetOrder", N, &N, NULL));
   PetscCall(PetscOptionsReal("-mesh_warp", "Amplitude of a smooth curvilinear warp of the element interiors, as a fraction of the extent (0 to 0.1)", "SquallDGMesh", warp, &warp, NULL));
-  PetscCall(PetscOptionsEList("-mesh", "The forest: brick (PETSc's -dm_p4est_brick_* options) or shell (the cubed-sphere shell, -esdg_shell_radius, -esdg_shell_thickness)", "SquallDGMesh", SquallDGMeshTypes, 2, SquallDGMeshTypes[type], &type, NULL));
+  PetscCall(
+    PetscOptionsEList("-mesh", "The forest: brick (PETSc's -dm_p4est_brick_* options) or shell (the cubed-sphere shell: -shell_radius, -shell_thickness with this prefix)", "SquallDGMesh", SquallDGMeshTypes, 2, SquallDGMeshTypes[type], &type, NULL));
   PetscOptionsEnd();
   PetscCall(SquallDGMeshSetOrder(m, N));
   PetscCheck(warp >= 0 && warp <= 0.1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smesh_warp %g is out of range: valid amplitudes are 0 to 0.1 (larger ones can fold elements)", m->prefix, (double)warp);
