@@ -81,24 +81,28 @@ PetscErrorCode SquallDGMeshComputeGeometry(SquallDGMesh m)
   PetscFunctionBegin;
   PetscCall(PetscMalloc3((size_t)nloc * 3 * Np, &m->x, (size_t)nloc * Np, &m->J, (size_t)nloc * 9 * Np, &m->Ja));
   PetscCall(PetscMalloc3(9 * Np, &dX, 3 * Np, &v, Np, &cv));
-  m->cartesian = (m->warp == 0 && !terrain) ? PETSC_TRUE : PETSC_FALSE;
+  m->cartesian = (m->warp == 0 && !terrain && !m->shell) ? PETSC_TRUE : PETSC_FALSE;
+  if (m->shell) PetscCall(PetscMalloc1((size_t)nloc * Np, &m->zh));
   for (PetscInt e = 0; e < nloc; e++) {
     PetscReal *X = SQUALL_DG_X(m, e), *J = SQUALL_DG_J(m, e), *Ja = SQUALL_DG_JA(m, e);
-    for (PetscInt k = 0; k < Nq; k++)
-      for (PetscInt j = 0; j < Nq; j++)
-        for (PetscInt i = 0; i < Nq; i++) {
-          const PetscInt n      = i + Nq * (j + Nq * k);
-          const PetscInt loc[3] = {i, j, k};
-          PetscReal      s[3], xb[3], disp = m->warp;
-          for (PetscInt d = 0; d < 3; d++) {
-            /* lattice index + fraction is exact at element faces, so shared face nodes agree bitwise */
-            PetscReal t = (PetscReal)m->ijk[3 * e + d] + (1 + m->r[loc[d]]) / 2;
-            xb[d]       = m->lo[d] + t * m->h[d];
-            s[d]        = t / m->ncell[d];
-            disp *= Sin2Pi(s[d]);
+    if (m->shell)
+      PetscCall(SquallDGMeshShellNodes(m, e, X, &m->zh[(size_t)e * Np]));
+    else
+      for (PetscInt k = 0; k < Nq; k++)
+        for (PetscInt j = 0; j < Nq; j++)
+          for (PetscInt i = 0; i < Nq; i++) {
+            const PetscInt n      = i + Nq * (j + Nq * k);
+            const PetscInt loc[3] = {i, j, k};
+            PetscReal      s[3], xb[3], disp = m->warp;
+            for (PetscInt d = 0; d < 3; d++) {
+              /* lattice index + fraction is exact at element faces, so shared face nodes agree bitwise */
+              PetscReal t = (PetscReal)m->ijk[3 * e + d] + (1 + m->r[loc[d]]) / 2;
+              xb[d]       = m->lo[d] + t * m->h[d];
+              s[d]        = t / m->ncell[d];
+              disp *= Sin2Pi(s[d]);
+            }
+            for (PetscInt d = 0; d < 3; d++) X[d * Np + n] = xb[d] + disp * (m->hi[d] - m->lo[d]);
           }
-          for (PetscInt d = 0; d < 3; d++) X[d * Np + n] = xb[d] + disp * (m->hi[d] - m->lo[d]);
-        }
     if (terrain) PetscCall(DGMeshTerrainElement(m, e, X));
     /* dX[c*3 + a] = d X_c / d xi_a */
     for (PetscInt c = 0; c < 3; c++)
@@ -111,6 +115,8 @@ PetscErrorCode SquallDGMeshComputeGeometry(SquallDGMesh m)
         PetscCheck(J[n] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-%sterrain %s with -%svertical_coordinate %s folds the mesh: non-positive Jacobian %g at (%g, %g, %g) (lower -%sterrain_h0, or raise -%ssleve_scales)", m->prefix,
                    m->terrainFn ? "(a user function)" : (m->terrain.type == SQUALL_TERRAIN_SCHAER ? "schaer" : "bell"), m->prefix, m->terrain.vcoord == SQUALL_VCOORD_SLEVE ? "sleve" : "gal_chen", (double)J[n], (double)X[n], (double)X[Np + n],
                    (double)X[2 * Np + n], m->prefix, m->prefix);
+      else if (m->shell)
+        PetscCheck(J[n] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Shell element %" PetscInt_FMT ": non-positive Jacobian %g at (%g, %g, %g)", e, (double)J[n], (double)X[n], (double)X[Np + n], (double)X[2 * Np + n]);
       else
         PetscCheck(J[n] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-%smesh_warp %g folds element %" PetscInt_FMT ": non-positive Jacobian %g at (%g, %g, %g) (reduce -%smesh_warp)", m->prefix, (double)m->warp, e, (double)J[n], (double)X[n],
                    (double)X[Np + n], (double)X[2 * Np + n], m->prefix);

@@ -7,6 +7,7 @@
 const char *const        SquallFaces[]                   = {"xm", "xp", "ym", "yp", "zm", "zp", "SquallFace", "SQUALL_FACE_", NULL};
 static const char *const SquallTerrainTypes[]            = {"none", "schaer", "bell", "SquallTerrainType", "SQUALL_TERRAIN_", NULL};
 static const char *const SquallVerticalCoordinateTypes[] = {"gal_chen", "sleve", "SquallVerticalCoordinate", "SQUALL_VCOORD_", NULL};
+static const char *const SquallDGMeshTypes[]             = {"brick", "shell", "SquallDGMeshType", "SQUALL_DG_MESH_", NULL};
 
 static PetscErrorCode DGMeshTerrainOptions(SquallDGMesh);
 
@@ -110,26 +111,34 @@ static PetscErrorCode DGMeshReadBrickOptions(SquallDGMesh m, const char prefix[]
 
 PetscErrorCode SquallDGMeshSetFromOptions(SquallDGMesh m)
 {
-  PetscInt    N      = m->N, ref;
+  PetscInt    N = m->N, ref, type = m->shell ? 1 : 0;
   PetscReal   warp   = m->warp;
   const char *prefix = NULL;
 
   PetscFunctionBegin;
   PetscCheck(!m->setup, m->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallDGMeshSetFromOptions() before SquallDGMeshSetUp()");
-  PetscOptionsBegin(m->comm, m->prefix, "squall DG mesh (brick DMForest with LGL nodes)", "SquallDGMesh");
+  PetscOptionsBegin(m->comm, m->prefix, "squall DG mesh (brick or cubed-sphere shell DMForest with LGL nodes)", "SquallDGMesh");
   PetscCall(PetscOptionsInt("-order", "Polynomial order N of the LGL nodal basis (1 to 8)", "SquallDGMeshSetOrder", N, &N, NULL));
   PetscCall(PetscOptionsReal("-mesh_warp", "Amplitude of a smooth curvilinear warp of the element interiors, as a fraction of the extent (0 to 0.1)", "SquallDGMesh", warp, &warp, NULL));
+  PetscCall(
+    PetscOptionsEList("-mesh", "The forest: brick (PETSc's -dm_p4est_brick_* options) or shell (the cubed-sphere shell: -shell_radius, -shell_thickness with this prefix)", "SquallDGMesh", SquallDGMeshTypes, 2, SquallDGMeshTypes[type], &type, NULL));
   PetscOptionsEnd();
   PetscCall(SquallDGMeshSetOrder(m, N));
   PetscCheck(warp >= 0 && warp <= 0.1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%smesh_warp %g is out of range: valid amplitudes are 0 to 0.1 (larger ones can fold elements)", m->prefix, (double)warp);
-  m->warp = warp;
+  m->warp  = warp;
+  m->shell = type == 1 ? PETSC_TRUE : PETSC_FALSE;
+  PetscCheck(!m->shell || warp == 0, m->comm, PETSC_ERR_ARG_INCOMP, "-%smesh shell and -%smesh_warp %g together: the warp is defined on the brick only", m->prefix, m->prefix, (double)warp);
 
   PetscCall(DMCreate(m->comm, &m->dm));
   PetscCall(DMSetType(m->dm, DMP8EST));
-  PetscCall(DMForestSetTopology(m->dm, "brick"));
   PetscCall(DMForestSetPartitionOverlap(m->dm, 1));
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)m->dm, &prefix));
-  PetscCall(DGMeshReadBrickOptions(m, prefix, &ref));
+  if (m->shell)
+    PetscCall(SquallDGMeshShellSetFromOptions(m, prefix));
+  else {
+    PetscCall(DMForestSetTopology(m->dm, "brick"));
+    PetscCall(DGMeshReadBrickOptions(m, prefix, &ref));
+  }
   PetscCall(DGMeshTerrainOptions(m));
   PetscCall(DMSetFromOptions(m->dm));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -182,6 +191,7 @@ static PetscErrorCode DGMeshTerrainOptions(SquallDGMesh m)
   t->s1     = sc[0];
   t->s2     = sc[1];
   if (t->type == SQUALL_TERRAIN_NONE && !m->terrainFn) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(!m->shell, m->comm, PETSC_ERR_ARG_INCOMP, "-%sterrain and -%smesh shell together: the terrain-following map is defined on the brick only", m->prefix, m->prefix);
   PetscCheck(t->h0 >= 0, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sterrain_h0 %g is out of range: it must be >= 0", m->prefix, (double)t->h0);
   PetscCheck(t->a > 0, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sterrain_a %g is out of range: it must be > 0", m->prefix, (double)t->a);
   PetscCheck(t->lambda > 0, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-%sterrain_lambda %g is out of range: it must be > 0", m->prefix, (double)t->lambda);
@@ -235,14 +245,68 @@ static PetscInt DGLatticeKey(SquallDGMesh m, const PetscInt ijk[3])
   return ijk[0] + m->ncell[0] * (ijk[1] + m->ncell[1] * ijk[2]);
 }
 
-PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
+/* the brick's element lattice (owned cells from their coordinates, ghosts from their owners through g
+   and l) and its face neighbours through the lattice */
+static PetscErrorCode DGMeshBrickConnect(SquallDGMesh m, const PetscInt cellOf[], Vec g, Vec l)
 {
-  PetscSection       lsec, gsec;
-  PetscInt           cStart, cEnd, nloc, dofs, overlap, *keys, *elemOfKey, *cellOf;
-  Vec                g, l;
+  const PetscInt     nloc = m->nOwned + m->nGhost, dofs = m->nf * m->Np;
+  PetscInt          *keys, *elemOfKey;
   PetscScalar       *ga;
   const PetscScalar *la;
-  PetscInt           rstart;
+
+  PetscFunctionBegin;
+  /* Ghost cells' coordinates are not localized across periodic boundaries, so only owned cells
+     read their lattice index from coordinates; ghosts receive it from their owners. */
+  PetscCall(VecGetArray(g, &ga));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    PetscCall(DGMeshCellLattice(m, cellOf[e], &m->ijk[3 * e]));
+    for (PetscInt d = 0; d < 3; d++) ga[m->gslot[e] * dofs + d] = (PetscScalar)m->ijk[3 * e + d];
+  }
+  PetscCall(VecRestoreArray(g, &ga));
+  PetscCall(DMGlobalToLocalBegin(m->sdm, g, INSERT_VALUES, l));
+  PetscCall(DMGlobalToLocalEnd(m->sdm, g, INSERT_VALUES, l));
+  PetscCall(VecGetArrayRead(l, &la));
+  for (PetscInt e = m->nOwned; e < nloc; e++)
+    for (PetscInt d = 0; d < 3; d++) m->ijk[3 * e + d] = (PetscInt)PetscRealPart(la[m->slot[e] * dofs + d]);
+  PetscCall(VecRestoreArrayRead(l, &la));
+
+  /* face neighbours through the lattice: sort local elements by lattice key */
+  PetscCall(PetscMalloc2(nloc, &keys, nloc, &elemOfKey));
+  for (PetscInt e = 0; e < nloc; e++) {
+    keys[e]      = DGLatticeKey(m, &m->ijk[3 * e]);
+    elemOfKey[e] = e;
+  }
+  PetscCall(PetscSortIntWithArray(nloc, keys, elemOfKey));
+  for (PetscInt e = 1; e < nloc; e++) PetscCheck(keys[e] != keys[e - 1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Two local cells share lattice index %" PetscInt_FMT, keys[e]);
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    for (PetscInt f = 0; f < 6; f++) {
+      const PetscInt d = f / 2, side = f % 2;
+      PetscInt       nijk[3] = {m->ijk[3 * e], m->ijk[3 * e + 1], m->ijk[3 * e + 2]}, nb = -1;
+      nijk[d] += side ? 1 : -1;
+      if (m->periodic[d]) nijk[d] = (nijk[d] + m->ncell[d]) % m->ncell[d];
+      if (nijk[d] >= 0 && nijk[d] < m->ncell[d]) {
+        PetscCall(DGMeshFindElement(nloc, keys, elemOfKey, DGLatticeKey(m, nijk), &nb));
+        PetscCheck(nb >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Face neighbour of element %" PetscInt_FMT " missing from the ghost layer", e);
+      }
+      m->nbr[6 * e + f]     = nb;
+      m->nbrFace[6 * e + f] = nb >= 0 ? (f ^ 1) : -1;
+      for (PetscInt q = 0; q < m->Nfp; q++) {
+        /* the partner sits on the opposite face of the neighbour, same tangential indices */
+        const PetscInt nP                          = m->fmask[(f ^ 1) * m->Nfp + q];
+        m->vmapP[((size_t)e * 6 + f) * m->Nfp + q] = nb >= 0 ? m->slot[nb] * m->Np + nP : -1;
+      }
+    }
+  }
+  PetscCall(PetscFree2(keys, elemOfKey));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
+{
+  PetscSection lsec, gsec;
+  PetscInt     cStart, cEnd, nloc, dofs, overlap, *cellOf;
+  Vec          g, l;
+  PetscInt     rstart;
 
   PetscFunctionBegin;
   if (m->setup) PetscFunctionReturn(PETSC_SUCCESS);
@@ -296,7 +360,7 @@ PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
     else
       m->nGhost++;
   }
-  m->nGlobal = m->ncell[0] * m->ncell[1] * m->ncell[2];
+  m->nGlobal = m->ncell[0] * m->ncell[1] * m->ncell[2]; /* the shell: 6 nh^2 nz */
   PetscCall(PetscMalloc3(nloc, &m->slot, m->nOwned, &m->gslot, 3 * nloc, &m->ijk));
   PetscCall(PetscMalloc1(nloc, &cellOf));
   {
@@ -312,32 +376,8 @@ PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
       if (go >= 0) m->gslot[e] = (go - rstart) / dofs;
     }
   }
-  /* Ghost cells' coordinates are not localized across periodic boundaries, so only owned cells
-     read their lattice index from coordinates; ghosts receive it from their owners. */
-  PetscCall(VecGetArray(g, &ga));
-  for (PetscInt e = 0; e < m->nOwned; e++) {
-    PetscCall(DGMeshCellLattice(m, cellOf[e], &m->ijk[3 * e]));
-    for (PetscInt d = 0; d < 3; d++) ga[m->gslot[e] * dofs + d] = (PetscScalar)m->ijk[3 * e + d];
-  }
-  PetscCall(VecRestoreArray(g, &ga));
-  PetscCall(DMGlobalToLocalBegin(m->sdm, g, INSERT_VALUES, l));
-  PetscCall(DMGlobalToLocalEnd(m->sdm, g, INSERT_VALUES, l));
-  PetscCall(VecGetArrayRead(l, &la));
-  for (PetscInt e = m->nOwned; e < nloc; e++)
-    for (PetscInt d = 0; d < 3; d++) m->ijk[3 * e + d] = (PetscInt)PetscRealPart(la[m->slot[e] * dofs + d]);
-  PetscCall(VecRestoreArrayRead(l, &la));
-  PetscCall(VecDestroy(&g));
-  PetscCall(VecDestroy(&l));
-
-  /* face neighbours through the lattice: sort local elements by lattice key */
-  PetscCall(PetscMalloc2(nloc, &keys, nloc, &elemOfKey));
-  for (PetscInt e = 0; e < nloc; e++) {
-    keys[e]      = DGLatticeKey(m, &m->ijk[3 * e]);
-    elemOfKey[e] = e;
-  }
-  PetscCall(PetscSortIntWithArray(nloc, keys, elemOfKey));
-  for (PetscInt e = 1; e < nloc; e++) PetscCheck(keys[e] != keys[e - 1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Two local cells share lattice index %" PetscInt_FMT, keys[e]);
   PetscCall(PetscMalloc2(6 * m->nOwned, &m->nbr, (size_t)6 * m->nOwned * m->Nfp, &m->vmapP));
+  PetscCall(PetscMalloc2(6 * m->nOwned, &m->nbrFace, 6 * m->nOwned, &m->nbrPerm));
   PetscCall(PetscMalloc1(6 * m->Nfp, &m->fmask));
   for (PetscInt f = 0; f < 6; f++) {
     const PetscInt d = f / 2, side = f % 2, t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2;
@@ -351,25 +391,13 @@ PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
       }
     }
   }
-  for (PetscInt e = 0; e < m->nOwned; e++) {
-    for (PetscInt f = 0; f < 6; f++) {
-      const PetscInt d = f / 2, side = f % 2;
-      PetscInt       nijk[3] = {m->ijk[3 * e], m->ijk[3 * e + 1], m->ijk[3 * e + 2]}, nb = -1;
-      nijk[d] += side ? 1 : -1;
-      if (m->periodic[d]) nijk[d] = (nijk[d] + m->ncell[d]) % m->ncell[d];
-      if (nijk[d] >= 0 && nijk[d] < m->ncell[d]) {
-        PetscCall(DGMeshFindElement(nloc, keys, elemOfKey, DGLatticeKey(m, nijk), &nb));
-        PetscCheck(nb >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Face neighbour of element %" PetscInt_FMT " missing from the ghost layer", e);
-      }
-      m->nbr[6 * e + f] = nb;
-      for (PetscInt q = 0; q < m->Nfp; q++) {
-        /* the partner sits on the opposite face of the neighbour, same tangential indices */
-        const PetscInt nP                          = m->fmask[(f ^ 1) * m->Nfp + q];
-        m->vmapP[((size_t)e * 6 + f) * m->Nfp + q] = nb >= 0 ? m->slot[nb] * m->Np + nP : -1;
-      }
-    }
-  }
-  PetscCall(PetscFree2(keys, elemOfKey));
+  if (m->shell)
+    PetscCall(SquallDGMeshShellConnect(m, cellOf));
+  else
+    PetscCall(DGMeshBrickConnect(m, cellOf, g, l));
+  PetscCall(VecDestroy(&g));
+  PetscCall(VecDestroy(&l));
+  PetscCall(SquallDGMeshSetFacePermutations(m));
   PetscCall(PetscFree(cellOf));
   PetscCall(SquallDGMeshComputeGeometry(m));
   m->setup = PETSC_TRUE;
@@ -389,6 +417,13 @@ PetscErrorCode SquallDGMeshView(SquallDGMesh m, PetscViewer viewer)
   PetscCallMPI(MPIU_Allreduce(&m->nGhost, &gmin, 1, MPIU_INT, MPI_MIN, m->comm));
   PetscCallMPI(MPIU_Allreduce(&m->nGhost, &gmax, 1, MPIU_INT, MPI_MAX, m->comm));
   PetscCall(PetscViewerASCIIPrintf(viewer, "SquallDGMesh: order N = %" PetscInt_FMT " (%" PetscInt_FMT " LGL nodes per element), %" PetscInt_FMT " fields\n", m->N, m->Np, m->nf));
+  if (m->shell) {
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  cubed-sphere shell: 6 x %" PetscInt_FMT " x %" PetscInt_FMT " columns x %" PetscInt_FMT " levels = %" PetscInt_FMT " elements, radius %g m, thickness %g m (equiangular gnomonic, walls at both spheres)\n",
+                                     m->shellNh, m->shellNh, m->shellNz, m->nGlobal, (double)m->shellA, (double)m->shellH));
+    PetscCall(PetscInfo(m->dm, "ghost elements per rank: %" PetscInt_FMT " to %" PetscInt_FMT "\n", gmin, gmax));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "  brick %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " = %" PetscInt_FMT " elements, periodic %c%c%c\n", m->ncell[0], m->ncell[1], m->ncell[2], m->nGlobal, m->periodic[0] ? 'x' : '-',
                                    m->periodic[1] ? 'y' : '-', m->periodic[2] ? 'z' : '-'));
   if (m->terrain.type != SQUALL_TERRAIN_NONE || m->terrainFn)
@@ -409,6 +444,8 @@ PetscErrorCode SquallDGMeshDestroy(SquallDGMesh *mesh)
   m = *mesh;
   PetscCall(PetscFree3(m->slot, m->gslot, m->ijk));
   PetscCall(PetscFree2(m->nbr, m->vmapP));
+  PetscCall(PetscFree2(m->nbrFace, m->nbrPerm));
+  PetscCall(PetscFree(m->zh));
   PetscCall(PetscFree(m->fmask));
   PetscCall(PetscFree(m->prefix));
   PetscCall(PetscFree3(m->x, m->J, m->Ja));

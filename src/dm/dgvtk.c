@@ -40,6 +40,22 @@ static PetscErrorCode WritePiece(SquallDGMesh m, const PetscScalar *xa, const ch
       PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "</DataArray>\n"));
     }
   }
+  if (m->shell) {
+    /* latitude and longitude (degrees) and the height r - a (m) of every node */
+    const char *const gname[3] = {"latitude", "longitude", "height"};
+    for (PetscInt c = 0; c < 3; c++) {
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "<DataArray type=\"Float64\" Name=\"%s\" format=\"ascii\">\n", gname[c]));
+      for (PetscInt e = 0; e < E; e++) {
+        const PetscReal *X = SQUALL_DG_X(m, e);
+        for (PetscInt n = 0; n < Np; n++) {
+          const PetscReal x = X[n], y = X[Np + n], z = X[2 * Np + n], r = PetscSqrtReal(x * x + y * y + z * z);
+          const PetscReal v = c == 0 ? PetscAsinReal(z / r) * 180 / PETSC_PI : (c == 1 ? PetscAtan2Real(y, x) * 180 / PETSC_PI : m->zh[(size_t)e * Np + n]);
+          PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.10g\n", (double)v));
+        }
+      }
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "</DataArray>\n"));
+    }
+  }
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "<DataArray type=\"Float64\" Name=\"J\" format=\"ascii\">\n"));
   for (PetscInt e = 0; e < E; e++)
     for (PetscInt n = 0; n < Np; n++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.10g\n", (double)SQUALL_DG_J(m, e)[n]));
@@ -50,7 +66,8 @@ static PetscErrorCode WritePiece(SquallDGMesh m, const PetscScalar *xa, const ch
 
 /*@C
   SquallDGMeshWriteVTK - writes filename.pvtu and one filename_<rank>.vtu per rank; X (a global
-  vector of the mesh's DM) may be NULL to write the mesh alone.
+  vector of the mesh's DM) may be NULL to write the mesh alone. Points are Cartesian; on the shell the
+  point fields latitude, longitude (degrees) and height (r - a, m) come with them.
 @*/
 PetscErrorCode SquallDGMeshWriteVTK(SquallDGMesh m, Vec X, const char *const names[], const char filename[])
 {
@@ -78,6 +95,7 @@ PetscErrorCode SquallDGMeshWriteVTK(SquallDGMesh m, Vec X, const char *const nam
       "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n<PUnstructuredGrid GhostLevel=\"0\">\n<PPoints><PDataArray type=\"Float64\" NumberOfComponents=\"3\"/></PPoints>\n<PPointData>\n"));
     if (X)
       for (PetscInt f = 0; f < m->nf; f++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "<PDataArray type=\"Float64\" Name=\"%s\"/>\n", names ? names[f] : "q"));
+    if (m->shell) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "<PDataArray type=\"Float64\" Name=\"latitude\"/>\n<PDataArray type=\"Float64\" Name=\"longitude\"/>\n<PDataArray type=\"Float64\" Name=\"height\"/>\n"));
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "<PDataArray type=\"Float64\" Name=\"J\"/>\n</PPointData>\n"));
     for (PetscMPIInt r = 0; r < size; r++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "<Piece Source=\"%s_%d.vtu\"/>\n", base, r));
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "</PUnstructuredGrid>\n</VTKFile>\n"));

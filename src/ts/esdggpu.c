@@ -11,7 +11,7 @@ static PetscInt FaceIndex(PetscInt Nq, PetscInt f, PetscInt n)
 }
 
 /* The faces this rank computes and, for each computed face node with an owned partner, the partner's
-   slot. A face shared by two owned elements is computed by the side with the smaller e*6+f; one with a
+   face-node slot (through the mesh's partner face and node map, so the brick and the shell alike). A face shared by two owned elements is computed by the side with the smaller e*6+f; one with a
    ghost partner by the owned side (the ghost's owner computes its own side); a wall by its element. */
 static PetscErrorCode ESDGGPUBuildFaces(SquallESDG s, PetscInt *faces, PetscInt *nEarly, PetscInt *nGhost, PetscInt *plus)
 {
@@ -27,7 +27,7 @@ static PetscErrorCode ESDGGPUBuildFaces(SquallESDG s, PetscInt *faces, PetscInt 
   for (PetscInt pass = 0; pass < 2; pass++) {
     for (PetscInt e = 0; e < E; e++)
       for (PetscInt f = 0; f < 6; f++) {
-        const PetscInt nb = m->nbr[6 * e + f], fp = f ^ 1;
+        const PetscInt nb = m->nbr[6 * e + f], fp = m->nbrFace[6 * e + f];
         if ((nb >= E) != (pass == 1)) continue;
         if (nb >= 0 && nb < E) {
           if (e * 6 + f > nb * 6 + fp) continue; /* the partner computes it */

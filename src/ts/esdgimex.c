@@ -173,6 +173,8 @@ static PetscErrorCode ESDGCheckColumns(SquallESDG s)
     for (PetscInt f = 4; f < 6; f++)
       if (m->nbr[6 * e + f] >= m->nOwned) split++;
   PetscCallMPI(MPIU_Allreduce(&split, &gsplit, 1, MPIU_INT, MPI_SUM, s->comm));
+  PetscCheck(!gsplit || !m->shell, s->comm, PETSC_ERR_SUP,
+             "-%simex vertical needs every column of elements on one rank, and this partition splits columns at %" PetscInt_FMT " element faces: on the shell use a number of ranks that divides 24 (its trees)", s->prefix, gsplit);
   PetscCheck(!gsplit, s->comm, PETSC_ERR_SUP,
              "-%simex vertical needs every column of elements on one rank, and this partition splits columns at %" PetscInt_FMT
              " element faces: use one tree in z (-dm_p4est_brick_size a,b,1 with -dm_forest_initial_refinement for the levels) and a number of ranks that divides a*b",

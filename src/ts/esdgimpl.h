@@ -8,8 +8,11 @@
 #include "ts/lsrkimpl.h"
 #include "cuda/esdgkernels.h"
 
-typedef enum { SQUALL_CORIOLIS_NONE, SQUALL_CORIOLIS_FPLANE, SQUALL_CORIOLIS_BETAPLANE } SquallCoriolisType;
+typedef enum { SQUALL_CORIOLIS_NONE, SQUALL_CORIOLIS_FPLANE, SQUALL_CORIOLIS_BETAPLANE, SQUALL_CORIOLIS_SPHERE } SquallCoriolisType;
 PETSC_EXTERN const char *const SquallCoriolisTypes[];
+/* the geopotential on the shell: shallow Phi = g (r - a), deep Phi = -G M / r + G M / a with G M = g a^2 */
+typedef enum { SQUALL_GRAVITY_SHALLOW, SQUALL_GRAVITY_DEEP } SquallGravityModel;
+PETSC_EXTERN const char *const SquallGravityModels[];
 PETSC_EXTERN const char *const SquallSurfaceFluxTypes[];
 
 struct _n_SquallESDG {
@@ -20,6 +23,8 @@ struct _n_SquallESDG {
   SquallSurfaceFluxType surface;
   SquallCoriolisType    coriolis;
   PetscReal             f0, beta0, y0; /* Coriolis parameter f(y) = f0 + beta0 (y - y0) */
+  PetscReal             omega;         /* -esdg_coriolis sphere: the rotation rate, along z (then f0 = 2 omega) */
+  SquallGravityModel    gravityModel;  /* -esdg_gravity_model on the shell (the brick: Phi = g z) */
   PetscReal             cfl;           /* > 0: time step from the maximum wave speed after every step */
   PetscBool             cflChecked;    /* the CFL has been compared with the scheme's stable limit */
   PetscInt              monitor_every; /* > 0: print diagnostics every so many steps */

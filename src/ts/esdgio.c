@@ -106,6 +106,7 @@ static PetscErrorCode CheckpointItems(SquallESDG s, CkptItem it[], PetscInt *n)
   char         buf[160];
 
   PetscFunctionBegin;
+  PetscCheck(!m->shell, s->comm, PETSC_ERR_SUP, "Checkpoints of -%smesh shell are not supported: they record the brick's layout", s->prefix);
   *n = 0;
   PetscCall(DMForestGetInitialRefinement(m->dm, &ref));
   for (PetscInt d = 0; d < 3; d++) {
@@ -415,6 +416,42 @@ PetscErrorCode SquallESDGReadCheckpoint(SquallESDG s, const char filename[], Vec
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* rank 0 gathers nloc rows of ncol values from every rank and writes them as CSV under the header */
+static PetscErrorCode ESDGWriteCSV(MPI_Comm comm, PetscInt ncol, PetscInt nloc, const PetscReal *buf, const char header[], const char filename[])
+{
+  PetscMPIInt rank, size, cnt, *counts = NULL, *displs = NULL;
+  PetscReal  *all = NULL;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscMPIIntCast(ncol * nloc, &cnt));
+  if (rank == 0) PetscCall(PetscMalloc2(size, &counts, size + 1, &displs));
+  PetscCallMPI(MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
+  if (rank == 0) {
+    displs[0] = 0;
+    for (PetscMPIInt r = 0; r < size; r++) displs[r + 1] = displs[r] + counts[r];
+    PetscCall(PetscMalloc1(displs[size] + 1, &all));
+  }
+  PetscCallMPI(MPI_Gatherv(buf, cnt, MPIU_REAL, all, counts, displs, MPIU_REAL, 0, comm));
+  if (rank == 0) {
+    FILE *fp;
+    char  tmp[PETSC_MAX_PATH_LEN];
+    PetscCall(SquallOutputTemporaryName(filename, tmp, sizeof(tmp)));
+    PetscCall(PetscFOpen(PETSC_COMM_SELF, tmp, "w", &fp));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%s\n", header));
+    for (PetscMPIInt i = 0; i < displs[size]; i += ncol) {
+      for (PetscInt c = 0; c < ncol; c++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, c ? ",%.12g" : "%.12g", (double)all[i + c]));
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "\n"));
+    }
+    PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+    PetscCall(PetscFree(all));
+    PetscCall(PetscFree2(counts, displs));
+  }
+  PetscCall(SquallOutputCommit(comm, filename));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@C
   SquallESDGWriteSlice - writes x, y, z, potential temperature theta = T (p0/p)^(R/cp) and the velocity
   components u and w of every node on the plane coordinate[axis] = value (nodes within 1e-9 of the
@@ -433,6 +470,7 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
   PetscReal         *all = NULL;
 
   PetscFunctionBegin;
+  PetscCheck(!m->shell, s->comm, PETSC_ERR_SUP, "SquallESDGWriteSlice() cuts the brick along a plane; on -%smesh shell use SquallESDGWriteShellLevel()", s->prefix);
   PetscCheck(axis >= 0 && axis < 3, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Slice axis %" PetscInt_FMT " must be 0, 1 or 2", axis);
   PetscCall(PetscMalloc1((size_t)6 * m->nOwned * Np + 1, &buf));
   PetscCall(SquallESDGGetFullState(s, XQ, &Q));
@@ -481,5 +519,60 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
   }
   PetscCall(PetscFree(buf));
   PetscCall(SquallOutputCommit(s->comm, filename));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGWriteShellLevel - on the shell (-esdg_mesh shell), writes every node at the height r - a =
+  height (0: the surface, where the column p is the surface pressure; nodes within 1e-9 of the thickness)
+  to a CSV file with columns lat,lon,height,p,T,u,v,w: latitude and longitude in degrees, pressure in Pa,
+  temperature in K, and the eastward, northward and radial velocity in m/s; rank 0 gathers. The nodes lie
+  on the equiangular grid of the cube faces; a latitude-longitude map interpolates them.
+@*/
+PetscErrorCode SquallESDGWriteShellLevel(SquallESDG s, Vec XQ, PetscReal height, const char filename[])
+{
+  Vec                Q;
+  SquallDGMesh       m  = s->mesh;
+  const PetscInt     Np = m->Np;
+  const PetscScalar *qa;
+  PetscInt           nloc = 0;
+  PetscReal         *buf;
+
+  PetscFunctionBegin;
+  PetscCheck(m->shell, s->comm, PETSC_ERR_ARG_WRONGSTATE, "SquallESDGWriteShellLevel() needs -%smesh shell", s->prefix);
+  PetscCheck(height >= 0 && height <= m->shellH, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Shell level height %g is out of range: it must lie in [0, %g] (the shell's thickness)", (double)height, (double)m->shellH);
+  PetscCall(PetscMalloc1((size_t)8 * m->nOwned * Np + 1, &buf));
+  PetscCall(SquallESDGGetFullState(s, XQ, &Q));
+  PetscCall(VecGetArrayRead(Q, &qa));
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscReal *X = SQUALL_DG_X(m, e);
+    for (PetscInt n = 0; n < Np; n++) {
+      PetscReal       q[5], a[SQUALL_NAUX], r, lat, lon, u[3], er[3], ee[3], en[3];
+      const PetscReal x = X[n], y = X[Np + n], z = X[2 * Np + n];
+      if (PetscAbsReal(m->zh[(size_t)e * Np + n] - height) > 1e-9 * m->shellH) continue;
+      for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qa[(m->gslot[e] * 5 + f) * Np + n]);
+      (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
+      r     = PetscSqrtReal(x * x + y * y + z * z);
+      lat   = PetscAsinReal(z / r);
+      lon   = PetscAtan2Real(y, x);
+      er[0] = PetscCosReal(lat) * PetscCosReal(lon), er[1] = PetscCosReal(lat) * PetscSinReal(lon), er[2] = PetscSinReal(lat);
+      ee[0] = -PetscSinReal(lon), ee[1] = PetscCosReal(lon), ee[2] = 0;
+      en[0] = -PetscSinReal(lat) * PetscCosReal(lon), en[1] = -PetscSinReal(lat) * PetscSinReal(lon), en[2] = PetscCosReal(lat);
+      for (PetscInt d = 0; d < 3; d++) u[d] = q[1 + d] / q[0];
+      buf[8 * nloc + 0] = lat * 180 / PETSC_PI;
+      buf[8 * nloc + 1] = lon * 180 / PETSC_PI;
+      buf[8 * nloc + 2] = m->zh[(size_t)e * Np + n];
+      buf[8 * nloc + 3] = a[SQ_P];
+      buf[8 * nloc + 4] = a[SQ_P] / (s->gas.R * a[SQ_RHO]);
+      buf[8 * nloc + 5] = u[0] * ee[0] + u[1] * ee[1] + u[2] * ee[2];
+      buf[8 * nloc + 6] = u[0] * en[0] + u[1] * en[1] + u[2] * en[2];
+      buf[8 * nloc + 7] = u[0] * er[0] + u[1] * er[1] + u[2] * er[2];
+      nloc++;
+    }
+  }
+  PetscCall(VecRestoreArrayRead(Q, &qa));
+  PetscCall(SquallESDGRestoreFullState(s, XQ, &Q));
+  PetscCall(ESDGWriteCSV(s->comm, 8, nloc, buf, "lat,lon,height,p,T,u,v,w", filename));
+  PetscCall(PetscFree(buf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -284,7 +284,8 @@ PetscErrorCode SquallESDGSpongeSetUp(SquallESDG s)
   for (PetscInt e = 0; e < m->nOwned; e++) {
     const PetscReal *X = SQUALL_DG_X(m, e);
     for (PetscInt n = 0; n < Np; n++) {
-      s->tau[e * Np + n] = SquallSpongeCoefficient(&s->sponge, X[n], X[Np + n], X[2 * Np + n]);
+      /* on the shell the height above the inner sphere (no lateral layers there) */
+      s->tau[e * Np + n] = SquallSpongeCoefficient(&s->sponge, X[n], X[Np + n], m->shell ? m->zh[(size_t)e * Np + n] : X[2 * Np + n]);
       if (s->tau[e * Np + n] > 0) s->nSponge++;
     }
   }
