@@ -11,36 +11,9 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
                      "  -case name        initial condition (default: random)\n";
 
 #include <squall.h>
-#include "ts/esdgimpl.h"
 #include "squalltest.h"
 #include "esdgtest.h"
 
-/* sum over nodes of w J |a_f| and w J a_f for one field of a global vector */
-static PetscErrorCode FieldSums(SquallESDG s, Vec F, PetscInt field, PetscReal *sum, PetscReal *abssum)
-{
-  SquallDGMesh       m  = s->mesh;
-  const PetscInt     Nq = m->Nq, Np = m->Np;
-  const PetscScalar *fa;
-  PetscReal          loc[2] = {0, 0}, glob[2];
-
-  PetscFunctionBegin;
-  PetscCall(VecGetArrayRead(F, &fa));
-  for (PetscInt e = 0; e < m->nOwned; e++) {
-    const PetscReal *J = SQUALL_DG_J(m, e);
-    for (PetscInt n = 0; n < Np; n++) {
-      const PetscReal wJ = m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * J[n], v = PetscRealPart(fa[(m->gslot[e] * 5 + field) * Np + n]);
-      loc[0] += wJ * v;
-      loc[1] += wJ * PetscAbsReal(v);
-    }
-  }
-  PetscCall(VecRestoreArrayRead(F, &fa));
-  PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPIU_REAL, MPIU_SUM, s->comm));
-  *sum    = glob[0];
-  *abssum = glob[1];
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* one step of TS lsrk of length dt that may fail (two rejections allowed): where it stopped and why */
 /* the bell of src/physics/terrain.h with h0 = 800, a = 400 at the origin, as a user function */
 static PetscErrorCode UserBell(PetscReal x, PetscReal y, PetscReal *h1, PetscReal *h2, void *ctx)
 {
@@ -53,6 +26,7 @@ static PetscErrorCode UserBell(PetscReal x, PetscReal y, PetscReal *h1, PetscRea
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* one step of TS lsrk of length dt that may fail (two rejections allowed): where it stopped and why */
 static PetscErrorCode OneStep(SquallESDG s, Vec Q, PetscReal dt, TSConvergedReason *reason, PetscReal *t)
 {
   TS ts;
@@ -82,10 +56,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
   {
     /* the same checks through the GPU path (-dm_vec_type cuda) are skipped where there is no device */
-    char      vt[64] = "";
-    PetscBool wantgpu;
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
-    PetscCall(PetscStrbeginswith(vt, "cuda", &wantgpu));
+    PetscBool wantgpu = PETSC_FALSE;
+    PetscCall(SquallTestWantsGPU(&wantgpu));
     if (wantgpu) SQUALL_TEST_SKIP_WITHOUT_GPU();
   }
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s));
@@ -243,29 +215,10 @@ int main(int argc, char **argv)
     PetscCheck(reason < 0 && t == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the TS did not fail cleanly when a stage made the state unphysical (%s, t = %g)", TSConvergedReasons[reason], (double)t);
   } else if (!strcmp(test, "entropy")) {
     PetscReal rate, scale = 0, msum, mabs, esum, eabs;
-    /* scale: sum of |w J v_f F_f| over all nodes and fields, what the rate would be without cancellation */
-    {
-      SquallDGMesh       m  = s->mesh;
-      const PetscInt     Nq = m->Nq, Np = m->Np;
-      const PetscScalar *qa, *fa;
-      PetscReal          loc = 0;
-      PetscCall(VecGetArrayRead(Q, &qa));
-      PetscCall(VecGetArrayRead(F, &fa));
-      for (PetscInt e = 0; e < m->nOwned; e++)
-        for (PetscInt n = 0; n < Np; n++) {
-          PetscReal q[5], a[SQUALL_NAUX], v[5];
-          for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qa[(m->gslot[e] * 5 + f) * Np + n]);
-          (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
-          SquallEulerEntropyVariables(&s->gas, a, v);
-          for (PetscInt f = 0; f < 5; f++) loc += m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * SQUALL_DG_J(m, e)[n] * PetscAbsReal(v[f] * PetscRealPart(fa[(m->gslot[e] * 5 + f) * Np + n]));
-        }
-      PetscCall(VecRestoreArrayRead(Q, &qa));
-      PetscCall(VecRestoreArrayRead(F, &fa));
-      PetscCallMPI(MPIU_Allreduce(&loc, &scale, 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
-    }
+    PetscCall(SquallTestEntropyScale(s, Q, F, &scale));
     PetscCall(SquallESDGComputeEntropyRate(s, Q, F, &rate));
-    PetscCall(FieldSums(s, F, 0, &msum, &mabs));
-    PetscCall(FieldSums(s, F, 4, &esum, &eabs));
+    PetscCall(SquallTestFieldSums(s, F, 0, &msum, &mabs));
+    PetscCall(SquallTestFieldSums(s, F, 4, &esum, &eabs));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "surface flux %s: dS/dt / scale = %.3e, mass rate %.3e, energy rate %.3e (relative)\n", SquallSurfaceFluxTypes[s->surface], (double)(rate / scale), (double)(msum / mabs), (double)(esum / eabs)));
     if (s->surface == SQUALL_FLUX_EC)
       PetscCheck(PetscAbsReal(rate) < tol * scale, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "EC entropy rate %g is not at round-off (scale %g)", (double)rate, (double)scale);
@@ -308,7 +261,7 @@ int main(int argc, char **argv)
     for (PetscInt f = 0; f < 5; f++) PetscCheck(fmax[f] < tol * scale[f], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: field %" PetscInt_FMT " has |dq/dt| %g, not at round-off (scale %g)", test, f, (double)fmax[f], (double)scale[f]);
   } else if (!strcmp(test, "sponge")) {
     SquallDGMesh   m  = s->mesh;
-    const PetscInt Nq = m->Nq, Np = m->Np;
+    const PetscInt Np = m->Np;
     Vec            F0, Qp;
     PetscReal      loc[4] = {0, 0, 0, 0}, glob[4], diff0;
 
@@ -351,7 +304,7 @@ int main(int argc, char **argv)
       PetscCall(VecGetArrayRead(s->Qsponge, &ra));
       for (PetscInt e = 0; e < m->nOwned; e++)
         for (PetscInt n = 0; n < Np; n++) {
-          const PetscReal tau = s->tau[e * Np + n], wJ = m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * SQUALL_DG_J(m, e)[n];
+          const PetscReal tau = s->tau[e * Np + n], wJ = SquallTestWJ(m, e, n);
           for (PetscInt f = 0; f < 5; f++) {
             const PetscInt  i = (m->gslot[e] * 5 + f) * Np + n;
             const PetscReal D = PetscRealPart(fa[i] - f0[i]), d = PetscRealPart(pa[i] - ra[i]);
