@@ -207,3 +207,21 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscCall(SquallESDGDestroy(&esdg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* A tutorial's main() after PetscInitialize(): its defaults, then the case, then PetscFinalize(); the exit code.
+   For the test suite, -test_require_gpu makes a run where no GPU is usable report "skipped" (exit code 200). */
+static int RunTutorial(const char *const defaults[][2], const char *casename, PetscReal tfinal, PetscReal dt)
+{
+  PetscBool require = PETSC_FALSE, avail = PETSC_TRUE;
+
+  /* like main(): PetscCall returns the error code, and PetscFinalize() ends the PETSc stack */
+  PetscCall(SetDefaultOptions(defaults));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-test_require_gpu", &require, NULL));
+  if (require) PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &avail));
+  if (avail)
+    PetscCall(RunCase(casename, tfinal, dt));
+  else
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no usable CUDA device: skipped\n"));
+  PetscCall(PetscFinalize());
+  return avail ? 0 : 200;
+}
