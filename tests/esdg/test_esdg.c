@@ -6,7 +6,7 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
                      "                    and a TS step is rejected cleanly (TSSetFunctionDomainError) instead of producing NaN\n"
                      "  -test sponge     the sponge term F - F(without sponge): 0 at the background, -tau (q - q_bg) for a perturbed state,\n"
                      "                    zero outside the layers, and it removes perturbation energy (L2 product < 0)\n"
-                     "  -test terrain_function  SquallDGMeshSetTerrainFunction() with the bell gives the mesh of -esdg_terrain bell (to round-off)\n"
+                     "  -test terrain_function  SquallDGMeshSetTerrainFunction() with the P1 mountain's hill gives the mesh of -esdg_terrain bell (to round-off)\n"
                      "  -test api         the setters and getters (gas, surface flux by name, perturbation form) and their checks\n"
                      "  -case name        initial condition (default: random)\n";
 
@@ -14,14 +14,12 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
 #include "squalltest.h"
 #include "esdgtest.h"
 
-/* the bell of src/physics/terrain.h with h0 = 800, a = 400 at the origin, as a user function */
+/* the P1 mountain mesh's hill (SquallP1MountainTerrain, ctx a SquallP1Mountain) as a user function: the same bell
+   as -esdg_terrain bell, both from src/physics/terrain.h */
 static PetscErrorCode UserBell(PetscReal x, PetscReal y, PetscReal *h1, PetscReal *h2, void *ctx)
 {
-  const PetscReal q = 1 + (x * x + y * y) / (400 * 400);
-
   PetscFunctionBegin;
-  (void)ctx;
-  *h1 = 800 / (q * PetscSqrtReal(q));
+  PetscCall(SquallP1MountainTerrain((const SquallP1Mountain *)ctx, x, y, h1, NULL, NULL));
   *h2 = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -110,10 +108,12 @@ int main(int argc, char **argv)
     return 0;
   }
   if (!strcmp(test, "terrain_function")) {
-    /* the built-in bell from the options (prefix esdg_) against the same bell as a user function (prefix user_, no terrain options) */
-    SquallESDG   s2;
-    SquallDGMesh m1, m2;
-    PetscReal    dx = 0, dJa = 0, xs = 0, jas = 0;
+    /* the built-in bell from the options (prefix esdg_) against the P1 mountain's hill as a user function (prefix user_, no
+       terrain options) */
+    SquallP1Mountain hill = {.h0 = 800, .a = 400};
+    SquallESDG       s2;
+    SquallDGMesh     m1, m2;
+    PetscReal        dx = 0, dJa = 0, xs = 0, jas = 0;
     PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain", "bell"));
     PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_h0", "800"));
     PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_a", "400"));
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
     PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s2));
     PetscCall(SquallESDGSetOptionsPrefix(s2, "user_"));
     PetscCall(SquallESDGGetMesh(s2, &m2));
-    PetscCall(SquallDGMeshSetTerrainFunction(m2, UserBell, NULL));
+    PetscCall(SquallDGMeshSetTerrainFunction(m2, UserBell, &hill));
     PetscCall(SquallESDGSetFromOptions(s2));
     PetscCall(SquallESDGSetUp(s2));
     PetscCall(SquallESDGGetMesh(s, &m1));
@@ -151,7 +151,7 @@ int main(int argc, char **argv)
         jas = PetscMax(jas, PetscAbsReal(SQUALL_DG_JA(m1, e1)[i]));
       }
     }
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "terrain function: the user bell's nodes and metric terms against -esdg_terrain bell's: max differences %.2e, %.2e (relative)\n", (double)(dx / xs), (double)(dJa / jas)));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "terrain function: the P1 hill's nodes and metric terms against -esdg_terrain bell's: max differences %.2e, %.2e (relative)\n", (double)(dx / xs), (double)(dJa / jas)));
     PetscCheck(dx <= 10 * PETSC_MACHINE_EPSILON * xs && !m2->cartesian, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other node positions than -esdg_terrain bell (%g)", (double)dx);
     PetscCheck(dJa <= 1e3 * PETSC_MACHINE_EPSILON * jas, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other metric terms than -esdg_terrain bell (%g)", (double)dJa);
     PetscCall(SquallESDGDestroy(&s2));
