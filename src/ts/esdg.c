@@ -27,8 +27,8 @@ PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
   s->pertPressure     = PETSC_TRUE;
   s->rhsParts         = SQUALL_ESDG_ALL_TERMS;
   s->sponge.z0        = PETSC_MAX_REAL; /* no top layer */
-  PetscCall(PetscStrallocpy("esdg_", &s->prefix));
   PetscCall(SquallDGMeshCreate(comm, &s->mesh));
+  PetscCall(SquallESDGSetOptionsPrefix(s, "esdg_"));
   *esdg = s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -41,9 +41,11 @@ PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
 PetscErrorCode SquallESDGSetOptionsPrefix(SquallESDG s, const char prefix[])
 {
   PetscFunctionBegin;
-  PetscCheck(!s->setup, s->comm, PETSC_ERR_ARG_WRONGSTATE, "Set the options prefix before SquallESDGSetUp()");
+  PetscCheck(!s->setup && !s->mesh->dm, s->comm, PETSC_ERR_ARG_WRONGSTATE, "Set the options prefix before SquallESDGSetFromOptions()");
+  /* the one place the prefix goes to the mesh; the solver keeps the mesh's copy for its own options */
+  PetscCall(SquallDGMeshSetOptionsPrefix(s->mesh, prefix));
   PetscCall(PetscFree(s->prefix));
-  PetscCall(PetscStrallocpy(prefix ? prefix : "", &s->prefix));
+  PetscCall(PetscStrallocpy(s->mesh->prefix, &s->prefix));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -89,7 +91,6 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
 
   PetscFunctionBegin;
   /* the mesh first: the GPU defaults depend on the order */
-  PetscCall(SquallDGMeshSetOptionsPrefix(s->mesh, s->prefix));
   PetscCall(SquallDGMeshSetFromOptions(s->mesh));
   PetscCall(SquallDGMeshGetOrder(s->mesh, &N));
   waves = s->gpuPrefetchWaves >= 0 ? s->gpuPrefetchWaves : SquallESDGGPUDefaultsByOrder[N - 1].prefetchWaves;

@@ -98,6 +98,16 @@ int main(int argc, char **argv)
       PetscCall(SquallESDGGetGas(s2, &gamma, NULL, NULL));
       PetscCheck(N1 == 3 && N2 == 2 && m1->warp == 0 && m2->warp == (PetscReal)0.05 && gamma == (PetscReal)1.2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "options prefixes: orders %" PetscInt_FMT " %" PetscInt_FMT " (want 3 2), warps %g %g, second gamma %g",
                  N1, N2, (double)m1->warp, (double)m2->warp, (double)gamma);
+      {
+        PetscBool same;
+        PetscCall(PetscStrcmp(m2->prefix, "second_", &same));
+        PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the second solver's mesh has the prefix \"%s\", not \"second_\"", m2->prefix);
+      }
+      /* once the mesh has read its options a new prefix would not reach it: refused */
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = SquallESDGSetOptionsPrefix(s2, "third_");
+      PetscCall(PetscPopErrorHandler());
+      PetscCheck(ierr == PETSC_ERR_ARG_WRONGSTATE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SquallESDGSetOptionsPrefix() after SquallESDGSetFromOptions() was not refused (error %d)", (int)ierr);
       PetscCall(SquallESDGGetGas(s, &gamma, NULL, NULL));
       PetscCheck(gamma == (PetscReal)1.3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-second_gamma changed the first solver's gamma to %g", (double)gamma);
       PetscCall(SquallESDGDestroy(&s2));
