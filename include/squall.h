@@ -116,6 +116,7 @@ PETSC_EXTERN PetscErrorCode SquallESDGSetCheckpointCase(SquallESDG, const char n
 PETSC_EXTERN PetscErrorCode SquallESDGAddCheckpointCaseReals(SquallESDG, const char key[], PetscInt n, const PetscReal v[]);
 PETSC_EXTERN PetscErrorCode SquallESDGAddCheckpointCaseString(SquallESDG, const char key[], const char value[]);
 PETSC_EXTERN PetscErrorCode SquallESDGWriteSlice(SquallESDG, Vec, PetscInt axis, PetscReal value, const char[]);
+PETSC_EXTERN PetscErrorCode SquallESDGCheckSlice(SquallESDG, PetscInt axis, PetscReal value, const char option[]);
 
 /* test cases: "bubble", "baroclinic", "isothermal", "densitywave", "random" (read their options, e.g. -bubble_profile) */
 PETSC_EXTERN PetscErrorCode SquallESDGSetInitialCondition(SquallESDG, const char *name, Vec);

@@ -87,18 +87,28 @@ static PetscErrorCode PeriodicCheckpoint(TS ts, PetscInt step, PetscReal t, Vec 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* every output path is checked before the first step, so that a typo does not cost the run */
-static PetscErrorCode CheckOutputPaths(void)
-{
-  const char *const opts[] = {"-esdg_checkpoint", "-esdg_slice_y", "-esdg_vtk"};
+/* The final state's output, read (so that -help lists them) and checked before the first step, so that a typo
+   does not cost the run: the paths of -esdg_checkpoint, -esdg_slice_y and -esdg_vtk, and the slice's plane */
+typedef struct {
+  char      vtk[PETSC_MAX_PATH_LEN], slice[PETSC_MAX_PATH_LEN];
+  PetscBool writeVTK, writeSlice;
+  PetscReal sliceY;
+} OutputCtx;
 
+static PetscErrorCode OutputOptions(SquallESDG esdg, const CheckpointCtx *ck, OutputCtx *o)
+{
   PetscFunctionBegin;
-  for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-    char      path[PETSC_MAX_PATH_LEN] = "";
-    PetscBool flg;
-    PetscCall(PetscOptionsGetString(NULL, NULL, opts[i], path, sizeof(path), &flg));
-    if (flg) PetscCall(SquallCheckOutputPath(PETSC_COMM_WORLD, opts[i], path));
-  }
+  o->vtk[0] = o->slice[0] = 0;
+  o->sliceY               = 0;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ESDG tutorial output of the final state", "SquallESDGWriteSlice");
+  PetscCall(PetscOptionsString("-esdg_slice_y", "Write x,y,z,theta,u,w of the nodes on a plane y = const to this CSV file (scripts/plot_slice.py)", "SquallESDGWriteSlice", o->slice, o->slice, sizeof(o->slice), &o->writeSlice));
+  PetscCall(PetscOptionsReal("-esdg_slice_y_value", "The plane's y: a node plane inside -dm_p4est_brick_bounds (refused before the first step otherwise)", "SquallESDGCheckSlice", o->sliceY, &o->sliceY, NULL));
+  PetscCall(PetscOptionsString("-esdg_vtk", "Write the final state for ParaView to BASE.pvtu", "SquallDGMeshWriteVTK", o->vtk, o->vtk, sizeof(o->vtk), &o->writeVTK));
+  PetscOptionsEnd();
+  if (ck->write) PetscCall(SquallCheckOutputPath(PETSC_COMM_WORLD, "-esdg_checkpoint", ck->file));
+  if (o->writeSlice) PetscCall(SquallCheckOutputPath(PETSC_COMM_WORLD, "-esdg_slice_y", o->slice));
+  if (o->writeVTK) PetscCall(SquallCheckOutputPath(PETSC_COMM_WORLD, "-esdg_vtk", o->vtk));
+  if (o->writeSlice) PetscCall(SquallESDGCheckSlice(esdg, 1, o->sliceY, "-esdg_slice_y_value"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -112,10 +122,10 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscInt          steps, step0;
   PetscLogDouble    w0, w1;
   PetscReal         t;
-  char              vtk[PETSC_MAX_PATH_LEN] = "", file[PETSC_MAX_PATH_LEN] = "";
   PetscBool         flg;
   TSConvergedReason reason;
   CheckpointCtx     ck;
+  OutputCtx         out;
 
   PetscFunctionBegin;
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &esdg));
@@ -142,7 +152,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscCall(TSSetTimeStep(ts, dt));
   PetscCall(TSSetExactFinalTime(ts, TS_EXACTFINALTIME_MATCHSTEP));
   PetscCall(TSSetFromOptions(ts));
-  PetscCall(CheckOutputPaths());
+  PetscCall(OutputOptions(esdg, &ck, &out));
   {
     PetscReal t0, tmax;
     PetscCall(TSGetTime(ts, &t0));
@@ -187,19 +197,13 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
     PetscCall(TSGetTimeStep(ts, &dtl));
     PetscCall(SquallESDGWriteCheckpoint(esdg, Q, t, steps, dtl, ck.file));
   }
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_slice_y", file, sizeof(file), &flg));
-  if (flg) {
-    /* potential temperature on the plane y = 0 (or -esdg_slice_y_value), for scripts/plot_slice.py */
-    PetscReal y0 = 0;
-    PetscCall(PetscOptionsGetReal(NULL, NULL, "-esdg_slice_y_value", &y0, NULL));
-    PetscCall(SquallESDGWriteSlice(esdg, Q, 1, y0, file));
-  }
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_vtk", vtk, sizeof(vtk), &flg));
-  if (flg) {
+  /* potential temperature on the plane y = -esdg_slice_y_value, for scripts/plot_slice.py */
+  if (out.writeSlice) PetscCall(SquallESDGWriteSlice(esdg, Q, 1, out.sliceY, out.slice));
+  if (out.writeVTK) {
     SquallDGMesh      mesh;
     const char *const names[] = {"rho", "rhou", "rhov", "rhow", "E"};
     PetscCall(SquallESDGGetMesh(esdg, &mesh));
-    PetscCall(SquallDGMeshWriteVTK(mesh, Q, names, vtk));
+    PetscCall(SquallDGMeshWriteVTK(mesh, Q, names, out.vtk));
   }
   PetscCall(PetscFree(ck.ring));
   PetscCall(TSDestroy(&ts));

@@ -415,10 +415,67 @@ PetscErrorCode SquallESDGReadCheckpoint(SquallESDG s, const char filename[], Vec
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the nodes on the plane coordinate[axis] = value (within tol), over all ranks, and the nearest node coordinates
+   below and above it (-PETSC_MAX_REAL, PETSC_MAX_REAL where there is none) */
+static PetscErrorCode SliceNodes(SquallESDG s, PetscInt axis, PetscReal value, PetscReal tol, PetscInt *count, PetscReal *below, PetscReal *above)
+{
+  SquallDGMesh   m      = s->mesh;
+  const PetscInt Np     = m->Np;
+  PetscInt       n      = 0;
+  PetscReal      loc[2] = {-PETSC_MAX_REAL, -PETSC_MAX_REAL}, glob[2]; /* max below, -min above */
+
+  PetscFunctionBegin;
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscReal *X = SQUALL_DG_X(m, e) + axis * Np;
+    for (PetscInt k = 0; k < Np; k++) {
+      if (PetscAbsReal(X[k] - value) <= tol)
+        n++;
+      else if (X[k] < value)
+        loc[0] = PetscMax(loc[0], X[k]);
+      else
+        loc[1] = PetscMax(loc[1], -X[k]);
+    }
+  }
+  PetscCallMPI(MPIU_Allreduce(&n, count, 1, MPIU_INT, MPI_SUM, s->comm));
+  PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPIU_REAL, MPI_MAX, s->comm));
+  *below = glob[0];
+  *above = -glob[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGCheckSlice - collective, after SquallESDGSetUp(): an error naming option (as the user gave it,
+  e.g. "-esdg_slice_y_value") unless the plane coordinate[axis] = value lies inside the domain and on at
+  least one node of the mesh (within 1e-9 of the extent), so that a slice is refused before the first step
+  instead of coming out empty at the end. The message gives the valid range and the nearest node planes.
+@*/
+PetscErrorCode SquallESDGCheckSlice(SquallESDG s, PetscInt axis, PetscReal value, const char option[])
+{
+  SquallDGMesh m = s->mesh;
+  PetscReal    tol, below, above;
+  PetscInt     count;
+  const char   c = "xyz"[PetscMax(PetscMin(axis, 2), 0)];
+
+  PetscFunctionBegin;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallESDGSetUp() before SquallESDGCheckSlice()");
+  PetscCheck(axis >= 0 && axis < 3, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Slice axis %" PetscInt_FMT " must be 0, 1 or 2", axis);
+  tol = 1e-9 * (m->hi[axis] - m->lo[axis]);
+  PetscCheck(value >= m->lo[axis] - tol && value <= m->hi[axis] + tol, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g is outside the domain: valid %c values are %g to %g (-dm_p4est_brick_bounds)", option, (double)value, c, (double)m->lo[axis],
+             (double)m->hi[axis]);
+  PetscCall(SliceNodes(s, axis, value, tol, &count, &below, &above));
+  if (count) PetscFunctionReturn(PETSC_SUCCESS);
+  if (below > -PETSC_MAX_REAL && above < PETSC_MAX_REAL)
+    SETERRQ(s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g lies on no node plane of the mesh (%c from %g to %g): the nearest node planes are %c = %.10g and %c = %.10g", option, (double)value, c, (double)m->lo[axis], (double)m->hi[axis], c, (double)below,
+            c, (double)above);
+  SETERRQ(s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g lies on no node plane of the mesh (%c from %g to %g): the nearest node plane is %c = %.10g", option, (double)value, c, (double)m->lo[axis], (double)m->hi[axis], c,
+          (double)(below > -PETSC_MAX_REAL ? below : above));
+}
+
 /*@C
   SquallESDGWriteSlice - writes x, y, z, potential temperature theta = T (p0/p)^(R/cp) and the velocity
   components u and w of every node on the plane coordinate[axis] = value (nodes within 1e-9 of the
-  extent) to a CSV file (columns x,y,z,theta,u,w); rank 0 gathers. p0 = 1e5 Pa.
+  extent) to a CSV file (columns x,y,z,theta,u,w); rank 0 gathers. p0 = 1e5 Pa. A plane without nodes is an
+  error (SquallESDGCheckSlice()), not an empty file.
 @*/
 PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscReal value, const char filename[])
 {
@@ -433,7 +490,7 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
   PetscReal         *all = NULL;
 
   PetscFunctionBegin;
-  PetscCheck(axis >= 0 && axis < 3, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Slice axis %" PetscInt_FMT " must be 0, 1 or 2", axis);
+  PetscCall(SquallESDGCheckSlice(s, axis, value, "the slice's value"));
   PetscCall(PetscMalloc1((size_t)6 * m->nOwned * Np + 1, &buf));
   PetscCall(SquallESDGGetFullState(s, XQ, &Q));
   PetscCall(VecGetArrayRead(Q, &qa));
