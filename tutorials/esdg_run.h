@@ -29,10 +29,13 @@ static PetscErrorCode CheckAdmissible(const char *casename, const char *when, co
 /* Checkpoints: -esdg_checkpoint FILE writes the final state to FILE; -esdg_checkpoint_interval k also
    writes every k steps to FILE with the step in its name (SquallOutputNumberedName: a.h5 gives
    a.00000120.h5), each file complete before it appears, so a run that dies loses at most k steps;
+   -esdg_checkpoint_interval_time T instead writes at the first step that reaches each multiple of T in model
+   time (the step is not shortened to land on it; the file records the step's own time), named the same way;
    -esdg_checkpoint_keep n keeps the last n of those this run wrote (0: all) */
 typedef struct {
   SquallESDG esdg;
   PetscInt   every, keep, step0, nring, next;
+  PetscReal  everyTime, due; /* the model-time interval and the multiple of it the next file waits for */
   char       file[PETSC_MAX_PATH_LEN], restart[PETSC_MAX_PATH_LEN];
   PetscBool  write, fromFile;
   char (*ring)[PETSC_MAX_PATH_LEN]; /* the last keep periodic files, oldest at next once full */
@@ -40,24 +43,40 @@ typedef struct {
 
 static PetscErrorCode CheckpointOptions(CheckpointCtx *c)
 {
+  PetscBool both;
+
   PetscFunctionBegin;
   c->every      = 0;
+  c->everyTime  = 0;
   c->keep       = 2;
   c->file[0]    = 0;
   c->restart[0] = 0;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ESDG tutorial checkpoints (HDF5)", "SquallESDGWriteCheckpoint");
-  PetscCall(PetscOptionsString("-esdg_checkpoint", "Write the final state to this HDF5 file (with -esdg_checkpoint_interval also every k steps, the step in the name)", "SquallESDGWriteCheckpoint", c->file, c->file, sizeof(c->file), &c->write));
+  PetscCall(PetscOptionsString("-esdg_checkpoint", "Write the final state to this HDF5 file (with -esdg_checkpoint_interval or _interval_time also periodically, the step in the name)", "SquallESDGWriteCheckpoint", c->file, c->file, sizeof(c->file),
+                               &c->write));
   PetscCall(PetscOptionsInt("-esdg_checkpoint_interval", "Also write a checkpoint every k steps (0: only at the end; >= 0)", "SquallESDGWriteCheckpoint", c->every, &c->every, NULL));
+  PetscCall(PetscOptionsReal("-esdg_checkpoint_interval_time", "Also write a checkpoint at the first step that reaches each multiple of T in model time (s; 0: only at the end; >= 0)", "SquallESDGWriteCheckpoint", c->everyTime, &c->everyTime, NULL));
   PetscCall(PetscOptionsInt("-esdg_checkpoint_keep", "Keep the last n periodic checkpoints this run wrote, removing older ones (0: keep all; >= 0)", "SquallOutputRemove", c->keep, &c->keep, NULL));
   PetscCall(PetscOptionsString("-esdg_restart", "Start from this checkpoint (any number of ranks; the settings must match the file's)", "SquallESDGReadCheckpoint", c->restart, c->restart, sizeof(c->restart), &c->fromFile));
   PetscOptionsEnd();
   PetscCheck(c->every >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_checkpoint_interval %" PetscInt_FMT " is out of range: steps >= 0 (0: only at the end)", c->every);
+  PetscCheck(c->everyTime >= 0 && PetscIsNormalReal(c->everyTime + 1), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_checkpoint_interval_time %g is out of range: model time >= 0 (0: only at the end)", (double)c->everyTime);
+  both = c->every && c->everyTime > 0 ? PETSC_TRUE : PETSC_FALSE;
+  PetscCheck(!both, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-esdg_checkpoint_interval %" PetscInt_FMT " and -esdg_checkpoint_interval_time %g together: give one of them (steps or model time)", c->every, (double)c->everyTime);
   PetscCheck(!c->every || c->write, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-esdg_checkpoint_interval needs -esdg_checkpoint FILE");
+  PetscCheck(c->everyTime == 0 || c->write, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-esdg_checkpoint_interval_time needs -esdg_checkpoint FILE");
   PetscCheck(c->keep >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_checkpoint_keep %" PetscInt_FMT " is out of range: files >= 0 (0: keep all)", c->keep);
   c->nring = c->next = 0;
   c->ring            = NULL;
-  if (c->every && c->keep) PetscCall(PetscCalloc1(c->keep, &c->ring));
+  if ((c->every || c->everyTime > 0) && c->keep) PetscCall(PetscCalloc1(c->keep, &c->ring));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the first multiple of the model-time interval after t (a step within 1e-9 of the interval short of a multiple
+   counts as on it: the sum of the steps carries round-off) */
+static PetscReal CheckpointNextDue(const CheckpointCtx *c, PetscReal t)
+{
+  return (PetscFloorReal(t / c->everyTime + (PetscReal)1e-9) + 1) * c->everyTime;
 }
 
 static PetscErrorCode PeriodicCheckpoint(TS ts, PetscInt step, PetscReal t, Vec Q, void *ctx)
@@ -69,12 +88,20 @@ static PetscErrorCode PeriodicCheckpoint(TS ts, PetscInt step, PetscReal t, Vec 
 
   PetscFunctionBegin;
   /* not the step the run started from: that state is already on disk (or is the initial condition) */
-  if (step <= c->step0 || step % c->every) PetscFunctionReturn(PETSC_SUCCESS);
+  if (step <= c->step0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->every && step % c->every) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->everyTime > 0 && t < c->due - (PetscReal)1e-9 * c->everyTime) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SquallESDGComputeStats(c->esdg, Q, &st));
   PetscCall(CheckAdmissible("checkpoint", "current", &st));
   PetscCall(TSGetTimeStep(ts, &dt));
   PetscCall(SquallOutputNumberedName(c->file, step, name, sizeof(name)));
   PetscCall(SquallESDGWriteCheckpoint(c->esdg, Q, t, step, dt, name));
+  if (c->everyTime > 0) {
+    PetscReal tprev;
+    PetscCall(TSGetPrevTime(ts, &tprev));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "checkpoint %s: step %" PetscInt_FMT ", t = %.10g (due at %.10g; the step started at %.10g)\n", name, step, (double)t, (double)c->due, (double)tprev));
+    c->due = CheckpointNextDue(c, t);
+  }
   /* only once the new file is in place is the oldest one removed */
   if (c->keep) {
     if (c->nring == c->keep)
@@ -162,7 +189,12 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   ck.esdg = esdg;
   PetscCall(TSGetStepNumber(ts, &step0));
   ck.step0 = step0;
-  if (ck.every) PetscCall(TSMonitorSet(ts, PeriodicCheckpoint, &ck, NULL));
+  if (ck.everyTime > 0) {
+    PetscReal t0;
+    PetscCall(TSGetTime(ts, &t0));
+    ck.due = CheckpointNextDue(&ck, t0);
+  }
+  if (ck.every || ck.everyTime > 0) PetscCall(TSMonitorSet(ts, PeriodicCheckpoint, &ck, NULL));
   PetscCall(SquallESDGComputeStats(esdg, Q, &s0));
   PetscCall(CheckAdmissible(casename, "initial", &s0));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
