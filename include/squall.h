@@ -117,6 +117,7 @@ PETSC_EXTERN PetscErrorCode SquallESDGAddCheckpointCaseReals(SquallESDG, const c
 PETSC_EXTERN PetscErrorCode SquallESDGAddCheckpointCaseString(SquallESDG, const char key[], const char value[]);
 PETSC_EXTERN PetscErrorCode SquallESDGWriteSlice(SquallESDG, Vec, PetscInt axis, PetscReal value, const char[]);
 PETSC_EXTERN PetscErrorCode SquallESDGWriteShellLevel(SquallESDG, Vec, PetscReal height, const char[]);
+PETSC_EXTERN PetscErrorCode SquallESDGCheckSlice(SquallESDG, PetscInt axis, PetscReal value, const char option[]);
 
 /* test cases: "bubble", "baroclinic", "isothermal", "densitywave", "random" (read their options, e.g. -bubble_profile) */
 PETSC_EXTERN PetscErrorCode SquallESDGSetInitialCondition(SquallESDG, const char *name, Vec);

@@ -22,8 +22,5 @@ static const char *const defaults[][2] = {{"-dm_p4est_brick_size", "12,2,1"},
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCall(SetDefaultOptions(defaults));
-  PetscCall(RunCase("baroclinic", 86400.0, 10.0));
-  PetscCall(PetscFinalize());
-  return 0;
+  return RunTutorial(defaults, "baroclinic", 86400.0, 10.0);
 }

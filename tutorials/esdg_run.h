@@ -29,10 +29,13 @@ static PetscErrorCode CheckAdmissible(const char *casename, const char *when, co
 /* Checkpoints: -esdg_checkpoint FILE writes the final state to FILE; -esdg_checkpoint_interval k also
    writes every k steps to FILE with the step in its name (SquallOutputNumberedName: a.h5 gives
    a.00000120.h5), each file complete before it appears, so a run that dies loses at most k steps;
+   -esdg_checkpoint_interval_time T instead writes at the first step that reaches each multiple of T in model
+   time (the step is not shortened to land on it; the file records the step's own time), named the same way;
    -esdg_checkpoint_keep n keeps the last n of those this run wrote (0: all) */
 typedef struct {
   SquallESDG esdg;
   PetscInt   every, keep, step0, nring, next;
+  PetscReal  everyTime, due; /* the model-time interval and the multiple of it the next file waits for */
   char       file[PETSC_MAX_PATH_LEN], restart[PETSC_MAX_PATH_LEN];
   PetscBool  write, fromFile;
   char (*ring)[PETSC_MAX_PATH_LEN]; /* the last keep periodic files, oldest at next once full */
@@ -40,24 +43,40 @@ typedef struct {
 
 static PetscErrorCode CheckpointOptions(CheckpointCtx *c)
 {
+  PetscBool both;
+
   PetscFunctionBegin;
   c->every      = 0;
+  c->everyTime  = 0;
   c->keep       = 2;
   c->file[0]    = 0;
   c->restart[0] = 0;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ESDG tutorial checkpoints (HDF5)", "SquallESDGWriteCheckpoint");
-  PetscCall(PetscOptionsString("-esdg_checkpoint", "Write the final state to this HDF5 file (with -esdg_checkpoint_interval also every k steps, the step in the name)", "SquallESDGWriteCheckpoint", c->file, c->file, sizeof(c->file), &c->write));
+  PetscCall(PetscOptionsString("-esdg_checkpoint", "Write the final state to this HDF5 file (with -esdg_checkpoint_interval or _interval_time also periodically, the step in the name)", "SquallESDGWriteCheckpoint", c->file, c->file, sizeof(c->file),
+                               &c->write));
   PetscCall(PetscOptionsInt("-esdg_checkpoint_interval", "Also write a checkpoint every k steps (0: only at the end; >= 0)", "SquallESDGWriteCheckpoint", c->every, &c->every, NULL));
+  PetscCall(PetscOptionsReal("-esdg_checkpoint_interval_time", "Also write a checkpoint at the first step that reaches each multiple of T in model time (s; 0: only at the end; >= 0)", "SquallESDGWriteCheckpoint", c->everyTime, &c->everyTime, NULL));
   PetscCall(PetscOptionsInt("-esdg_checkpoint_keep", "Keep the last n periodic checkpoints this run wrote, removing older ones (0: keep all; >= 0)", "SquallOutputRemove", c->keep, &c->keep, NULL));
   PetscCall(PetscOptionsString("-esdg_restart", "Start from this checkpoint (any number of ranks; the settings must match the file's)", "SquallESDGReadCheckpoint", c->restart, c->restart, sizeof(c->restart), &c->fromFile));
   PetscOptionsEnd();
   PetscCheck(c->every >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_checkpoint_interval %" PetscInt_FMT " is out of range: steps >= 0 (0: only at the end)", c->every);
+  PetscCheck(c->everyTime >= 0 && PetscIsNormalReal(c->everyTime + 1), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_checkpoint_interval_time %g is out of range: model time >= 0 (0: only at the end)", (double)c->everyTime);
+  both = c->every && c->everyTime > 0 ? PETSC_TRUE : PETSC_FALSE;
+  PetscCheck(!both, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-esdg_checkpoint_interval %" PetscInt_FMT " and -esdg_checkpoint_interval_time %g together: give one of them (steps or model time)", c->every, (double)c->everyTime);
   PetscCheck(!c->every || c->write, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-esdg_checkpoint_interval needs -esdg_checkpoint FILE");
+  PetscCheck(c->everyTime == 0 || c->write, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-esdg_checkpoint_interval_time needs -esdg_checkpoint FILE");
   PetscCheck(c->keep >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-esdg_checkpoint_keep %" PetscInt_FMT " is out of range: files >= 0 (0: keep all)", c->keep);
   c->nring = c->next = 0;
   c->ring            = NULL;
-  if (c->every && c->keep) PetscCall(PetscCalloc1(c->keep, &c->ring));
+  if ((c->every || c->everyTime > 0) && c->keep) PetscCall(PetscCalloc1(c->keep, &c->ring));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the first multiple of the model-time interval after t (a step within 1e-9 of the interval short of a multiple
+   counts as on it: the sum of the steps carries round-off) */
+static PetscReal CheckpointNextDue(const CheckpointCtx *c, PetscReal t)
+{
+  return (PetscFloorReal(t / c->everyTime + (PetscReal)1e-9) + 1) * c->everyTime;
 }
 
 static PetscErrorCode PeriodicCheckpoint(TS ts, PetscInt step, PetscReal t, Vec Q, void *ctx)
@@ -69,12 +88,20 @@ static PetscErrorCode PeriodicCheckpoint(TS ts, PetscInt step, PetscReal t, Vec 
 
   PetscFunctionBegin;
   /* not the step the run started from: that state is already on disk (or is the initial condition) */
-  if (step <= c->step0 || step % c->every) PetscFunctionReturn(PETSC_SUCCESS);
+  if (step <= c->step0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->every && step % c->every) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->everyTime > 0 && t < c->due - (PetscReal)1e-9 * c->everyTime) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SquallESDGComputeStats(c->esdg, Q, &st));
   PetscCall(CheckAdmissible("checkpoint", "current", &st));
   PetscCall(TSGetTimeStep(ts, &dt));
   PetscCall(SquallOutputNumberedName(c->file, step, name, sizeof(name)));
   PetscCall(SquallESDGWriteCheckpoint(c->esdg, Q, t, step, dt, name));
+  if (c->everyTime > 0) {
+    PetscReal tprev;
+    PetscCall(TSGetPrevTime(ts, &tprev));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "checkpoint %s: step %" PetscInt_FMT ", t = %.10g (due at %.10g; the step started at %.10g)\n", name, step, (double)t, (double)c->due, (double)tprev));
+    c->due = CheckpointNextDue(c, t);
+  }
   /* only once the new file is in place is the oldest one removed */
   if (c->keep) {
     if (c->nring == c->keep)
@@ -87,18 +114,28 @@ static PetscErrorCode PeriodicCheckpoint(TS ts, PetscInt step, PetscReal t, Vec 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* every output path is checked before the first step, so that a typo does not cost the run */
-static PetscErrorCode CheckOutputPaths(void)
-{
-  const char *const opts[] = {"-esdg_checkpoint", "-esdg_slice_y", "-esdg_vtk"};
+/* The final state's output, read (so that -help lists them) and checked before the first step, so that a typo
+   does not cost the run: the paths of -esdg_checkpoint, -esdg_slice_y and -esdg_vtk, and the slice's plane */
+typedef struct {
+  char      vtk[PETSC_MAX_PATH_LEN], slice[PETSC_MAX_PATH_LEN];
+  PetscBool writeVTK, writeSlice;
+  PetscReal sliceY;
+} OutputCtx;
 
+static PetscErrorCode OutputOptions(SquallESDG esdg, const CheckpointCtx *ck, OutputCtx *o)
+{
   PetscFunctionBegin;
-  for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-    char      path[PETSC_MAX_PATH_LEN] = "";
-    PetscBool flg;
-    PetscCall(PetscOptionsGetString(NULL, NULL, opts[i], path, sizeof(path), &flg));
-    if (flg) PetscCall(SquallCheckOutputPath(PETSC_COMM_WORLD, opts[i], path));
-  }
+  o->vtk[0] = o->slice[0] = 0;
+  o->sliceY               = 0;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ESDG tutorial output of the final state", "SquallESDGWriteSlice");
+  PetscCall(PetscOptionsString("-esdg_slice_y", "Write x,y,z,theta,u,w of the nodes on a plane y = const to this CSV file (scripts/plot_slice.py)", "SquallESDGWriteSlice", o->slice, o->slice, sizeof(o->slice), &o->writeSlice));
+  PetscCall(PetscOptionsReal("-esdg_slice_y_value", "The plane's y: a node plane inside -dm_p4est_brick_bounds (refused before the first step otherwise)", "SquallESDGCheckSlice", o->sliceY, &o->sliceY, NULL));
+  PetscCall(PetscOptionsString("-esdg_vtk", "Write the final state for ParaView to BASE.pvtu", "SquallDGMeshWriteVTK", o->vtk, o->vtk, sizeof(o->vtk), &o->writeVTK));
+  PetscOptionsEnd();
+  if (ck->write) PetscCall(SquallCheckOutputPath(PETSC_COMM_WORLD, "-esdg_checkpoint", ck->file));
+  if (o->writeSlice) PetscCall(SquallCheckOutputPath(PETSC_COMM_WORLD, "-esdg_slice_y", o->slice));
+  if (o->writeVTK) PetscCall(SquallCheckOutputPath(PETSC_COMM_WORLD, "-esdg_vtk", o->vtk));
+  if (o->writeSlice) PetscCall(SquallESDGCheckSlice(esdg, 1, o->sliceY, "-esdg_slice_y_value"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -112,10 +149,10 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscInt          steps, step0;
   PetscLogDouble    w0, w1;
   PetscReal         t;
-  char              vtk[PETSC_MAX_PATH_LEN] = "", file[PETSC_MAX_PATH_LEN] = "";
   PetscBool         flg;
   TSConvergedReason reason;
   CheckpointCtx     ck;
+  OutputCtx         out;
 
   PetscFunctionBegin;
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &esdg));
@@ -142,7 +179,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscCall(TSSetTimeStep(ts, dt));
   PetscCall(TSSetExactFinalTime(ts, TS_EXACTFINALTIME_MATCHSTEP));
   PetscCall(TSSetFromOptions(ts));
-  PetscCall(CheckOutputPaths());
+  PetscCall(OutputOptions(esdg, &ck, &out));
   {
     PetscReal t0, tmax;
     PetscCall(TSGetTime(ts, &t0));
@@ -152,7 +189,12 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   ck.esdg = esdg;
   PetscCall(TSGetStepNumber(ts, &step0));
   ck.step0 = step0;
-  if (ck.every) PetscCall(TSMonitorSet(ts, PeriodicCheckpoint, &ck, NULL));
+  if (ck.everyTime > 0) {
+    PetscReal t0;
+    PetscCall(TSGetTime(ts, &t0));
+    ck.due = CheckpointNextDue(&ck, t0);
+  }
+  if (ck.every || ck.everyTime > 0) PetscCall(TSMonitorSet(ts, PeriodicCheckpoint, &ck, NULL));
   PetscCall(SquallESDGComputeStats(esdg, Q, &s0));
   PetscCall(CheckAdmissible(casename, "initial", &s0));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
@@ -187,23 +229,35 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
     PetscCall(TSGetTimeStep(ts, &dtl));
     PetscCall(SquallESDGWriteCheckpoint(esdg, Q, t, steps, dtl, ck.file));
   }
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_slice_y", file, sizeof(file), &flg));
-  if (flg) {
-    /* potential temperature on the plane y = 0 (or -esdg_slice_y_value), for scripts/plot_slice.py */
-    PetscReal y0 = 0;
-    PetscCall(PetscOptionsGetReal(NULL, NULL, "-esdg_slice_y_value", &y0, NULL));
-    PetscCall(SquallESDGWriteSlice(esdg, Q, 1, y0, file));
-  }
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-esdg_vtk", vtk, sizeof(vtk), &flg));
-  if (flg) {
+  /* potential temperature on the plane y = -esdg_slice_y_value, for scripts/plot_slice.py */
+  if (out.writeSlice) PetscCall(SquallESDGWriteSlice(esdg, Q, 1, out.sliceY, out.slice));
+  if (out.writeVTK) {
     SquallDGMesh      mesh;
     const char *const names[] = {"rho", "rhou", "rhov", "rhow", "E"};
     PetscCall(SquallESDGGetMesh(esdg, &mesh));
-    PetscCall(SquallDGMeshWriteVTK(mesh, Q, names, vtk));
+    PetscCall(SquallDGMeshWriteVTK(mesh, Q, names, out.vtk));
   }
   PetscCall(PetscFree(ck.ring));
   PetscCall(TSDestroy(&ts));
   PetscCall(VecDestroy(&Q));
   PetscCall(SquallESDGDestroy(&esdg));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A tutorial's main() after PetscInitialize(): its defaults, then the case, then PetscFinalize(); the exit code.
+   For the test suite, -test_require_gpu makes a run where no GPU is usable report "skipped" (exit code 200). */
+static int RunTutorial(const char *const defaults[][2], const char *casename, PetscReal tfinal, PetscReal dt)
+{
+  PetscBool require = PETSC_FALSE, avail = PETSC_TRUE;
+
+  /* like main(): PetscCall returns the error code, and PetscFinalize() ends the PETSc stack */
+  PetscCall(SetDefaultOptions(defaults));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-test_require_gpu", &require, NULL));
+  if (require) PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &avail));
+  if (avail)
+    PetscCall(RunCase(casename, tfinal, dt));
+  else
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no usable CUDA device: skipped\n"));
+  PetscCall(PetscFinalize());
+  return avail ? 0 : 200;
 }

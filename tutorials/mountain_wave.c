@@ -23,17 +23,6 @@ static const char *const defaults[][2] = {{"-dm_p4est_brick_size", "25,1,10"},
 
 int main(int argc, char **argv)
 {
-  PetscBool require = PETSC_FALSE, avail = PETSC_TRUE;
-
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCall(SetDefaultOptions(defaults));
-  /* for the test suite: a GPU test of this tutorial reports "skipped" (exit code 200) where no GPU is usable */
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-test_require_gpu", &require, NULL));
-  if (require) PetscCall(SquallCUDAAvailable(PETSC_COMM_WORLD, &avail));
-  if (avail)
-    PetscCall(RunCase("schaer", 18000.0, 1.0));
-  else
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no usable CUDA device: skipped\n"));
-  PetscCall(PetscFinalize());
-  return avail ? 0 : 200;
+  return RunTutorial(defaults, "schaer", 18000.0, 1.0);
 }

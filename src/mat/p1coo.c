@@ -2,9 +2,27 @@
    matrices whose off-diagonal block the CUDA direct path fills through MatSetValuesCOO. */
 #include "mat/p1impl.h"
 
-/* COO indices of all element entries, element-major with the layout of P1ElementValues: rows of
-   vertices owned elsewhere are -1, which PETSc ignores, so nothing is communicated */
-PetscErrorCode SquallP1COOIndices(SquallP1 p1, PetscInt bs, PetscCount *n, PetscInt **ci, PetscInt **cj)
+/* the COO indices of the (4 bs)^2 entries of element e, row-major, at ri, rj: rows of vertices owned elsewhere
+   are -1, which PETSc ignores, so nothing is communicated; offonly: also -1 unless the column is owned elsewhere
+   (the entries of the off-diagonal block) */
+static void P1ElementCOOIndices(SquallP1 p1, PetscInt bs, PetscInt e, PetscBool offonly, PetscInt *ri, PetscInt *rj)
+{
+  const PetscInt  m = 4 * bs;
+  const PetscInt *v = &p1->tet[4 * e];
+
+  for (PetscInt a = 0; a < 4; a++)
+    for (PetscInt i = 0; i < bs; i++)
+      for (PetscInt b = 0; b < 4; b++)
+        for (PetscInt j = 0; j < bs; j++) {
+          const PetscInt k = m * (bs * a + i) + bs * b + j;
+
+          ri[k] = p1->row[v[a]] >= 0 && (!offonly || p1->cd[v[b]] < 0) ? bs * p1->gidx[v[a]] + i : -1;
+          rj[k] = bs * p1->gidx[v[b]] + j;
+        }
+}
+
+/* COO indices of all element entries, element-major with the layout of P1ElementValues */
+static PetscErrorCode SquallP1COOIndices(SquallP1 p1, PetscInt bs, PetscCount *n, PetscInt **ci, PetscInt **cj)
 {
   const PetscInt m = 4 * bs;
   PetscInt      *ri, *rj;
@@ -12,19 +30,7 @@ PetscErrorCode SquallP1COOIndices(SquallP1 p1, PetscInt bs, PetscCount *n, Petsc
   PetscFunctionBegin;
   *n = (PetscCount)m * m * p1->ne;
   PetscCall(PetscMalloc2(*n, &ri, *n, &rj));
-  for (PetscInt e = 0; e < p1->ne; e++) {
-    const PetscInt *v = &p1->tet[4 * e];
-
-    for (PetscInt a = 0; a < 4; a++)
-      for (PetscInt i = 0; i < bs; i++)
-        for (PetscInt b = 0; b < 4; b++)
-          for (PetscInt j = 0; j < bs; j++) {
-            const PetscCount k = (PetscCount)m * m * e + m * (bs * a + i) + bs * b + j;
-
-            ri[k] = p1->row[v[a]] >= 0 ? bs * p1->gidx[v[a]] + i : -1;
-            rj[k] = bs * p1->gidx[v[b]] + j;
-          }
-  }
+  for (PetscInt e = 0; e < p1->ne; e++) P1ElementCOOIndices(p1, bs, e, PETSC_FALSE, ri + (PetscCount)m * m * e, rj + (PetscCount)m * m * e);
   *ci = ri;
   *cj = rj;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -62,7 +68,11 @@ PetscErrorCode SquallP1OffDiagonalElements(SquallP1 p1, PetscInt *n, const Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallP1OffDiagonalCOOIndices(SquallP1 p1, PetscInt bs, PetscCount *n, PetscInt **ci, PetscInt **cj)
+/* COO of an MPI matrix whose off-diagonal block is filled by MatSetValuesCOO and whose diagonal block by the
+   atomic kernel: first the diagonal-block graph (bs*bs*dI[nowned] entries, values 0), then the element
+   matrices of SquallP1OffDiagonalElements() in the layout of SquallP1COOIndices(), with rows -1 (ignored by
+   PETSc) except for the entries in the off-diagonal block */
+static PetscErrorCode SquallP1OffDiagonalCOOIndices(SquallP1 p1, PetscInt bs, PetscCount *n, PetscInt **ci, PetscInt **cj)
 {
   const PetscInt  m = 4 * bs, nd = bs * bs * p1->dI[p1->nowned];
   const PetscInt *el;
@@ -80,21 +90,31 @@ PetscErrorCode SquallP1OffDiagonalCOOIndices(SquallP1 p1, PetscInt bs, PetscCoun
           ri[k]   = bs * (p1->rstart + r) + i;
           rj[k++] = bs * (p1->rstart + p1->dJ[q]) + j;
         }
-  for (PetscInt t = 0; t < nel; t++) {
-    const PetscInt *v = &p1->tet[4 * el[t]];
-
-    for (PetscInt a = 0; a < 4; a++)
-      for (PetscInt i = 0; i < bs; i++)
-        for (PetscInt b = 0; b < 4; b++)
-          for (PetscInt j = 0; j < bs; j++) {
-            const PetscCount q = nd + (PetscCount)m * m * t + m * (bs * a + i) + bs * b + j;
-
-            ri[q] = p1->row[v[a]] >= 0 && p1->cd[v[b]] < 0 ? bs * p1->gidx[v[a]] + i : -1;
-            rj[q] = bs * p1->gidx[v[b]] + j;
-          }
-  }
+  for (PetscInt t = 0; t < nel; t++) P1ElementCOOIndices(p1, bs, el[t], PETSC_TRUE, ri + nd + (PetscCount)m * m * t, rj + nd + (PetscCount)m * m * t);
   *ci = ri;
   *cj = rj;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the COO pattern of A, once per matrix and kind: all element entries (the COO path), or offdiagonal: the one
+   of SquallP1OffDiagonalCOOIndices() (the CUDA direct path on several ranks). A new pattern changes the
+   nonzero state, so the layout check runs again (info->verified = 0). */
+PetscErrorCode SquallP1SetMatCOO(SquallP1 p1, PetscInt bs, Mat A, SquallP1Info *info, PetscBool offdiagonal)
+{
+  PetscCount n  = 0;
+  PetscInt  *ci = NULL, *cj = NULL;
+
+  PetscFunctionBegin;
+  if (offdiagonal ? info->coooff : info->coo) PetscFunctionReturn(PETSC_SUCCESS);
+  if (offdiagonal)
+    PetscCall(SquallP1OffDiagonalCOOIndices(p1, bs, &n, &ci, &cj));
+  else
+    PetscCall(SquallP1COOIndices(p1, bs, &n, &ci, &cj));
+  PetscCall(MatSetPreallocationCOO(A, n, ci, cj));
+  PetscCall(PetscFree2(ci, cj));
+  info->coo      = !offdiagonal;
+  info->coooff   = offdiagonal;
+  info->verified = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -103,17 +123,7 @@ PetscErrorCode SquallP1AssembleCOO(SquallP1 p1, PetscInt bs, const SquallP1Coef 
   PetscScalar *values;
 
   PetscFunctionBegin;
-  if (!info->coo) {
-    PetscCount n;
-    PetscInt  *ci, *cj;
-
-    PetscCall(SquallP1COOIndices(p1, bs, &n, &ci, &cj));
-    PetscCall(MatSetPreallocationCOO(A, n, ci, cj));
-    PetscCall(PetscFree2(ci, cj));
-    info->coo      = PETSC_TRUE;
-    info->coooff   = PETSC_FALSE;
-    info->verified = 0;
-  }
+  PetscCall(SquallP1SetMatCOO(p1, bs, A, info, PETSC_FALSE));
   PetscCall(PetscLogEventBegin(SQUALL_P1AssembleCOO, A, 0, 0, 0));
   if (p1->backend == SQUALL_P1_CUDA)
     PetscCall(SquallP1DeviceElementValuesCOO(p1, bs, coef, &values));

@@ -112,17 +112,7 @@ static PetscErrorCode P1DevicePrepareOffDiagonal(SquallP1 p1, PetscInt bs, Mat A
   PetscCall(PetscStrbeginswith(((PetscObject)A)->type_name, MATMPIAIJ, &ismpi));
   if (!ismpi) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SquallP1GetInfo((PetscObject)A, &info));
-  if (!info->coooff) {
-    PetscCount n;
-    PetscInt  *ci, *cj;
-
-    PetscCall(SquallP1OffDiagonalCOOIndices(p1, bs, &n, &ci, &cj));
-    PetscCall(MatSetPreallocationCOO(A, n, ci, cj));
-    PetscCall(PetscFree2(ci, cj));
-    info->coooff   = PETSC_TRUE;
-    info->coo      = PETSC_FALSE;
-    info->verified = 0;
-  }
+  PetscCall(SquallP1SetMatCOO(p1, bs, A, info, PETSC_TRUE));
   PetscCall(SquallP1CUDAHasMap(p1->dev, SQUALL_P1K_MAP_OFFDIAGONAL, bs, &has));
   if (!has) {
     const PetscInt *el;

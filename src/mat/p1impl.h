@@ -99,16 +99,13 @@ PETSC_INTERN PetscErrorCode SquallP1GmshCheck(const char[], char[], size_t);
 PETSC_INTERN PetscErrorCode SquallP1ComputeGeometryHost(SquallP1);
 PETSC_INTERN PetscErrorCode SquallP1GlobalToLocal(SquallP1, PetscInt bs, Vec g, Vec *l);
 PETSC_INTERN PetscErrorCode SquallP1CheckLayout(SquallP1, PetscInt bs, Mat);
-PETSC_INTERN PetscErrorCode SquallP1COOIndices(SquallP1, PetscInt bs, PetscCount *n, PetscInt **i, PetscInt **j);
 /* the element data on the host, for the C reference and the tests (fields through VecGetArrayRead) */
 PETSC_EXTERN PetscErrorCode SquallP1GetElementsHost(SquallP1, SquallP1Elements *);
 PETSC_EXTERN PetscErrorCode SquallP1RestoreElementsHost(SquallP1, SquallP1Elements *);
 PETSC_INTERN PetscErrorCode SquallP1OffDiagonalElements(SquallP1, PetscInt *n, const PetscInt **list);
-/* COO of an MPI matrix whose off-diagonal block is filled by MatSetValuesCOO and whose diagonal block
-   by the atomic kernel: first the diagonal-block graph (bs*bs*dI[nowned] entries, values 0), then the
-   element matrices of SquallP1OffDiagonalElements() in the layout of SquallP1COOIndices(), with rows
-   -1 (ignored by PETSc) except for the entries in the off-diagonal block */
-PETSC_INTERN PetscErrorCode SquallP1OffDiagonalCOOIndices(SquallP1, PetscInt bs, PetscCount *n, PetscInt **i, PetscInt **j);
+/* MatSetPreallocationCOO of A (once): all element entries, or offdiagonal: the diagonal-block graph and the
+   off-diagonal block's element entries (CUDA direct path, MPI) */
+PETSC_INTERN PetscErrorCode SquallP1SetMatCOO(SquallP1, PetscInt bs, Mat, SquallP1Info *, PetscBool offdiagonal);
 PETSC_INTERN PetscErrorCode SquallP1GetLocalWork(SquallP1, PetscInt bs, Vec *);
 /* The slot map of block size bs (1 or 3; layout and encoding in p1tet.h): SquallP1NumSlots(bs, withoff)
    ints per element, entry-major (slots[k*ne + e]). withoff: also the off-diagonal row strides of bs = 3

@@ -2,6 +2,7 @@
    and the terrain-following mountain mesh), Gmsh files, and the distribution with one layer of
    overlap that lets every rank compute all contributions to its own rows. */
 #include "mat/p1impl.h"
+#include "physics/terrain.h"
 #include <petscdmplex.h>
 
 /*@C
@@ -169,17 +170,35 @@ PetscErrorCode SquallP1MountainSetFromOptions(MPI_Comm comm, SquallP1Mountain *m
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the hill as the pointwise terrain of src/physics/terrain.h: the bell the DG mesh's -esdg_terrain bell also
+   takes, centred at the origin, over a Gal-Chen-Somerville column */
+static SquallTerrain P1MountainBell(const SquallP1Mountain *m)
+{
+  SquallTerrain t;
+
+  t.type   = SQUALL_TERRAIN_BELL;
+  t.h0     = m->h0;
+  t.a      = m->a;
+  t.lambda = 0;
+  t.xc = t.yc = 0;
+  t.vcoord    = SQUALL_VCOORD_GAL_CHEN;
+  t.s1 = t.s2 = 0;
+  return t;
+}
+
 /*@C
   SquallP1MountainTerrain - the terrain height h(x, y) = h0 / (1 + (x^2 + y^2)/a^2)^(3/2) and its
   gradient (hx, hy may be NULL)
 @*/
 PetscErrorCode SquallP1MountainTerrain(const SquallP1Mountain *m, PetscReal x, PetscReal y, PetscReal *h, PetscReal *hx, PetscReal *hy)
 {
-  const PetscReal r2 = (x * x + y * y) / (m->a * m->a), q = 1 + r2;
-  const PetscReal hh = m->h0 / (q * PetscSqrtReal(q)), dh = -3 * hh / (q * m->a * m->a); /* dh/d(x^2+y^2) * 2 */
+  const SquallTerrain t = P1MountainBell(m);
+  PetscReal           hh, h2, dh;
 
   PetscFunctionBegin;
-  if (h) *h = hh;
+  SquallTerrainHeight(&t, x, y, &hh, &h2);
+  dh = -3 * hh / ((1 + (x * x + y * y) / (m->a * m->a)) * m->a * m->a); /* dh/d(x^2+y^2) * 2 */
+  if (h) *h = hh + h2;
   if (hx) *hx = dh * x;
   if (hy) *hy = dh * y;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -188,8 +207,9 @@ PetscErrorCode SquallP1MountainTerrain(const SquallP1Mountain *m, PetscReal x, P
 static PetscErrorCode P1MountainMap(PetscInt i, PetscInt j, PetscInt k, PetscReal X[3], void *ctx)
 {
   const SquallP1Mountain *m = (const SquallP1Mountain *)ctx;
+  const SquallTerrain     t = P1MountainBell(m);
   const PetscReal         s = (PetscReal)k / m->cells[2];
-  PetscReal               zeta, h;
+  PetscReal               zeta, h1, h2;
 
   PetscFunctionBegin;
   X[0] = -m->L[0] / 2 + i * m->L[0] / m->cells[0];
@@ -197,8 +217,8 @@ static PetscErrorCode P1MountainMap(PetscInt i, PetscInt j, PetscInt k, PetscRea
   /* stretching refines near the ground, where the terrain and the boundary layer are */
   zeta = m->stretch > 0 ? m->H * (PetscExpReal(m->stretch * s) - 1) / (PetscExpReal(m->stretch) - 1) : m->H * s;
   if (k == m->cells[2]) zeta = m->H; /* a flat top, exactly */
-  PetscCall(SquallP1MountainTerrain(m, X[0], X[1], &h, NULL, NULL));
-  X[2] = h + zeta * (m->H - h) / m->H;
+  SquallTerrainHeight(&t, X[0], X[1], &h1, &h2);
+  X[2] = SquallTerrainFollowingHeight(&t, zeta, m->H, h1, h2);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -14,17 +14,16 @@ PetscErrorCode SquallP1ElementRHSHost(PetscInt bs, const SquallP1Coef *coef, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the CPU reference of the direct path */
-static PetscErrorCode P1RHSHostDirect(SquallP1 p1, PetscInt bs, const SquallP1Coef *c, Vec fl, Vec b)
+/* where the host loop puts an element's r = Op_e f_e (the 4 bs entries of vertices v) */
+typedef PetscErrorCode (*P1RHSSink)(SquallP1 p1, PetscInt bs, PetscInt e, const PetscInt v[4], const PetscReal r[12], void *ctx);
+
+/* the one host loop over the elements of every assembly path; the sink decides where r goes */
+static PetscErrorCode P1RHSHostLoop(SquallP1 p1, PetscInt bs, const SquallP1Coef *c, Vec fl, P1RHSSink sink, void *ctx)
 {
   const PetscScalar *fa;
-  PetscScalar       *ba;
   SquallP1Elements   E;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(SQUALL_P1RHS, b, 0, 0, 0));
-  PetscCall(VecZeroEntries(b));
-  PetscCall(VecGetArray(b, &ba));
   PetscCall(VecGetArrayRead(fl, &fa));
   PetscCall(SquallP1GetElementsHost(p1, &E));
   for (PetscInt e = 0; e < p1->ne; e++) {
@@ -32,12 +31,66 @@ static PetscErrorCode P1RHSHostDirect(SquallP1 p1, PetscInt bs, const SquallP1Co
     PetscReal r[12];
 
     PetscCall(SquallP1ElementRHSHost(bs, c, e, &E, fa, v, r));
-    for (PetscInt a = 0; a < 4; a++)
-      if (p1->row[v[a]] >= 0)
-        for (PetscInt i = 0; i < bs; i++) ba[bs * p1->row[v[a]] + i] += r[bs * a + i];
+    PetscCall(sink(p1, bs, e, v, r, ctx));
   }
   PetscCall(SquallP1RestoreElementsHost(p1, &E));
   PetscCall(VecRestoreArrayRead(fl, &fa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* direct: added into the owned rows of b's array (ctx); rows owned elsewhere are computed there */
+static PetscErrorCode P1RHSSinkDirect(SquallP1 p1, PetscInt bs, PetscInt e, const PetscInt v[4], const PetscReal r[12], void *ctx)
+{
+  PetscScalar *ba = (PetscScalar *)ctx;
+
+  PetscFunctionBegin;
+  (void)e;
+  for (PetscInt a = 0; a < 4; a++)
+    if (p1->row[v[a]] >= 0)
+      for (PetscInt i = 0; i < bs; i++) ba[bs * p1->row[v[a]] + i] += r[bs * a + i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* COO: element-major into the value array (ctx) of the pattern P1RHSPrepareCOO() set */
+static PetscErrorCode P1RHSSinkCOO(SquallP1 p1, PetscInt bs, PetscInt e, const PetscInt v[4], const PetscReal r[12], void *ctx)
+{
+  PetscScalar *values = (PetscScalar *)ctx;
+
+  PetscFunctionBegin;
+  (void)p1;
+  (void)v;
+  for (PetscInt k = 0; k < 4 * bs; k++) values[4 * bs * e + k] = r[k];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* VecSetValues: added into the global rows of the Vec (ctx), those owned elsewhere skipped (-1) */
+static PetscErrorCode P1RHSSinkSetValues(SquallP1 p1, PetscInt bs, PetscInt e, const PetscInt v[4], const PetscReal r[12], void *ctx)
+{
+  Vec         b = (Vec)ctx;
+  PetscInt    idx[12];
+  PetscScalar rs[12];
+
+  PetscFunctionBegin;
+  (void)e;
+  for (PetscInt a = 0; a < 4; a++)
+    for (PetscInt i = 0; i < bs; i++) {
+      idx[bs * a + i] = p1->row[v[a]] >= 0 ? bs * p1->gidx[v[a]] + i : -1;
+      rs[bs * a + i]  = r[bs * a + i];
+    }
+  PetscCall(VecSetValues(b, 4 * bs, idx, rs, ADD_VALUES));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the CPU reference of the direct path */
+static PetscErrorCode P1RHSHostDirect(SquallP1 p1, PetscInt bs, const SquallP1Coef *c, Vec fl, Vec b)
+{
+  PetscScalar *ba;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_P1RHS, b, 0, 0, 0));
+  PetscCall(VecZeroEntries(b));
+  PetscCall(VecGetArray(b, &ba));
+  PetscCall(P1RHSHostLoop(p1, bs, c, fl, P1RHSSinkDirect, ba));
   PetscCall(VecRestoreArray(b, &ba));
   PetscCall(PetscLogFlops((SquallP1ElementFlops(c->c, bs) + 32.0 * bs * bs) * p1->ne));
   PetscCall(PetscLogEventEnd(SQUALL_P1RHS, b, 0, 0, 0));
@@ -108,21 +161,8 @@ static PetscErrorCode P1RHSCOO(SquallP1 p1, PetscInt bs, const SquallP1Coef *c, 
   if (p1->backend == SQUALL_P1_CUDA)
     PetscCall(SquallP1DeviceAssembleRHS(p1, bs, c, fl, b, &values));
   else {
-    const PetscScalar *fa;
-    SquallP1Elements   E;
-
     if (!p1->coor[bs]) PetscCall(PetscMalloc1(4 * bs * PetscMax(p1->ne, 1), &p1->coor[bs]));
-    PetscCall(VecGetArrayRead(fl, &fa));
-    PetscCall(SquallP1GetElementsHost(p1, &E));
-    for (PetscInt e = 0; e < p1->ne; e++) {
-      PetscInt  v[4];
-      PetscReal r[12];
-
-      PetscCall(SquallP1ElementRHSHost(bs, c, e, &E, fa, v, r));
-      for (PetscInt k = 0; k < 4 * bs; k++) p1->coor[bs][4 * bs * e + k] = r[k];
-    }
-    PetscCall(SquallP1RestoreElementsHost(p1, &E));
-    PetscCall(VecRestoreArrayRead(fl, &fa));
+    PetscCall(P1RHSHostLoop(p1, bs, c, fl, P1RHSSinkCOO, p1->coor[bs]));
     values = p1->coor[bs];
   }
   PetscCall(VecSetValuesCOO(bc, values, INSERT_VALUES));
@@ -142,30 +182,11 @@ static PetscErrorCode P1RHSCOO(SquallP1 p1, PetscInt bs, const SquallP1Coef *c, 
 
 static PetscErrorCode P1RHSSetValues(SquallP1 p1, PetscInt bs, const SquallP1Coef *c, Vec fl, Vec b)
 {
-  const PetscScalar *fa;
-  SquallP1Elements   E;
-
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(SQUALL_P1SetValues, b, 0, 0, 0));
   PetscCall(VecSetOption(b, VEC_IGNORE_NEGATIVE_INDICES, PETSC_TRUE));
   PetscCall(VecZeroEntries(b));
-  PetscCall(VecGetArrayRead(fl, &fa));
-  PetscCall(SquallP1GetElementsHost(p1, &E));
-  for (PetscInt e = 0; e < p1->ne; e++) {
-    PetscInt    v[4], idx[12];
-    PetscReal   r[12];
-    PetscScalar rs[12];
-
-    PetscCall(SquallP1ElementRHSHost(bs, c, e, &E, fa, v, r));
-    for (PetscInt a = 0; a < 4; a++)
-      for (PetscInt i = 0; i < bs; i++) {
-        idx[bs * a + i] = p1->row[v[a]] >= 0 ? bs * p1->gidx[v[a]] + i : -1;
-        rs[bs * a + i]  = r[bs * a + i];
-      }
-    PetscCall(VecSetValues(b, 4 * bs, idx, rs, ADD_VALUES));
-  }
-  PetscCall(SquallP1RestoreElementsHost(p1, &E));
-  PetscCall(VecRestoreArrayRead(fl, &fa));
+  PetscCall(P1RHSHostLoop(p1, bs, c, fl, P1RHSSinkSetValues, b));
   PetscCall(VecAssemblyBegin(b));
   PetscCall(VecAssemblyEnd(b));
   PetscCall(PetscLogEventEnd(SQUALL_P1SetValues, b, 0, 0, 0));

@@ -48,3 +48,6 @@ PETSC_INTERN PetscLogEvent SQUALL_P1ReduceMap;      /* building the per-block ma
 PETSC_INTERN PetscLogEvent SQUALL_P1SetValues;      /* host MatSetValues element by element */
 PETSC_INTERN PetscLogEvent SQUALL_P1RHS;            /* element right-hand sides */
 PETSC_INTERN PetscLogEvent SQUALL_P1Metric;         /* element metric tensors (6x6 solve, 3x3 eigenpairs) */
+
+/* this rank's share of the host (or, with device, its CUDA device's) memory still available; -1 if unknown (src/sys/device.c) */
+PETSC_INTERN PetscErrorCode SquallMemoryGetAvailable(MPI_Comm, PetscBool device, PetscLogDouble *bytes);

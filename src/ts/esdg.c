@@ -30,8 +30,9 @@ PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
   s->sponge.z0        = PETSC_MAX_REAL; /* no top layer */
   s->omega            = 7.29212e-5;     /* Earth's, as in DCMIP (Ullrich et al. 2014) */
   s->gravityModel     = SQUALL_GRAVITY_DEEP;
-  PetscCall(PetscStrallocpy("esdg_", &s->prefix));
+  s->memCheck         = PETSC_TRUE;
   PetscCall(SquallDGMeshCreate(comm, &s->mesh));
+  PetscCall(SquallESDGSetOptionsPrefix(s, "esdg_"));
   *esdg = s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -44,9 +45,11 @@ PetscErrorCode SquallESDGCreate(MPI_Comm comm, SquallESDG *esdg)
 PetscErrorCode SquallESDGSetOptionsPrefix(SquallESDG s, const char prefix[])
 {
   PetscFunctionBegin;
-  PetscCheck(!s->setup, s->comm, PETSC_ERR_ARG_WRONGSTATE, "Set the options prefix before SquallESDGSetUp()");
+  PetscCheck(!s->setup && !s->mesh->dm, s->comm, PETSC_ERR_ARG_WRONGSTATE, "Set the options prefix before SquallESDGSetFromOptions()");
+  /* the one place the prefix goes to the mesh; the solver keeps the mesh's copy for its own options */
+  PetscCall(SquallDGMeshSetOptionsPrefix(s->mesh, prefix));
   PetscCall(PetscFree(s->prefix));
-  PetscCall(PetscStrallocpy(prefix ? prefix : "", &s->prefix));
+  PetscCall(PetscStrallocpy(s->mesh->prefix, &s->prefix));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -93,7 +96,6 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
 
   PetscFunctionBegin;
   /* the mesh first: the GPU defaults depend on the order */
-  PetscCall(SquallDGMeshSetOptionsPrefix(s->mesh, s->prefix));
   PetscCall(SquallDGMeshSetFromOptions(s->mesh));
   PetscCall(SquallDGMeshGetOrder(s->mesh, &N));
   waves = s->gpuPrefetchWaves >= 0 ? s->gpuPrefetchWaves : SquallESDGGPUDefaultsByOrder[N - 1].prefetchWaves;
@@ -114,6 +116,7 @@ PetscErrorCode SquallESDGSetFromOptions(SquallESDG s)
   PetscCall(PetscOptionsReal("-gpu_prefetch_waves", "GPU volume kernel: prefetch into L2 the inputs of the block this many waves of resident blocks ahead (0: no prefetch; 0 to 4; default per order)", "SquallESDG", waves, &waves, NULL));
   PetscCall(
     PetscOptionsBool("-reference_residual", "Subtract the discrete residual of the test case's unperturbed background from every RHS (well balanced to round-off; for single precision)", "SquallESDGSetReferenceState", s->useRef, &s->useRef, NULL));
+  PetscCall(PetscOptionsBool("-memory_check", "Before the mesh is built, refuse a run whose estimated memory exceeds what this node (and GPU) has available (docs/esdg.md)", "SquallESDGSetUp", s->memCheck, &s->memCheck, NULL));
   PetscCall(PetscOptionsBool("-perturbation", "The TS state is the departure Q - Qref from the test case's background (implies -esdg_reference_residual; for single precision)", "SquallESDGSetPerturbation", s->perturb, &s->perturb, NULL));
   PetscCall(PetscOptionsBool("-perturbation_pressure", "In perturbation form, the momentum flux's pressure from the departures, so that the reference's never enters it", "SquallESDGSetPerturbation", s->pertPressure, &s->pertPressure, NULL));
   PetscCall(PetscOptionsEList("-imex", "HEVI: none, or vertical (F_H explicit as the RHSFunction, F_V implicit as the IFunction qdot - F_V, for -ts_type arkimex)", "SquallESDGSetIMEX", SquallESDGIMEXTypes, 2, SquallESDGIMEXTypes[imex], &imex, NULL));
@@ -181,6 +184,51 @@ static PetscErrorCode ESDGSetDepartures(SquallESDG s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The memory the solver will take on each rank, estimated before the forest is refined, against what the rank may
+   still allocate (SquallMemoryGetAvailable()), so that a run too large fails with a message instead of deep inside
+   p4est or cudaMalloc. The model (docs/esdg.md compares it with the measured peak): per node, 13 reals of geometry
+   (x, J, Ja), 1 of Phi, 5 of the ghosted local state and 5 state-sized vectors of 5 (the program's state, the
+   TS's stage vectors, the RHS), 20 more with the reference state, 6 with a sponge; per element 2 KiB (forest, DM,
+   maps) and 36 integers per face node (neighbour maps, ghost selection); 40 MB per rank of libraries. On the GPU
+   the node arrays and 12 integers per face node. */
+static PetscErrorCode ESDGCheckMemory(SquallESDG s)
+{
+  SquallDGMesh         m  = s->mesh;
+  const PetscLogDouble Nq = (PetscLogDouble)m->N + 1, Np = Nq * Nq * Nq, Nfp = Nq * Nq, bR = sizeof(PetscScalar), bI = sizeof(PetscInt);
+  const PetscLogDouble nel       = (PetscLogDouble)m->ncell[0] * m->ncell[1] * m->ncell[2];
+  PetscLogDouble       nodeReals = 13 + 1 + 5 + 5 * 5, host, dev, avail;
+  PetscMPIInt          size;
+  PetscBool            gpu;
+  VecType              vt;
+
+  PetscFunctionBegin;
+  if (!s->memCheck) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_size(s->comm, &size));
+  if (s->useRef || s->perturb) nodeReals += 20;
+  if (s->sponge.rate > 0) nodeReals += 6;
+  host = 40e6 + nel / size * (2048 + 36 * Nfp * bI + nodeReals * Np * bR);
+  dev  = nel / size * (nodeReals * Np * bR + 12 * Nfp * bI);
+  PetscCall(DMGetVecType(m->dm, &vt));
+  PetscCall(PetscStrbeginswith(vt ? vt : "", "cuda", &gpu));
+  if (!gpu) PetscCall(PetscStrbeginswith(vt ? vt : "", VECSEQCUDA, &gpu));
+  if (!gpu) PetscCall(PetscStrbeginswith(vt ? vt : "", VECMPICUDA, &gpu));
+  PetscCall(SquallMemoryGetAvailable(s->comm, PETSC_FALSE, &avail));
+  PetscCall(PetscInfo(NULL, "ESDG memory estimate: %g elements of order %" PetscInt_FMT " on %d ranks, %.4g MB per rank on the host (%.4g MB available)%s\n", nel, m->N, (int)size, host / 1e6, avail / 1e6, gpu ? ", on the device below" : ""));
+  PetscCheck(avail < 0 || host <= avail, s->comm, PETSC_ERR_MEM,
+             "The ESDG solver would need about %.4g GB per rank: %.4g elements (%" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " from -dm_p4est_brick_size and -dm_forest_initial_refinement) of order %" PetscInt_FMT
+             " (-%sorder), 5 fields, on %d ranks; this node has %.4g GB available per rank. Lower -dm_forest_initial_refinement or -%sorder, or use more nodes (-%smemory_check 0 tries anyway)",
+             host / 1e9, nel, m->ncell[0], m->ncell[1], m->ncell[2], m->N, s->prefix, (int)size, avail / 1e9, s->prefix, s->prefix);
+  if (gpu) {
+    PetscCall(SquallMemoryGetAvailable(s->comm, PETSC_TRUE, &avail));
+    PetscCall(PetscInfo(NULL, "ESDG memory estimate on the device: %.4g MB per rank (%.4g MB free)\n", dev / 1e6, avail / 1e6));
+    PetscCheck(avail < 0 || dev <= avail, s->comm, PETSC_ERR_MEM,
+               "The ESDG solver would need about %.4g GB of GPU memory per rank: %.4g elements (%" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " from -dm_p4est_brick_size and -dm_forest_initial_refinement) of order %" PetscInt_FMT
+               " (-%sorder), 5 fields, on %d ranks; the GPU has %.4g GB free per rank (cudaMemGetInfo). Lower -dm_forest_initial_refinement or -%sorder, or use more GPUs (-%smemory_check 0 tries anyway)",
+               dev / 1e9, nel, m->ncell[0], m->ncell[1], m->ncell[2], m->N, s->prefix, (int)size, avail / 1e9, s->prefix, s->prefix);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallESDGSetUp(SquallESDG s)
 {
   SquallDGMesh m = s->mesh;
@@ -189,6 +237,7 @@ PetscErrorCode SquallESDGSetUp(SquallESDG s)
   if (s->setup) PetscFunctionReturn(PETSC_SUCCESS);
   if (!m->dm) PetscCall(SquallESDGSetFromOptions(s));
   PetscCall(SquallDGMeshSetNumFields(m, 5));
+  PetscCall(ESDGCheckMemory(s));
   PetscCall(SquallDGMeshSetUp(m));
   PetscCall(DMCreateLocalVector(m->sdm, &s->Qloc));
   PetscCall(VecZeroEntries(s->Qloc));

@@ -29,6 +29,7 @@ struct _n_SquallESDG {
   PetscBool             cflChecked;    /* the CFL has been compared with the scheme's stable limit */
   PetscInt              monitor_every; /* > 0: print diagnostics every so many steps */
   PetscBool             setup;
+  PetscBool             memCheck; /* -esdg_memory_check: refuse a mesh whose estimated memory exceeds what is available */
   PetscBool             useGPU;   /* the vectors are device vectors */
   Vec                   Qloc;     /* local (ghosted) state; only the ghost face nodes are filled */
   PetscSF               ghostSF;  /* global -> Qloc for those face nodes (src/ts/esdgghost.c) */

@@ -452,10 +452,68 @@ static PetscErrorCode ESDGWriteCSV(MPI_Comm comm, PetscInt ncol, PetscInt nloc, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the nodes on the plane coordinate[axis] = value (within tol), over all ranks, and the nearest node coordinates
+   below and above it (-PETSC_MAX_REAL, PETSC_MAX_REAL where there is none) */
+static PetscErrorCode SliceNodes(SquallESDG s, PetscInt axis, PetscReal value, PetscReal tol, PetscInt *count, PetscReal *below, PetscReal *above)
+{
+  SquallDGMesh   m      = s->mesh;
+  const PetscInt Np     = m->Np;
+  PetscInt       n      = 0;
+  PetscReal      loc[2] = {-PETSC_MAX_REAL, -PETSC_MAX_REAL}, glob[2]; /* max below, -min above */
+
+  PetscFunctionBegin;
+  for (PetscInt e = 0; e < m->nOwned; e++) {
+    const PetscReal *X = SQUALL_DG_X(m, e) + axis * Np;
+    for (PetscInt k = 0; k < Np; k++) {
+      if (PetscAbsReal(X[k] - value) <= tol)
+        n++;
+      else if (X[k] < value)
+        loc[0] = PetscMax(loc[0], X[k]);
+      else
+        loc[1] = PetscMax(loc[1], -X[k]);
+    }
+  }
+  PetscCallMPI(MPIU_Allreduce(&n, count, 1, MPIU_INT, MPI_SUM, s->comm));
+  PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPIU_REAL, MPI_MAX, s->comm));
+  *below = glob[0];
+  *above = -glob[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  SquallESDGCheckSlice - collective, after SquallESDGSetUp(): an error naming option (as the user gave it,
+  e.g. "-esdg_slice_y_value") unless the plane coordinate[axis] = value lies inside the domain and on at
+  least one node of the mesh (within 1e-9 of the extent), so that a slice is refused before the first step
+  instead of coming out empty at the end. The message gives the valid range and the nearest node planes.
+@*/
+PetscErrorCode SquallESDGCheckSlice(SquallESDG s, PetscInt axis, PetscReal value, const char option[])
+{
+  SquallDGMesh m = s->mesh;
+  PetscReal    tol, below, above;
+  PetscInt     count;
+  const char   c = "xyz"[PetscMax(PetscMin(axis, 2), 0)];
+
+  PetscFunctionBegin;
+  PetscCheck(s->setup, s->comm, PETSC_ERR_ARG_WRONGSTATE, "Call SquallESDGSetUp() before SquallESDGCheckSlice()");
+  PetscCheck(!m->shell, s->comm, PETSC_ERR_SUP, "%s: a slice cuts the brick along a plane; on -%smesh shell use SquallESDGWriteShellLevel()", option, s->prefix);
+  PetscCheck(axis >= 0 && axis < 3, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Slice axis %" PetscInt_FMT " must be 0, 1 or 2", axis);
+  tol = 1e-9 * (m->hi[axis] - m->lo[axis]);
+  PetscCheck(value >= m->lo[axis] - tol && value <= m->hi[axis] + tol, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g is outside the domain: valid %c values are %g to %g (-dm_p4est_brick_bounds)", option, (double)value, c, (double)m->lo[axis],
+             (double)m->hi[axis]);
+  PetscCall(SliceNodes(s, axis, value, tol, &count, &below, &above));
+  if (count) PetscFunctionReturn(PETSC_SUCCESS);
+  if (below > -PETSC_MAX_REAL && above < PETSC_MAX_REAL)
+    SETERRQ(s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g lies on no node plane of the mesh (%c from %g to %g): the nearest node planes are %c = %.10g and %c = %.10g", option, (double)value, c, (double)m->lo[axis], (double)m->hi[axis], c, (double)below,
+            c, (double)above);
+  SETERRQ(s->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s %g lies on no node plane of the mesh (%c from %g to %g): the nearest node plane is %c = %.10g", option, (double)value, c, (double)m->lo[axis], (double)m->hi[axis], c,
+          (double)(below > -PETSC_MAX_REAL ? below : above));
+}
+
 /*@C
   SquallESDGWriteSlice - writes x, y, z, potential temperature theta = T (p0/p)^(R/cp) and the velocity
   components u and w of every node on the plane coordinate[axis] = value (nodes within 1e-9 of the
-  extent) to a CSV file (columns x,y,z,theta,u,w); rank 0 gathers. p0 = 1e5 Pa.
+  extent) to a CSV file (columns x,y,z,theta,u,w); rank 0 gathers. p0 = 1e5 Pa. A plane without nodes is an
+  error (SquallESDGCheckSlice()), not an empty file.
 @*/
 PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscReal value, const char filename[])
 {
@@ -463,15 +521,13 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
   SquallDGMesh       m  = s->mesh;
   const PetscInt     Np = m->Np;
   const PetscScalar *qa;
-  const PetscReal    tol = 1e-9 * (m->hi[axis] - m->lo[axis]), kappa = s->gas.R * (s->gas.gamma - 1) / (s->gas.gamma * s->gas.R);
-  PetscInt           nloc = 0;
-  PetscReal         *buf;
-  PetscMPIInt        rank, size, cnt, *counts = NULL, *displs = NULL;
-  PetscReal         *all = NULL;
+  const PetscReal    kappa = s->gas.R * (s->gas.gamma - 1) / (s->gas.gamma * s->gas.R);
+  PetscInt           nloc  = 0;
+  PetscReal         *buf, tol;
 
   PetscFunctionBegin;
-  PetscCheck(!m->shell, s->comm, PETSC_ERR_SUP, "SquallESDGWriteSlice() cuts the brick along a plane; on -%smesh shell use SquallESDGWriteShellLevel()", s->prefix);
-  PetscCheck(axis >= 0 && axis < 3, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "Slice axis %" PetscInt_FMT " must be 0, 1 or 2", axis);
+  PetscCall(SquallESDGCheckSlice(s, axis, value, "the slice's value"));
+  tol = 1e-9 * (m->hi[axis] - m->lo[axis]);
   PetscCall(PetscMalloc1((size_t)6 * m->nOwned * Np + 1, &buf));
   PetscCall(SquallESDGGetFullState(s, XQ, &Q));
   PetscCall(VecGetArrayRead(Q, &qa));
@@ -494,31 +550,8 @@ PetscErrorCode SquallESDGWriteSlice(SquallESDG s, Vec XQ, PetscInt axis, PetscRe
   }
   PetscCall(VecRestoreArrayRead(Q, &qa));
   PetscCall(SquallESDGRestoreFullState(s, XQ, &Q));
-  PetscCallMPI(MPI_Comm_rank(s->comm, &rank));
-  PetscCallMPI(MPI_Comm_size(s->comm, &size));
-  PetscCall(PetscMPIIntCast(6 * nloc, &cnt));
-  if (rank == 0) PetscCall(PetscMalloc2(size, &counts, size + 1, &displs));
-  PetscCallMPI(MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, s->comm));
-  if (rank == 0) {
-    displs[0] = 0;
-    for (PetscMPIInt r = 0; r < size; r++) displs[r + 1] = displs[r] + counts[r];
-    PetscCall(PetscMalloc1(displs[size] + 1, &all));
-  }
-  PetscCallMPI(MPI_Gatherv(buf, cnt, MPIU_REAL, all, counts, displs, MPIU_REAL, 0, s->comm));
-  if (rank == 0) {
-    FILE *fp;
-    char  tmp[PETSC_MAX_PATH_LEN];
-    PetscCall(SquallOutputTemporaryName(filename, tmp, sizeof(tmp)));
-    PetscCall(PetscFOpen(PETSC_COMM_SELF, tmp, "w", &fp));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "x,y,z,theta,u,w\n"));
-    for (PetscMPIInt i = 0; i < displs[size]; i += 6)
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.10g,%.10g,%.10g,%.12g,%.12g,%.12g\n", (double)all[i], (double)all[i + 1], (double)all[i + 2], (double)all[i + 3], (double)all[i + 4], (double)all[i + 5]));
-    PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
-    PetscCall(PetscFree(all));
-    PetscCall(PetscFree2(counts, displs));
-  }
+  PetscCall(ESDGWriteCSV(s->comm, 6, nloc, buf, "x,y,z,theta,u,w", filename));
   PetscCall(PetscFree(buf));
-  PetscCall(SquallOutputCommit(s->comm, filename));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

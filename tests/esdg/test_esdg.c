@@ -6,53 +6,25 @@ static char help[] = "ESDG semi-discretisation checks on one RHS evaluation:\n"
                      "                    and a TS step is rejected cleanly (TSSetFunctionDomainError) instead of producing NaN\n"
                      "  -test sponge     the sponge term F - F(without sponge): 0 at the background, -tau (q - q_bg) for a perturbed state,\n"
                      "                    zero outside the layers, and it removes perturbation energy (L2 product < 0)\n"
-                     "  -test terrain_function  SquallDGMeshSetTerrainFunction() with the bell gives the mesh of -esdg_terrain bell (to round-off)\n"
+                     "  -test terrain_function  SquallDGMeshSetTerrainFunction() with the P1 mountain's hill gives the mesh of -esdg_terrain bell (to round-off)\n"
                      "  -test api         the setters and getters (gas, surface flux by name, perturbation form) and their checks\n"
                      "  -case name        initial condition (default: random)\n";
 
 #include <squall.h>
-#include "ts/esdgimpl.h"
 #include "squalltest.h"
 #include "esdgtest.h"
 
-/* sum over nodes of w J |a_f| and w J a_f for one field of a global vector */
-static PetscErrorCode FieldSums(SquallESDG s, Vec F, PetscInt field, PetscReal *sum, PetscReal *abssum)
-{
-  SquallDGMesh       m  = s->mesh;
-  const PetscInt     Nq = m->Nq, Np = m->Np;
-  const PetscScalar *fa;
-  PetscReal          loc[2] = {0, 0}, glob[2];
-
-  PetscFunctionBegin;
-  PetscCall(VecGetArrayRead(F, &fa));
-  for (PetscInt e = 0; e < m->nOwned; e++) {
-    const PetscReal *J = SQUALL_DG_J(m, e);
-    for (PetscInt n = 0; n < Np; n++) {
-      const PetscReal wJ = m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * J[n], v = PetscRealPart(fa[(m->gslot[e] * 5 + field) * Np + n]);
-      loc[0] += wJ * v;
-      loc[1] += wJ * PetscAbsReal(v);
-    }
-  }
-  PetscCall(VecRestoreArrayRead(F, &fa));
-  PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPIU_REAL, MPIU_SUM, s->comm));
-  *sum    = glob[0];
-  *abssum = glob[1];
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* one step of TS lsrk of length dt that may fail (two rejections allowed): where it stopped and why */
-/* the bell of src/physics/terrain.h with h0 = 800, a = 400 at the origin, as a user function */
+/* the P1 mountain mesh's hill (SquallP1MountainTerrain, ctx a SquallP1Mountain) as a user function: the same bell
+   as -esdg_terrain bell, both from src/physics/terrain.h */
 static PetscErrorCode UserBell(PetscReal x, PetscReal y, PetscReal *h1, PetscReal *h2, void *ctx)
 {
-  const PetscReal q = 1 + (x * x + y * y) / (400 * 400);
-
   PetscFunctionBegin;
-  (void)ctx;
-  *h1 = 800 / (q * PetscSqrtReal(q));
+  PetscCall(SquallP1MountainTerrain((const SquallP1Mountain *)ctx, x, y, h1, NULL, NULL));
   *h2 = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* one step of TS lsrk of length dt that may fail (two rejections allowed): where it stopped and why */
 static PetscErrorCode OneStep(SquallESDG s, Vec Q, PetscReal dt, TSConvergedReason *reason, PetscReal *t)
 {
   TS ts;
@@ -82,10 +54,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
   {
     /* the same checks through the GPU path (-dm_vec_type cuda) are skipped where there is no device */
-    char      vt[64] = "";
-    PetscBool wantgpu;
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
-    PetscCall(PetscStrbeginswith(vt, "cuda", &wantgpu));
+    PetscBool wantgpu = PETSC_FALSE;
+    PetscCall(SquallTestWantsGPU(&wantgpu));
     if (wantgpu) SQUALL_TEST_SKIP_WITHOUT_GPU();
   }
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s));
@@ -128,6 +98,16 @@ int main(int argc, char **argv)
       PetscCall(SquallESDGGetGas(s2, &gamma, NULL, NULL));
       PetscCheck(N1 == 3 && N2 == 2 && m1->warp == 0 && m2->warp == (PetscReal)0.05 && gamma == (PetscReal)1.2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "options prefixes: orders %" PetscInt_FMT " %" PetscInt_FMT " (want 3 2), warps %g %g, second gamma %g",
                  N1, N2, (double)m1->warp, (double)m2->warp, (double)gamma);
+      {
+        PetscBool same;
+        PetscCall(PetscStrcmp(m2->prefix, "second_", &same));
+        PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the second solver's mesh has the prefix \"%s\", not \"second_\"", m2->prefix);
+      }
+      /* once the mesh has read its options a new prefix would not reach it: refused */
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = SquallESDGSetOptionsPrefix(s2, "third_");
+      PetscCall(PetscPopErrorHandler());
+      PetscCheck(ierr == PETSC_ERR_ARG_WRONGSTATE, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SquallESDGSetOptionsPrefix() after SquallESDGSetFromOptions() was not refused (error %d)", (int)ierr);
       PetscCall(SquallESDGGetGas(s, &gamma, NULL, NULL));
       PetscCheck(gamma == (PetscReal)1.3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-second_gamma changed the first solver's gamma to %g", (double)gamma);
       PetscCall(SquallESDGDestroy(&s2));
@@ -138,10 +118,12 @@ int main(int argc, char **argv)
     return 0;
   }
   if (!strcmp(test, "terrain_function")) {
-    /* the built-in bell from the options (prefix esdg_) against the same bell as a user function (prefix user_, no terrain options) */
-    SquallESDG   s2;
-    SquallDGMesh m1, m2;
-    PetscReal    dx = 0, dJa = 0, xs = 0, jas = 0;
+    /* the built-in bell from the options (prefix esdg_) against the P1 mountain's hill as a user function (prefix user_, no
+       terrain options) */
+    SquallP1Mountain hill = {.h0 = 800, .a = 400};
+    SquallESDG       s2;
+    SquallDGMesh     m1, m2;
+    PetscReal        dx = 0, dJa = 0, xs = 0, jas = 0;
     PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain", "bell"));
     PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_h0", "800"));
     PetscCall(PetscOptionsSetValue(NULL, "-esdg_terrain_a", "400"));
@@ -158,7 +140,7 @@ int main(int argc, char **argv)
     PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s2));
     PetscCall(SquallESDGSetOptionsPrefix(s2, "user_"));
     PetscCall(SquallESDGGetMesh(s2, &m2));
-    PetscCall(SquallDGMeshSetTerrainFunction(m2, UserBell, NULL));
+    PetscCall(SquallDGMeshSetTerrainFunction(m2, UserBell, &hill));
     PetscCall(SquallESDGSetFromOptions(s2));
     PetscCall(SquallESDGSetUp(s2));
     PetscCall(SquallESDGGetMesh(s, &m1));
@@ -179,7 +161,7 @@ int main(int argc, char **argv)
         jas = PetscMax(jas, PetscAbsReal(SQUALL_DG_JA(m1, e1)[i]));
       }
     }
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "terrain function: the user bell's nodes and metric terms against -esdg_terrain bell's: max differences %.2e, %.2e (relative)\n", (double)(dx / xs), (double)(dJa / jas)));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "terrain function: the P1 hill's nodes and metric terms against -esdg_terrain bell's: max differences %.2e, %.2e (relative)\n", (double)(dx / xs), (double)(dJa / jas)));
     PetscCheck(dx <= 10 * PETSC_MACHINE_EPSILON * xs && !m2->cartesian, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other node positions than -esdg_terrain bell (%g)", (double)dx);
     PetscCheck(dJa <= 1e3 * PETSC_MACHINE_EPSILON * jas, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the user terrain function gives other metric terms than -esdg_terrain bell (%g)", (double)dJa);
     PetscCall(SquallESDGDestroy(&s2));
@@ -243,29 +225,10 @@ int main(int argc, char **argv)
     PetscCheck(reason < 0 && t == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the TS did not fail cleanly when a stage made the state unphysical (%s, t = %g)", TSConvergedReasons[reason], (double)t);
   } else if (!strcmp(test, "entropy")) {
     PetscReal rate, scale = 0, msum, mabs, esum, eabs;
-    /* scale: sum of |w J v_f F_f| over all nodes and fields, what the rate would be without cancellation */
-    {
-      SquallDGMesh       m  = s->mesh;
-      const PetscInt     Nq = m->Nq, Np = m->Np;
-      const PetscScalar *qa, *fa;
-      PetscReal          loc = 0;
-      PetscCall(VecGetArrayRead(Q, &qa));
-      PetscCall(VecGetArrayRead(F, &fa));
-      for (PetscInt e = 0; e < m->nOwned; e++)
-        for (PetscInt n = 0; n < Np; n++) {
-          PetscReal q[5], a[SQUALL_NAUX], v[5];
-          for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qa[(m->gslot[e] * 5 + f) * Np + n]);
-          (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
-          SquallEulerEntropyVariables(&s->gas, a, v);
-          for (PetscInt f = 0; f < 5; f++) loc += m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * SQUALL_DG_J(m, e)[n] * PetscAbsReal(v[f] * PetscRealPart(fa[(m->gslot[e] * 5 + f) * Np + n]));
-        }
-      PetscCall(VecRestoreArrayRead(Q, &qa));
-      PetscCall(VecRestoreArrayRead(F, &fa));
-      PetscCallMPI(MPIU_Allreduce(&loc, &scale, 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
-    }
+    PetscCall(SquallTestEntropyScale(s, Q, F, &scale));
     PetscCall(SquallESDGComputeEntropyRate(s, Q, F, &rate));
-    PetscCall(FieldSums(s, F, 0, &msum, &mabs));
-    PetscCall(FieldSums(s, F, 4, &esum, &eabs));
+    PetscCall(SquallTestFieldSums(s, F, 0, &msum, &mabs));
+    PetscCall(SquallTestFieldSums(s, F, 4, &esum, &eabs));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "surface flux %s: dS/dt / scale = %.3e, mass rate %.3e, energy rate %.3e (relative)\n", SquallSurfaceFluxTypes[s->surface], (double)(rate / scale), (double)(msum / mabs), (double)(esum / eabs)));
     if (s->surface == SQUALL_FLUX_EC)
       PetscCheck(PetscAbsReal(rate) < tol * scale, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "EC entropy rate %g is not at round-off (scale %g)", (double)rate, (double)scale);
@@ -308,7 +271,7 @@ int main(int argc, char **argv)
     for (PetscInt f = 0; f < 5; f++) PetscCheck(fmax[f] < tol * scale[f], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: field %" PetscInt_FMT " has |dq/dt| %g, not at round-off (scale %g)", test, f, (double)fmax[f], (double)scale[f]);
   } else if (!strcmp(test, "sponge")) {
     SquallDGMesh   m  = s->mesh;
-    const PetscInt Nq = m->Nq, Np = m->Np;
+    const PetscInt Np = m->Np;
     Vec            F0, Qp;
     PetscReal      loc[4] = {0, 0, 0, 0}, glob[4], diff0;
 
@@ -351,7 +314,7 @@ int main(int argc, char **argv)
       PetscCall(VecGetArrayRead(s->Qsponge, &ra));
       for (PetscInt e = 0; e < m->nOwned; e++)
         for (PetscInt n = 0; n < Np; n++) {
-          const PetscReal tau = s->tau[e * Np + n], wJ = m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * SQUALL_DG_J(m, e)[n];
+          const PetscReal tau = s->tau[e * Np + n], wJ = SquallTestWJ(m, e, n);
           for (PetscInt f = 0; f < 5; f++) {
             const PetscInt  i = (m->gslot[e] * 5 + f) * Np + n;
             const PetscReal D = PetscRealPart(fa[i] - f0[i]), d = PetscRealPart(pa[i] - ra[i]);

@@ -8,57 +8,8 @@ static char help[] = "HEVI (horizontally explicit, vertically implicit) ESDG che
                      "  -case name      initial condition (default random); -tol r\n";
 
 #include <squall.h>
-#include "ts/esdgimpl.h"
 #include "squalltest.h"
 #include "esdgtest.h"
-
-/* sum over nodes of w J a_f and of w J |a_f| for one field */
-static PetscErrorCode FieldSums(SquallESDG s, Vec F, PetscInt field, PetscReal *sum, PetscReal *abssum)
-{
-  SquallDGMesh       m  = s->mesh;
-  const PetscInt     Nq = m->Nq, Np = m->Np;
-  const PetscScalar *fa;
-  PetscReal          loc[2] = {0, 0}, glob[2];
-
-  PetscFunctionBegin;
-  PetscCall(VecGetArrayRead(F, &fa));
-  for (PetscInt e = 0; e < m->nOwned; e++)
-    for (PetscInt n = 0; n < Np; n++) {
-      const PetscReal wJ = m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * SQUALL_DG_J(m, e)[n], v = PetscRealPart(fa[(m->gslot[e] * 5 + field) * Np + n]);
-      loc[0] += wJ * v;
-      loc[1] += wJ * PetscAbsReal(v);
-    }
-  PetscCall(VecRestoreArrayRead(F, &fa));
-  PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPIU_REAL, MPIU_SUM, s->comm));
-  *sum    = glob[0];
-  *abssum = glob[1];
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* sum of |w J v_f F_f|: what the entropy rate would be without cancellation */
-static PetscErrorCode EntropyScale(SquallESDG s, Vec Q, Vec F, PetscReal *scale)
-{
-  SquallDGMesh       m  = s->mesh;
-  const PetscInt     Nq = m->Nq, Np = m->Np;
-  const PetscScalar *qa, *fa;
-  PetscReal          loc = 0;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetArrayRead(Q, &qa));
-  PetscCall(VecGetArrayRead(F, &fa));
-  for (PetscInt e = 0; e < m->nOwned; e++)
-    for (PetscInt n = 0; n < Np; n++) {
-      PetscReal q[5], a[SQUALL_NAUX], v[5];
-      for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qa[(m->gslot[e] * 5 + f) * Np + n]);
-      (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], a);
-      SquallEulerEntropyVariables(&s->gas, a, v);
-      for (PetscInt f = 0; f < 5; f++) loc += m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * SQUALL_DG_J(m, e)[n] * PetscAbsReal(v[f] * PetscRealPart(fa[(m->gslot[e] * 5 + f) * Np + n]));
-    }
-  PetscCall(VecRestoreArrayRead(Q, &qa));
-  PetscCall(VecRestoreArrayRead(F, &fa));
-  PetscCallMPI(MPIU_Allreduce(&loc, scale, 1, MPIU_REAL, MPIU_SUM, s->comm));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* max over the entries of field f of |v| */
 static PetscErrorCode FieldMax(SquallESDG s, Vec V, PetscReal mx[5])
@@ -156,10 +107,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
   {
     /* the split through the GPU kernels (-dm_vec_type cuda) is skipped where there is no device */
-    char      vt[64] = "";
-    PetscBool wantgpu;
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
-    PetscCall(PetscStrbeginswith(vt, "cuda", &wantgpu));
+    PetscBool wantgpu = PETSC_FALSE;
+    PetscCall(SquallTestWantsGPU(&wantgpu));
     if (wantgpu) SQUALL_TEST_SKIP_WITHOUT_GPU();
   }
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s));
@@ -197,17 +146,17 @@ int main(int argc, char **argv)
     if (!s->mesh->cartesian && s->surface == SQUALL_FLUX_EC) {
       PetscReal rate, scale;
       PetscCall(SquallESDGComputeEntropyRate(s, Q, F, &rate));
-      PetscCall(EntropyScale(s, Q, F, &scale));
+      PetscCall(SquallTestEntropyScale(s, Q, F, &scale));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  curvilinear: the parts' entropy rates cancel in F only: dS/dt of F %.2e (relative)\n", (double)(rate / scale)));
       PetscCheck(PetscAbsReal(rate) < tol * scale, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "EC entropy rate of F %g is not at round-off (scale %g)", (double)rate, (double)scale);
     }
     for (PetscInt p = 0; p < 2; p++) {
       Vec       P = p ? FV : FH;
       PetscReal msum, mabs, esum, eabs, rate, scale;
-      PetscCall(FieldSums(s, P, 0, &msum, &mabs));
-      PetscCall(FieldSums(s, P, 4, &esum, &eabs));
+      PetscCall(SquallTestFieldSums(s, P, 0, &msum, &mabs));
+      PetscCall(SquallTestFieldSums(s, P, 4, &esum, &eabs));
       PetscCall(SquallESDGComputeEntropyRate(s, Q, P, &rate));
-      PetscCall(EntropyScale(s, Q, P, &scale));
+      PetscCall(SquallTestEntropyScale(s, Q, P, &scale));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s part: mass rate %.2e, energy rate %.2e, dS/dt %.2e (relative)\n", p ? "vertical" : "horizontal", (double)(msum / PetscMax(mabs, PETSC_SMALL)), (double)(esum / PetscMax(eabs, PETSC_SMALL)),
                             (double)(rate / PetscMax(scale, PETSC_SMALL))));
       PetscCheck(PetscAbsReal(msum) <= tol * mabs, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the %s part does not conserve mass: %g (scale %g)", p ? "vertical" : "horizontal", (double)msum, (double)mabs);
