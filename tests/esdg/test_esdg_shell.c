@@ -14,29 +14,6 @@ static char help[] = "ESDG on the cubed-sphere shell (-esdg_mesh shell):\n"
 #include "squalltest.h"
 #include "esdgtest.h"
 
-/* integral of w J F_field and of w J |F_field| */
-static PetscErrorCode FieldSums(SquallESDG s, Vec F, PetscInt field, PetscReal *sum, PetscReal *abssum)
-{
-  SquallDGMesh       m  = s->mesh;
-  const PetscInt     Nq = m->Nq, Np = m->Np;
-  const PetscScalar *fa;
-  PetscReal          loc[2] = {0, 0}, glob[2];
-
-  PetscFunctionBegin;
-  PetscCall(VecGetArrayRead(F, &fa));
-  for (PetscInt e = 0; e < m->nOwned; e++)
-    for (PetscInt n = 0; n < Np; n++) {
-      const PetscReal wJ = m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * SQUALL_DG_J(m, e)[n], v = PetscRealPart(fa[(m->gslot[e] * 5 + field) * Np + n]);
-      loc[0] += wJ * v;
-      loc[1] += wJ * PetscAbsReal(v);
-    }
-  PetscCall(VecRestoreArrayRead(F, &fa));
-  PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
-  *sum    = glob[0];
-  *abssum = glob[1];
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* max |F_f| per field and the flux-difference scale lambda |q_f| of the state (lambda: largest wave rate) */
 static PetscErrorCode RHSMax(SquallESDG s, Vec Q, Vec F, PetscReal fmax[5], PetscReal scale[5])
 {
@@ -205,29 +182,13 @@ int main(int argc, char **argv)
                             (double)(mom / scale[1]), (double)fmax[4]));
     }
   } else if (!strcmp(test, "entropy")) {
-    PetscReal rate, scale = 0, msum, mabs, esum, eabs, loc = 0;
+    PetscReal rate, scale, msum, mabs, esum, eabs;
     PetscCall(SquallESDGSetInitialCondition(s, casename, Q));
     PetscCall(SquallESDGComputeRHS(s, 0, Q, F));
-    {
-      const PetscInt     Nq = m->Nq, Np = m->Np;
-      const PetscScalar *qa, *fa;
-      PetscCall(VecGetArrayRead(Q, &qa));
-      PetscCall(VecGetArrayRead(F, &fa));
-      for (PetscInt e = 0; e < m->nOwned; e++)
-        for (PetscInt n = 0; n < Np; n++) {
-          PetscReal q[5], aux[SQUALL_NAUX], v[5];
-          for (PetscInt f = 0; f < 5; f++) q[f] = PetscRealPart(qa[(m->gslot[e] * 5 + f) * Np + n]);
-          (void)SquallEulerAux(&s->gas, q, s->Phi[e * Np + n], aux);
-          SquallEulerEntropyVariables(&s->gas, aux, v);
-          for (PetscInt f = 0; f < 5; f++) loc += m->w[n % Nq] * m->w[(n / Nq) % Nq] * m->w[n / (Nq * Nq)] * SQUALL_DG_J(m, e)[n] * PetscAbsReal(v[f] * PetscRealPart(fa[(m->gslot[e] * 5 + f) * Np + n]));
-        }
-      PetscCall(VecRestoreArrayRead(Q, &qa));
-      PetscCall(VecRestoreArrayRead(F, &fa));
-      PetscCallMPI(MPIU_Allreduce(&loc, &scale, 1, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
-    }
+    PetscCall(SquallTestEntropyScale(s, Q, F, &scale));
     PetscCall(SquallESDGComputeEntropyRate(s, Q, F, &rate));
-    PetscCall(FieldSums(s, F, 0, &msum, &mabs));
-    PetscCall(FieldSums(s, F, 4, &esum, &eabs));
+    PetscCall(SquallTestFieldSums(s, F, 0, &msum, &mabs));
+    PetscCall(SquallTestFieldSums(s, F, 4, &esum, &eabs));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "shell, surface flux %s: dS/dt / scale = %.3e, mass rate %.3e, energy rate %.3e (relative)\n", SquallSurfaceFluxTypes[s->surface], (double)(rate / scale), (double)(msum / mabs), (double)(esum / eabs)));
     if (s->surface == SQUALL_FLUX_EC)
       PetscCheck(PetscAbsReal(rate) < tol * scale, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "EC entropy rate %g is not at round-off (scale %g)", (double)rate, (double)scale);
