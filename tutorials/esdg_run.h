@@ -102,6 +102,11 @@ static PetscErrorCode CheckOutputPaths(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A tutorial's own monitors and output: called once the TS is set up (final false: add monitors) and once
+   after the run and the shared output (final true) */
+typedef PetscErrorCode (*RunCaseHookFn)(SquallESDG, TS, Vec, PetscBool final);
+static RunCaseHookFn RunCaseHook = NULL;
+
 static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal dt)
 {
   SquallESDG        esdg;
@@ -153,6 +158,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscCall(TSGetStepNumber(ts, &step0));
   ck.step0 = step0;
   if (ck.every) PetscCall(TSMonitorSet(ts, PeriodicCheckpoint, &ck, NULL));
+  if (RunCaseHook) PetscCall(RunCaseHook(esdg, ts, Q, PETSC_FALSE));
   PetscCall(SquallESDGComputeStats(esdg, Q, &s0));
   PetscCall(CheckAdmissible(casename, "initial", &s0));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
@@ -201,6 +207,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
     PetscCall(SquallESDGGetMesh(esdg, &mesh));
     PetscCall(SquallDGMeshWriteVTK(mesh, Q, names, vtk));
   }
+  if (RunCaseHook) PetscCall(RunCaseHook(esdg, ts, Q, PETSC_TRUE));
   PetscCall(PetscFree(ck.ring));
   PetscCall(TSDestroy(&ts));
   PetscCall(VecDestroy(&Q));
