@@ -4,7 +4,7 @@ static char help[] = "The baroclinic wave of Ullrich, Melvin, Jablonowski, Stani
                      "  -test convergence   that L2 at the refinements -levels a,b,... (default 0,1): the observed order of the last pair >= -min_order\n"
                      "  -test steps         the balanced state for -t_final seconds (default 300) of LSRK at CFL 1: max |w| < -max_w (m/s)\n"
                      "  -test perturbation  max |u'| (with against without the perturbation) lies within -max_distance degrees of the centre, 0 beyond the radius\n"
-                     "-tol r (relative, default 1e3 eps).\n";
+                     "-tol r (relative, default 1e3 eps); -dm_vec_type cuda: through the GPU right-hand side (skipped without a GPU).\n";
 
 #include <squall.h>
 #include "ts/esdgimpl.h"
@@ -195,6 +195,14 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-test", test, sizeof(test), NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
+  {
+    /* the same checks through the GPU right-hand side (-dm_vec_type cuda) are skipped where there is no device */
+    char      vt[64] = "";
+    PetscBool wantgpu;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
+    PetscCall(PetscStrbeginswith(vt, "cuda", &wantgpu));
+    if (wantgpu) SQUALL_TEST_SKIP_WITHOUT_GPU();
+  }
   if (!strcmp(test, "pointwise")) {
     PetscCall(TestPointwise(tol));
   } else if (!strcmp(test, "rhs")) {
