@@ -147,15 +147,12 @@ static PetscErrorCode RHSNorms(SquallESDG s, Vec Q, Vec F, PetscReal *l2, PetscR
 
 static PetscErrorCode CreateSolver(SquallESDG *s, Vec *Q, Vec *F)
 {
-  DM           dm;
-  SquallDGMesh m;
+  DM dm;
 
   PetscFunctionBegin;
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, s));
   PetscCall(SquallESDGSetFromOptions(*s));
   PetscCall(SquallESDGSetUp(*s));
-  PetscCall(SquallESDGGetMesh(*s, &m));
-  PetscCheck(m->shell, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "test_esdg_bwave needs -esdg_mesh shell");
   PetscCall(SquallESDGGetDM(*s, &dm));
   PetscCall(DMCreateGlobalVector(dm, Q));
   PetscCall(VecDuplicate(*Q, F));
