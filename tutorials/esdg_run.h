@@ -139,6 +139,11 @@ static PetscErrorCode OutputOptions(SquallESDG esdg, const CheckpointCtx *ck, Ou
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A tutorial's own monitors and output: called once the TS is set up (final false: add monitors) and once
+   after the run and the shared output (final true) */
+typedef PetscErrorCode (*RunCaseHookFn)(SquallESDG, TS, Vec, PetscBool final);
+static RunCaseHookFn RunCaseHook = NULL;
+
 static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal dt)
 {
   SquallESDG        esdg;
@@ -195,6 +200,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
     ck.due = CheckpointNextDue(&ck, t0);
   }
   if (ck.every || ck.everyTime > 0) PetscCall(TSMonitorSet(ts, PeriodicCheckpoint, &ck, NULL));
+  if (RunCaseHook) PetscCall(RunCaseHook(esdg, ts, Q, PETSC_FALSE));
   PetscCall(SquallESDGComputeStats(esdg, Q, &s0));
   PetscCall(CheckAdmissible(casename, "initial", &s0));
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
@@ -237,6 +243,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
     PetscCall(SquallESDGGetMesh(esdg, &mesh));
     PetscCall(SquallDGMeshWriteVTK(mesh, Q, names, out.vtk));
   }
+  if (RunCaseHook) PetscCall(RunCaseHook(esdg, ts, Q, PETSC_TRUE));
   PetscCall(PetscFree(ck.ring));
   PetscCall(TSDestroy(&ts));
   PetscCall(VecDestroy(&Q));

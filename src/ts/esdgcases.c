@@ -1,5 +1,6 @@
 /* Initial conditions of squall's ESDG test cases, selected by name; each reads its own options. */
 #include "ts/esdgimpl.h"
+#include "physics/bwave.h"
 
 typedef struct {
   SquallESDG s;
@@ -9,6 +10,8 @@ typedef struct {
   PetscReal Ly, Gamma, u0, b, up, Lp, xp, yp;
   /* Schaer's mountain wave */
   PetscReal N;
+  /* the baroclinic wave on the shell (its perturbation amplitude is up) */
+  SquallBWave bw;
 } CaseCtx;
 
 /* 3D rising thermal bubble: potential temperature theta_ref + dtheta(r) in a neutral atmosphere,
@@ -141,6 +144,33 @@ static PetscErrorCode BaroclinicState(const PetscReal x[3], PetscReal Phi, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The baroclinic wave of Ullrich, Melvin, Jablonowski, Staniforth (QJRMS 140 (2014) 1590-1602) on the
+   shell (src/physics/bwave.h): the balanced zonal state at the node's latitude and height plus, if
+   up != 0, the zonal-wind perturbation, the zonal wind along the local east e_lon = (-sin lon, cos lon, 0) */
+static PetscErrorCode BWaveState(const PetscReal x[3], PetscReal Phi, PetscReal q[5], void *ctx)
+{
+  CaseCtx        *c   = (CaseCtx *)ctx;
+  const SquallGas gas = c->s->gas;
+  const PetscReal rh = PetscSqrtReal(x[0] * x[0] + x[1] * x[1]), r = PetscSqrtReal(rh * rh + x[2] * x[2]);
+  const PetscReal lat = PetscAtan2Real(x[2], rh), lon = PetscAtan2Real(x[1], x[0]), z = r - c->bw.a;
+  PetscReal       p, T, u, vel[3];
+
+  PetscFunctionBegin;
+  SquallBWaveBalanced(&c->bw, lat, z, &p, &T, &u);
+  if (c->up != 0) {
+    SquallBWave w = c->bw;
+    w.up          = c->up;
+    u += SquallBWavePerturbation(&w, lon, lat, z);
+  }
+  PetscCheck(T > 0 && p > 0 && !PetscIsInfOrNanReal(u), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "baroclinic_wave: the state at lat %g, z %g is not admissible (T %g, p %g, u %g): check the -bwave_ parameters", (double)(lat * 180 / PETSC_PI),
+             (double)z, (double)T, (double)p, (double)u);
+  vel[0] = -u * PetscSinReal(lon);
+  vel[1] = u * PetscCosReal(lon);
+  vel[2] = 0;
+  SquallEulerConservative(&gas, p / (gas.R * T), vel, p, Phi, q);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, SquallESDGInitialFn *fn)
 {
   PetscBool    flg;
@@ -253,8 +283,69 @@ static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, Squa
     PetscCall(SquallESDGSetCheckpointCase(s, name));
     PetscCall(SquallESDGAddCheckpointCaseReals(s, "-baroclinic_perturbation", 1, &c->up));
   }
+  PetscCall(PetscStrcmp(name, "baroclinic_wave", &flg));
+  if (flg) {
+    SquallBWave *w      = &c->bw;
+    PetscBool    pert   = PETSC_TRUE;
+    PetscReal    cen[2] = {20, 40};
+    n                   = 2;
+    w->a                = m->shellA;
+    w->omega            = s->omega;
+    w->g                = s->gas.g;
+    w->Rd               = s->gas.R;
+    w->p0               = 1e5;
+    w->T0E              = 310;
+    w->T0P              = 240;
+    w->b                = 2;
+    w->K                = 3;
+    w->lapse            = 0.005;
+    w->d0               = 0.1;
+    w->zp               = 15000;
+    w->deep             = s->gravityModel == SQUALL_GRAVITY_DEEP;
+    c->up               = 1;
+    PetscCheck(m->shell, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic_wave case needs -%smesh shell", s->prefix);
+    PetscCheck(s->coriolis == SQUALL_CORIOLIS_SPHERE, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic_wave case needs -%scoriolis sphere", s->prefix);
+    PetscCheck(s->gas.g > 0, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic_wave case needs gravity (-%sgravity > 0)", s->prefix);
+    PetscCall(PetscOptionsReal("-bwave_T0E", "Surface temperature at the equator T0E (K, > 0)", "", w->T0E, &w->T0E, NULL));
+    PetscCall(PetscOptionsReal("-bwave_T0P", "Surface temperature at the poles T0P (K, > 0)", "", w->T0P, &w->T0P, NULL));
+    PetscCall(PetscOptionsReal("-bwave_B", "Jet half-width parameter b (> 0)", "", w->b, &w->b, NULL));
+    PetscCall(PetscOptionsReal("-bwave_K", "Jet width parameter K (>= 1)", "", w->K, &w->K, NULL));
+    PetscCall(PetscOptionsReal("-bwave_lapse", "Lapse rate Gamma (K/m, > 0)", "", w->lapse, &w->lapse, NULL));
+    PetscCall(PetscOptionsReal("-bwave_p0", "Surface pressure p0 (Pa, > 0)", "", w->p0, &w->p0, NULL));
+    PetscCall(PetscOptionsBool("-bwave_perturbation", "Add the zonal-wind perturbation that triggers the wave (0: the balanced state alone)", "", pert, &pert, NULL));
+    PetscCall(PetscOptionsReal("-bwave_perturbation_amplitude", "Amplitude u_p of the zonal-wind perturbation (m/s)", "", c->up, &c->up, NULL));
+    PetscCall(PetscOptionsReal("-bwave_perturbation_radius", "Radius d0 of the perturbation in Earth radii (0 to 1]", "", w->d0, &w->d0, NULL));
+    PetscCall(PetscOptionsRealArray("-bwave_perturbation_center", "Centre of the perturbation: longitude,latitude (degrees)", "", cen, &n, NULL));
+    PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-bwave_perturbation_center", 2, 0));
+    PetscCall(PetscOptionsReal("-bwave_perturbation_top", "Height above which the perturbation vanishes (m, > 0)", "", w->zp, &w->zp, NULL));
+    PetscCheck(w->T0E > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_T0E %g is out of range: it must be > 0", (double)w->T0E);
+    PetscCheck(w->T0P > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_T0P %g is out of range: it must be > 0", (double)w->T0P);
+    PetscCheck(w->b > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_B %g is out of range: it must be > 0", (double)w->b);
+    PetscCheck(w->K >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_K %g is out of range: it must be >= 1", (double)w->K);
+    PetscCheck(w->lapse > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_lapse %g is out of range: it must be > 0", (double)w->lapse);
+    PetscCheck(w->p0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_p0 %g is out of range: it must be > 0", (double)w->p0);
+    PetscCheck(w->d0 > 0 && w->d0 <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_perturbation_radius %g is out of range (0, 1] (Earth radii)", (double)w->d0);
+    PetscCheck(cen[1] >= -90 && cen[1] <= 90, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_perturbation_center: latitude %g is out of range [-90, 90]", (double)cen[1]);
+    PetscCheck(w->zp > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_perturbation_top %g is out of range: it must be > 0", (double)w->zp);
+    if (!pert) c->up = 0;
+    w->lonc = cen[0] * PETSC_PI / 180;
+    w->latc = cen[1] * PETSC_PI / 180;
+    w->up   = c->up;
+    *fn     = BWaveState;
+    PetscCall(SquallESDGSetCheckpointCase(s, name));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_T0E", 1, &w->T0E));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_T0P", 1, &w->T0P));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_B", 1, &w->b));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_K", 1, &w->K));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_lapse", 1, &w->lapse));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_p0", 1, &w->p0));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_amplitude", 1, &c->up));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_radius", 1, &w->d0));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_center", 2, cen));
+    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_top", 1, &w->zp));
+  }
   PetscOptionsEnd();
-  PetscCheck(*fn, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown ESDG test case %s: valid are bubble, baroclinic, isothermal, schaer, densitywave, random", name);
+  PetscCheck(*fn, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown ESDG test case %s: valid are bubble, baroclinic, baroclinic_wave, isothermal, schaer, densitywave, random", name);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -269,14 +360,15 @@ PetscErrorCode SquallESDGSetInitialCondition(SquallESDG s, const char *name, Vec
   PetscCall(SquallESDGProject(s, fn, &c, Q));
   if (s->tau) {
     /* the sponge's target: the background with its mean wind (the bubble without its bubble, the channel
-       without its perturbation; the isothermal and Schaer states are their own) */
-    PetscBool bubble, baro, iso, schaer;
+       and the wave on the shell without their perturbation; the isothermal and Schaer states are their own) */
+    PetscBool bubble, baro, iso, schaer, bwave;
     Vec       B;
     PetscCall(PetscStrcmp(name, "bubble", &bubble));
     PetscCall(PetscStrcmp(name, "baroclinic", &baro));
     PetscCall(PetscStrcmp(name, "isothermal", &iso));
     PetscCall(PetscStrcmp(name, "schaer", &schaer));
-    PetscCheck(bubble || baro || iso || schaer, s->comm, PETSC_ERR_SUP, "-%ssponge_rate: case %s has no background state to damp towards (valid: bubble, baroclinic, isothermal, schaer)", s->prefix, name);
+    PetscCall(PetscStrcmp(name, "baroclinic_wave", &bwave));
+    PetscCheck(bubble || baro || iso || schaer || bwave, s->comm, PETSC_ERR_SUP, "-%ssponge_rate: case %s has no background state to damp towards (valid: bubble, baroclinic, baroclinic_wave, isothermal, schaer)", s->prefix, name);
     c.dtheta = 0;
     c.up     = 0;
     PetscCall(VecDuplicate(Q, &B));
@@ -291,8 +383,8 @@ PetscErrorCode SquallESDGSetInitialCondition(SquallESDG s, const char *name, Vec
 
 /*@C
   SquallESDGSetCaseReference - SquallESDGSetReferenceState() with the unperturbed background of a test
-  case: the bubble without its bubble, the baroclinic channel without its wind perturbation, the
-  isothermal atmosphere and the Schaer atmosphere at rest. (-esdg_reference_residual makes SquallESDGSetInitialCondition() call it.)
+  case: the bubble without its bubble, the baroclinic channel and the baroclinic wave on the shell without
+  their wind perturbation, the isothermal atmosphere and the Schaer atmosphere at rest. (-esdg_reference_residual makes SquallESDGSetInitialCondition() call it.)
 
   Input: name, the case; Q, any vector of the DM (used as a template).
 @*/
@@ -300,7 +392,7 @@ PetscErrorCode SquallESDGSetCaseReference(SquallESDG s, const char *name, Vec Q)
 {
   CaseCtx             c;
   SquallESDGInitialFn fn = NULL;
-  PetscBool           bubble, baro, iso, schaer;
+  PetscBool           bubble, baro, iso, schaer, bwave;
   Vec                 R;
 
   PetscFunctionBegin;
@@ -309,7 +401,9 @@ PetscErrorCode SquallESDGSetCaseReference(SquallESDG s, const char *name, Vec Q)
   PetscCall(PetscStrcmp(name, "baroclinic", &baro));
   PetscCall(PetscStrcmp(name, "isothermal", &iso));
   PetscCall(PetscStrcmp(name, "schaer", &schaer));
-  PetscCheck(bubble || baro || iso || schaer, s->comm, PETSC_ERR_SUP, "-%s%s: case %s has no steady background (valid: bubble, baroclinic, isothermal, schaer)", s->prefix, s->perturb ? "perturbation" : "reference_residual", name);
+  PetscCall(PetscStrcmp(name, "baroclinic_wave", &bwave));
+  PetscCheck(bubble || baro || iso || schaer || bwave, s->comm, PETSC_ERR_SUP, "-%s%s: case %s has no steady background (valid: bubble, baroclinic, baroclinic_wave, isothermal, schaer)", s->prefix, s->perturb ? "perturbation" : "reference_residual",
+             name);
   PetscCall(CaseSetUp(s, name, &c, &fn));
   c.dtheta = 0;
   c.up     = 0;
