@@ -194,10 +194,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
   {
     /* the same checks through the GPU right-hand side (-dm_vec_type cuda) are skipped where there is no device */
-    char      vt[64] = "";
-    PetscBool wantgpu;
-    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
-    PetscCall(PetscStrbeginswith(vt, "cuda", &wantgpu));
+    PetscBool wantgpu = PETSC_FALSE;
+    PetscCall(SquallTestWantsGPU(&wantgpu));
     if (wantgpu) SQUALL_TEST_SKIP_WITHOUT_GPU();
   }
   if (!strcmp(test, "pointwise")) {
