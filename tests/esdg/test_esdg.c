@@ -52,12 +52,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-test", test, sizeof(test), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-case", casename, sizeof(casename), NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
-  {
-    /* the same checks through the GPU path (-dm_vec_type cuda) are skipped where there is no device */
-    PetscBool wantgpu = PETSC_FALSE;
-    PetscCall(SquallTestWantsGPU(&wantgpu));
-    if (wantgpu) SQUALL_TEST_SKIP_WITHOUT_GPU();
-  }
+  /* the same checks through the GPU path (-dm_vec_type cuda) are skipped where there is no device */
+  SQUALL_TEST_SKIP_GPU_PATH_WITHOUT_GPU();
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s));
   if (!strcmp(test, "api")) {
     PetscReal      gamma, R, g;
@@ -224,18 +220,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "a stage made the state unphysical: TS stopped with %s at t = %g\n", TSConvergedReasons[reason], (double)t));
     PetscCheck(reason < 0 && t == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the TS did not fail cleanly when a stage made the state unphysical (%s, t = %g)", TSConvergedReasons[reason], (double)t);
   } else if (!strcmp(test, "entropy")) {
-    PetscReal rate, scale = 0, msum, mabs, esum, eabs;
-    PetscCall(SquallTestEntropyScale(s, Q, F, &scale));
-    PetscCall(SquallESDGComputeEntropyRate(s, Q, F, &rate));
-    PetscCall(SquallTestFieldSums(s, F, 0, &msum, &mabs));
-    PetscCall(SquallTestFieldSums(s, F, 4, &esum, &eabs));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "surface flux %s: dS/dt / scale = %.3e, mass rate %.3e, energy rate %.3e (relative)\n", SquallSurfaceFluxTypes[s->surface], (double)(rate / scale), (double)(msum / mabs), (double)(esum / eabs)));
-    if (s->surface == SQUALL_FLUX_EC)
-      PetscCheck(PetscAbsReal(rate) < tol * scale, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "EC entropy rate %g is not at round-off (scale %g)", (double)rate, (double)scale);
-    else
-      PetscCheck(rate < tol * scale, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s entropy rate %g is positive (scale %g)", SquallSurfaceFluxTypes[s->surface], (double)rate, (double)scale);
-    PetscCheck(PetscAbsReal(msum) < tol * mabs, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "mass not conserved: rate %g (scale %g)", (double)msum, (double)mabs);
-    PetscCheck(PetscAbsReal(esum) < tol * eabs, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "energy not conserved: rate %g (scale %g)", (double)esum, (double)eabs);
+    PetscCall(SquallTestCheckEntropyConservation(s, Q, F, tol, ""));
   } else if (!strcmp(test, "balance") || !strcmp(test, "freestream")) {
     /* every RHS entry against the size of its flux-divergence terms: rho g for momentum in the
        hydrostatic case, |f| / h otherwise */

@@ -192,12 +192,8 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-test", test, sizeof(test), NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
-  {
-    /* the same checks through the GPU right-hand side (-dm_vec_type cuda) are skipped where there is no device */
-    PetscBool wantgpu = PETSC_FALSE;
-    PetscCall(SquallTestWantsGPU(&wantgpu));
-    if (wantgpu) SQUALL_TEST_SKIP_WITHOUT_GPU();
-  }
+  /* the same checks through the GPU right-hand side (-dm_vec_type cuda) are skipped where there is no device */
+  SQUALL_TEST_SKIP_GPU_PATH_WITHOUT_GPU();
   if (!strcmp(test, "pointwise")) {
     PetscCall(TestPointwise(tol));
   } else if (!strcmp(test, "rhs")) {

@@ -91,12 +91,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-rhs_out", out, sizeof(out), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-rhs_ref", ref, sizeof(ref), NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
-  {
-    /* the same checks through the GPU right-hand side (-dm_vec_type cuda) are skipped where there is no device */
-    PetscBool wantgpu = PETSC_FALSE;
-    PetscCall(SquallTestWantsGPU(&wantgpu));
-    if (wantgpu) SQUALL_TEST_SKIP_WITHOUT_GPU();
-  }
+  /* the same checks through the GPU right-hand side (-dm_vec_type cuda) are skipped where there is no device */
+  SQUALL_TEST_SKIP_GPU_PATH_WITHOUT_GPU();
   PetscCall(SquallESDGCreate(PETSC_COMM_WORLD, &s));
   PetscCall(SquallESDGSetFromOptions(s));
   PetscCall(SquallESDGSetUp(s));
@@ -180,20 +176,9 @@ int main(int argc, char **argv)
                             (double)(mom / scale[1]), (double)fmax[4]));
     }
   } else if (!strcmp(test, "entropy")) {
-    PetscReal rate, scale, msum, mabs, esum, eabs;
     PetscCall(SquallESDGSetInitialCondition(s, casename, Q));
     PetscCall(SquallESDGComputeRHS(s, 0, Q, F));
-    PetscCall(SquallTestEntropyScale(s, Q, F, &scale));
-    PetscCall(SquallESDGComputeEntropyRate(s, Q, F, &rate));
-    PetscCall(SquallTestFieldSums(s, F, 0, &msum, &mabs));
-    PetscCall(SquallTestFieldSums(s, F, 4, &esum, &eabs));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "shell, surface flux %s: dS/dt / scale = %.3e, mass rate %.3e, energy rate %.3e (relative)\n", SquallSurfaceFluxTypes[s->surface], (double)(rate / scale), (double)(msum / mabs), (double)(esum / eabs)));
-    if (s->surface == SQUALL_FLUX_EC)
-      PetscCheck(PetscAbsReal(rate) < tol * scale, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "EC entropy rate %g is not at round-off (scale %g)", (double)rate, (double)scale);
-    else
-      PetscCheck(rate < tol * scale, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s entropy rate %g is positive (scale %g)", SquallSurfaceFluxTypes[s->surface], (double)rate, (double)scale);
-    PetscCheck(PetscAbsReal(msum) < tol * mabs, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "mass not conserved: rate %g (scale %g)", (double)msum, (double)mabs);
-    PetscCheck(PetscAbsReal(esum) < tol * eabs, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "energy not conserved: rate %g (scale %g)", (double)esum, (double)eabs);
+    PetscCall(SquallTestCheckEntropyConservation(s, Q, F, tol, "shell, "));
   } else if (!strcmp(test, "ranks")) {
     Vec P;
     PetscCall(SquallESDGSetInitialCondition(s, casename, Q));
