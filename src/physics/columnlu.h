@@ -18,11 +18,11 @@
 #define SQUALL_COLUMN_MMAX 45
 
 typedef struct {
-  PetscInt        Nq, Np;    /* nodes per line and element, nodes per element */
+  PetscInt        Nq, Np;     /* nodes per line and element, nodes per element */
   PetscInt        nlines, Kz; /* lines on this rank, levels (elements) per column */
-  PetscInt        nslot;     /* nlines * Kz */
-  PetscBool       periodic;  /* the columns close on themselves (the level below 0 is Kz - 1) */
-  const PetscInt *base;      /* [nslot] the local entry of unknown a = 0 of the slot */
+  PetscInt        nslot;      /* nlines * Kz */
+  PetscBool       periodic;   /* the columns close on themselves (the level below 0 is Kz - 1) */
+  const PetscInt *base;       /* [nslot] the local entry of unknown a = 0 of the slot */
 } SquallColumnLayout;
 
 /* the element-level colour class: parity, and on a periodic column of odd Kz a third class for its
@@ -76,14 +76,14 @@ SQUALL_HOST_DEVICE static inline void SquallColumnExtract(const SquallColumnLayo
   if (SquallColumnClass(c, slot / c->nlines) != cls) return;
   ih = 1 / SquallColumnStep(X[SquallColumnEntry(c, slot, col)], err);
   for (PetscInt a = 0; a < m; a++) {
-    const PetscInt i            = SquallColumnEntry(c, slot, a);
+    const PetscInt i             = SquallColumnEntry(c, slot, a);
     J[(a * m + col) * ns + slot] = (Fp[i] - F0[i]) * ih;
   }
   if (k == 0) {
     const PetscInt nb = SquallColumnNeighbour(c, slot, -1);
     if (nb >= 0)
       for (PetscInt g = 0; g < 5; g++) {
-        const PetscInt i                       = SquallColumnEntry(c, nb, g * c->Nq + c->Nq - 1);
+        const PetscInt i                      = SquallColumnEntry(c, nb, g * c->Nq + c->Nq - 1);
         J[(m * m + 25 + g * 5 + f) * ns + nb] = (Fp[i] - F0[i]) * ih;
       }
   }
@@ -91,7 +91,7 @@ SQUALL_HOST_DEVICE static inline void SquallColumnExtract(const SquallColumnLayo
     const PetscInt nb = SquallColumnNeighbour(c, slot, 1);
     if (nb >= 0)
       for (PetscInt g = 0; g < 5; g++) {
-        const PetscInt i                  = SquallColumnEntry(c, nb, g * c->Nq);
+        const PetscInt i                 = SquallColumnEntry(c, nb, g * c->Nq);
         J[(m * m + g * 5 + f) * ns + nb] = (Fp[i] - F0[i]) * ih;
       }
   }

@@ -22,6 +22,8 @@ PETSC_INTERN PetscLogEvent SQUALL_ESDGNodeReduce;
 PETSC_INTERN PetscLogEvent SQUALL_ESDGSource;
 PETSC_INTERN PetscLogEvent SQUALL_LSRKUpdate;
 PETSC_INTERN PetscLogEvent SQUALL_GPUCheck;
+/* HEVI's parts of the RHS, F_H and F_V (the latter also inside the Jacobian's differences) */
+PETSC_INTERN PetscLogEvent SQUALL_ESDGRHSHorizontal, SQUALL_ESDGRHSVertical;
 /* HEVI's column Jacobian (all of it, then its perturbation and extraction passes), the matrix values,
    and -pc_type esdgcolumn's factorisation and solve (src/ts/esdgcolumn.c, src/ts/pccolumn.c) */
 PETSC_INTERN PetscLogEvent SQUALL_ESDGColumnJacobian, SQUALL_ESDGColumnPerturb, SQUALL_ESDGColumnExtract, SQUALL_ESDGColumnValues, SQUALL_ESDGColumnFactor, SQUALL_ESDGColumnSolve;

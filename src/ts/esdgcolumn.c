@@ -35,7 +35,8 @@ PetscErrorCode SquallESDGColumnCalloc(PetscBool device, size_t bytes, void **p)
     PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
     PetscCall(PetscDeviceCalloc(dctx, PETSC_MEMTYPE_DEVICE, bytes, &d));
     *p = d;
-  } else PetscCall(PetscCalloc(bytes, p));
+  } else
+    PetscCall(PetscCalloc(bytes, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -47,7 +48,8 @@ PetscErrorCode SquallESDGColumnFree(PetscBool device, void *p)
     PetscDeviceContext dctx;
     PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
     PetscCall(PetscDeviceFree(dctx, p));
-  } else PetscCall(PetscFree(p));
+  } else
+    PetscCall(PetscFree(p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -55,7 +57,7 @@ PetscErrorCode SquallESDGColumnFree(PetscBool device, void *p)
    position pos of element e, checking that it lies on the partner's opposite face */
 static PetscErrorCode ColumnPartnerPosition(SquallESDG s, PetscInt e, PetscInt f, PetscInt pos, PetscInt *ppos)
 {
-  SquallDGMesh   m = s->mesh;
+  SquallDGMesh   m   = s->mesh;
   const PetscInt Nq2 = m->Nq * m->Nq, node = pos + (f == 5 ? Nq2 * (m->Nq - 1) : 0);
   PetscInt       q, p;
 
@@ -99,6 +101,7 @@ static PetscErrorCode ColumnWalk(SquallESDG s, SquallESDGColumn c, PetscInt e0, 
       break;
     }
     PetscCheck(c->level[next] < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "element %" PetscInt_FMT " is in two columns", next);
+    e = next;
   }
   *Kz = lev;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -145,7 +148,8 @@ static PetscErrorCode ColumnLines(SquallESDG s, SquallESDGColumn c)
     PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
     PetscCall(PetscDeviceArrayCopy(dctx, c->base, base, c->lay.nslot));
     PetscCall(PetscDeviceContextSynchronize(dctx));
-  } else PetscCall(PetscArraycpy(c->base, base, c->lay.nslot));
+  } else
+    PetscCall(PetscArraycpy(c->base, base, c->lay.nslot));
   c->lay.base = c->base;
   PetscCall(PetscFree(base));
   PetscCall(PetscFree3(pos, pos0, colOf));
@@ -207,7 +211,8 @@ static PetscErrorCode ColumnPerturb(SquallESDGColumn c, PetscInt f, PetscInt k, 
   PetscCall(VecGetArrayReadAndMemType(X, &x, &mx));
   PetscCall(VecGetArrayAndMemType(c->Xp, &xp, &mp));
   PetscCheck((PetscBool)PetscMemTypeDevice(mx) == c->device && (PetscBool)PetscMemTypeDevice(mp) == c->device, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "the state vector's memory is not where the HEVI column data is (host or device)");
-  if (c->device) PetscCall(SquallColumnPerturbCUDA(&c->lay, f, k, cls, err, x, xp));
+  if (c->device)
+    PetscCall(SquallColumnPerturbCUDA(&c->lay, f, k, cls, err, x, xp));
   else {
     for (PetscInt sl = 0; sl < c->lay.nslot; sl++) SquallColumnPerturb(&c->lay, sl, f, k, cls, err, x, xp);
     PetscCall(PetscLogFlops(2.0 * c->lay.nslot));
@@ -228,7 +233,8 @@ static PetscErrorCode ColumnExtract(SquallESDGColumn c, PetscInt f, PetscInt k, 
   PetscCall(VecGetArrayReadAndMemType(X, &x, NULL));
   PetscCall(VecGetArrayReadAndMemType(c->F0, &f0, NULL));
   PetscCall(VecGetArrayReadAndMemType(c->Fp, &fp, NULL));
-  if (c->device) PetscCall(SquallColumnExtractCUDA(&c->lay, f, k, cls, err, x, f0, fp, c->J));
+  if (c->device)
+    PetscCall(SquallColumnExtractCUDA(&c->lay, f, k, cls, err, x, f0, fp, c->J));
   else {
     for (PetscInt sl = 0; sl < c->lay.nslot; sl++) SquallColumnExtract(&c->lay, sl, f, k, cls, err, x, f0, fp, c->J);
     PetscCall(PetscLogFlops(2.0 * 5 * c->lay.Nq * c->lay.nslot));
@@ -264,7 +270,7 @@ static PetscErrorCode ColumnCOO(SquallESDGColumn c, PetscInt rstart, PetscInt **
 {
   const SquallColumnLayout *L  = &c->lay;
   const PetscInt            Nq = L->Nq, m = 5 * Nq, ns = L->nslot;
-  SquallColumnLayout        H  = c->lay; /* the layout with the host copy of the entries */
+  SquallColumnLayout        H = c->lay; /* the layout with the host copy of the entries */
   PetscInt                 *base, *ri, *rj;
 
   PetscFunctionBegin;
@@ -274,7 +280,8 @@ static PetscErrorCode ColumnCOO(SquallESDGColumn c, PetscInt rstart, PetscInt **
     PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
     PetscCall(PetscDeviceArrayCopy(dctx, base, c->base, ns));
     PetscCall(PetscDeviceContextSynchronize(dctx));
-  } else PetscCall(PetscArraycpy(base, c->base, ns));
+  } else
+    PetscCall(PetscArraycpy(base, c->base, ns));
   H.base = base;
   *n     = (PetscCount)(m * m + 50) * ns;
   PetscCall(PetscMalloc2(*n, &ri, *n, &rj));
@@ -325,7 +332,8 @@ PetscErrorCode SquallESDGColumnSetShift(SquallESDGColumn c, PetscReal shift, Mat
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(SQUALL_ESDGColumnValues, P, 0, 0, 0));
-  if (c->device) PetscCall(SquallColumnShiftCUDA(&c->lay, shift, c->J, c->P));
+  if (c->device)
+    PetscCall(SquallColumnShiftCUDA(&c->lay, shift, c->J, c->P));
   else {
     for (PetscInt e = 0; e < n; e++) c->P[e] = SquallColumnShifted(&c->lay, e, shift, c->J);
     PetscCall(PetscLogFlops(1.0 * m * c->lay.nslot));

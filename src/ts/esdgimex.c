@@ -67,12 +67,14 @@ PetscErrorCode SquallESDGComputeRHSPart(SquallESDG s, SquallESDGPart part, Petsc
     PetscCall(SquallESDGComputeRHS(s, t, X, F));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscLogEventBegin(part == SQUALL_ESDG_PART_VERTICAL ? SQUALL_ESDGRHSVertical : SQUALL_ESDGRHSHorizontal, X, F, 0, 0));
   s->rhsParts = ESDGPartTerms[part];
   Fref        = s->Fref;
   if (Fref) PetscCall(ESDGPartReference(s, part, &s->Fref));
   PetscCall(SquallESDGComputeRHS(s, t, X, F));
   s->Fref     = Fref;
   s->rhsParts = SQUALL_ESDG_ALL_TERMS;
+  PetscCall(PetscLogEventEnd(part == SQUALL_ESDG_PART_VERTICAL ? SQUALL_ESDGRHSVertical : SQUALL_ESDGRHSHorizontal, X, F, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

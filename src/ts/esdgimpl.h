@@ -63,7 +63,7 @@ struct _n_SquallESDG {
   SquallESDGIMEXType imex;        /* -esdg_imex */
   SquallESDGColumn   column;      /* the lines of nodes and the blocks of dF_V/dq (src/ts/esdgcolumn.h) */
   Mat                Pv;          /* the IJacobian's matrix shift I - dF_V/dq, carrying the column data */
-  PetscInt           nJac; /* Jacobians formed, IFunctions evaluated */
+  PetscInt           nJac;        /* Jacobians formed, IFunctions evaluated */
   PetscInt           nIFunc;
   /* Rayleigh sponge (-esdg_sponge_rate, -esdg_sponge_top, -esdg_sponge_lateral): -tau (q - Qsponge) */
   SquallSponge sponge;

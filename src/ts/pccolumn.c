@@ -54,7 +54,8 @@ static PetscErrorCode PCSetUp_ESDGColumn(PC pc)
   }
   p->col = c;
   PetscCall(PetscLogEventBegin(SQUALL_ESDGColumnFactor, pc, 0, 0, 0));
-  if (p->device) PetscCall(SquallColumnFactorCUDA(&lay, c->P, p->LU, p->piv, &bad));
+  if (p->device)
+    PetscCall(SquallColumnFactorCUDA(&lay, c->P, p->LU, p->piv, &bad));
   else {
     for (PetscInt l = 0; l < lay.nlines; l++) bad += SquallColumnFactorLine(&lay, l, c->P, p->LU, p->piv);
     PetscCall(PetscLogFlops(SQUALL_COLUMN_FACTOR_LEVEL_FLOPS(m) * lay.nslot));
@@ -78,7 +79,8 @@ static PetscErrorCode PCApply_ESDGColumn(PC pc, Vec b, Vec x)
   PetscCall(VecGetArrayReadAndMemType(b, &ba, &mb));
   PetscCall(VecGetArrayWriteAndMemType(x, &xa, &mx));
   PetscCheck((PetscBool)PetscMemTypeDevice(mb) == p->device && (PetscBool)PetscMemTypeDevice(mx) == p->device, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-pc_type esdgcolumn: the vectors' memory is not where the column factors are (host or device)");
-  if (p->device) PetscCall(SquallColumnSolveCUDA(&c->lay, p->LU, p->piv, ba, xa));
+  if (p->device)
+    PetscCall(SquallColumnSolveCUDA(&c->lay, p->LU, p->piv, ba, xa));
   else {
     for (PetscInt l = 0; l < c->lay.nlines; l++) SquallColumnSolveLine(&c->lay, l, p->LU, p->piv, ba, xa);
     PetscCall(PetscLogFlops(SQUALL_COLUMN_APPLY_LEVEL_FLOPS(5 * c->lay.Nq) * c->lay.nslot));
@@ -105,8 +107,8 @@ static PetscErrorCode PCView_ESDGColumn(PC pc, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (ascii && p->col)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  block Thomas along %" PetscInt_FMT " lines of nodes (this rank) of %" PetscInt_FMT " elements, blocks %" PetscInt_FMT " x %" PetscInt_FMT " (%s)\n", p->col->lay.nlines, p->col->lay.Kz, 5 * p->col->lay.Nq,
-                                     5 * p->col->lay.Nq, p->device ? "device" : "host"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  block Thomas along %" PetscInt_FMT " lines of nodes (this rank) of %" PetscInt_FMT " elements, blocks %" PetscInt_FMT " x %" PetscInt_FMT " (%s)\n", p->col->lay.nlines, p->col->lay.Kz,
+                                     5 * p->col->lay.Nq, 5 * p->col->lay.Nq, p->device ? "device" : "host"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

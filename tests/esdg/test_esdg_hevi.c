@@ -247,8 +247,8 @@ int main(int argc, char **argv)
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
     PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-test jacobian runs on one rank");
-    Mat         Pd;
-    PetscReal   nrm, expect = -1, ertol = 1e-5;
+    Mat       Pd;
+    PetscReal nrm, expect = -1, ertol = 1e-5;
     PetscCall(PetscOptionsGetReal(NULL, NULL, "-expect_norm", &expect, NULL));
     PetscCall(PetscOptionsGetReal(NULL, NULL, "-expect_rtol", &ertol, NULL));
     PetscCall(CreateIMEXTS(s, 1, 1, &ts));
@@ -367,7 +367,8 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(xl, NORM_INFINITY, &nx));
     PetscCall(VecAXPY(xl, -1, x));
     PetscCall(VecNorm(xl, NORM_INFINITY, &nd));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "column solve esdgcolumn: componentwise backward error %.2e, |A x - b| / (|A| |x| + |b|) = %.2e; bjacobi + LU: %.2e, %.2e; max|x - x_LU| / max|x_LU| = %.2e\n", (double)w, (double)rel, (double)wl, (double)rell, (double)(nd / nx)));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "column solve esdgcolumn: componentwise backward error %.2e, |A x - b| / (|A| |x| + |b|) = %.2e; bjacobi + LU: %.2e, %.2e; max|x - x_LU| / max|x_LU| = %.2e\n", (double)w, (double)rel, (double)wl,
+                          (double)rell, (double)(nd / nx)));
     PetscCheck(w < SQUALL_TOL(1e-12, 1000), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the column solve is not exact: componentwise backward error %g", (double)w);
     PetscCheck(rel < SQUALL_TOL(1e-12, 1000), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the column solve's relative residual %g is above 1e-12", (double)rel);
     PetscCheck(nd < SQUALL_TOL(1e-12, 1000) * nx, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "esdgcolumn and bjacobi + LU differ by %g relative", (double)(nd / nx));
