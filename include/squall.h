@@ -130,6 +130,8 @@ PETSC_EXTERN PetscErrorCode SquallESDGComputeExactError(SquallESDG, const char *
    -hb_lambda, -hb_dirichlet, -hb_shear, -hb_mesh, -hb_kershaw_eps, -hb_perturb_eps, -hb_geometry,
    -hb_kernel, -hb_kernel_layers, -hb_kernel_elements, -hb_vec_type (SquallHBCreateOperator). */
 #define SQUALL_KSPHBCG "hbcg"
+/* the HEVI column solve (-pc_type esdgcolumn) on the matrix of SquallESDGSetUpTS() with -esdg_imex vertical */
+#define SQUALL_PCESDGCOLUMN "esdgcolumn"
 typedef struct {
   PetscInt  order, Nq, Np;
   PetscInt  elements[3]; /* the brick */

@@ -214,6 +214,14 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   PetscCall(TSGetTime(ts, &t));
   PetscCall(SquallESDGComputeStats(esdg, Q, &s1));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " steps to t = %g (%s)\n", casename, steps, (double)t, TSConvergedReasons[reason]));
+  {
+    /* implicit integrators (HEVI): the nonlinear and linear iterations of the run */
+    PetscInt nits = 0, lits = 0;
+    PetscCall(TSGetSNESIterations(ts, &nits));
+    PetscCall(TSGetKSPIterations(ts, &lits));
+    if (nits && steps > step0)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  Newton %" PetscInt_FMT " and Krylov %" PetscInt_FMT " iterations, %.3f and %.3f per step\n", nits, lits, (double)nits / (double)(steps - step0), (double)lits / (double)(steps - step0)));
+  }
   PetscCheck(reason >= 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s: the time integration failed (%s) at step %" PetscInt_FMT ", t = %g: nothing is written", casename, TSConvergedReasons[reason], steps, (double)t);
   PetscCall(CheckAdmissible(casename, "final", &s1));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-esdg_wall_time", &flg));

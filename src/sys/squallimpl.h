@@ -22,6 +22,11 @@ PETSC_INTERN PetscLogEvent SQUALL_ESDGNodeReduce;
 PETSC_INTERN PetscLogEvent SQUALL_ESDGSource;
 PETSC_INTERN PetscLogEvent SQUALL_LSRKUpdate;
 PETSC_INTERN PetscLogEvent SQUALL_GPUCheck;
+/* HEVI's parts of the RHS, F_H and F_V (the latter also inside the Jacobian's differences) */
+PETSC_INTERN PetscLogEvent SQUALL_ESDGRHSHorizontal, SQUALL_ESDGRHSVertical;
+/* HEVI's column Jacobian (all of it, then its perturbation and extraction passes), the matrix values,
+   and -pc_type esdgcolumn's factorisation and solve (src/ts/esdgcolumn.c, src/ts/pccolumn.c) */
+PETSC_INTERN PetscLogEvent SQUALL_ESDGColumnJacobian, SQUALL_ESDGColumnPerturb, SQUALL_ESDGColumnExtract, SQUALL_ESDGColumnValues, SQUALL_ESDGColumnFactor, SQUALL_ESDGColumnSolve;
 
 /* a type-registration hook per layer; each is called once from SquallInitializePackage() */
 PETSC_INTERN PetscErrorCode SquallTSRegisterAll(void);
@@ -29,6 +34,7 @@ PETSC_INTERN PetscErrorCode SquallKSPRegisterAll(void);
 
 /* type constructors, registered by the hooks above */
 PETSC_INTERN PetscErrorCode TSCreate_LSRK(TS);
+PETSC_INTERN PetscErrorCode PCCreate_ESDGColumn(PC);
 
 /* hipBone-style CG (src/ksp/hb*.c, src/cuda/hb*.cu): one event per kernel */
 PETSC_INTERN PetscLogEvent  SQUALL_HBSetUp, SQUALL_HBMult, SQUALL_HBLocalOp, SQUALL_HBGather, SQUALL_HBCGUpdate, SQUALL_HBCGSolution, SQUALL_HBCGDirection, SQUALL_HBCGDot;

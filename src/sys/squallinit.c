@@ -4,6 +4,7 @@
 
 PetscClassId  SQUALL_CLASSID;
 PetscLogEvent SQUALL_DGMeshSetUp, SQUALL_ESDGRHS, SQUALL_ESDGVolume, SQUALL_ESDGSurface, SQUALL_ESDGSource, SQUALL_ESDGNodeReduce, SQUALL_LSRKUpdate, SQUALL_GPUCheck;
+PetscLogEvent SQUALL_ESDGRHSHorizontal, SQUALL_ESDGRHSVertical, SQUALL_ESDGColumnJacobian, SQUALL_ESDGColumnPerturb, SQUALL_ESDGColumnExtract, SQUALL_ESDGColumnValues, SQUALL_ESDGColumnFactor, SQUALL_ESDGColumnSolve;
 PetscLogEvent SQUALL_P1SetUp, SQUALL_P1Geometry, SQUALL_P1AssembleCOO, SQUALL_P1AssembleSlots, SQUALL_P1SlotMap, SQUALL_P1AssembleGather, SQUALL_P1GatherSum, SQUALL_P1GatherMap, SQUALL_P1AssembleReduce, SQUALL_P1ReduceMap, SQUALL_P1SetValues,
   SQUALL_P1RHS, SQUALL_P1Metric;
 
@@ -34,7 +35,7 @@ PetscErrorCode SquallFinalizePackage(void)
 }
 
 /*@C
-  SquallInitializePackage - registers squall's classes, log events and types (TS "lsrk", KSP "hbcg").
+  SquallInitializePackage - registers squall's classes, log events and types (TS "lsrk", KSP "hbcg", PC "esdgcolumn").
   Idempotent; called from PetscDLLibraryRegister_squall() and by every squall constructor.
 @*/
 PetscErrorCode SquallInitializePackage(void)
@@ -52,6 +53,14 @@ PetscErrorCode SquallInitializePackage(void)
   PetscCall(PetscLogEventRegister("SqESDGNodeReduce", SQUALL_CLASSID, &SQUALL_ESDGNodeReduce));
   PetscCall(PetscLogEventRegister("SqLSRKUpdate", SQUALL_CLASSID, &SQUALL_LSRKUpdate));
   PetscCall(PetscLogEventRegister("SqGPUCheck", SQUALL_CLASSID, &SQUALL_GPUCheck));
+  PetscCall(PetscLogEventRegister("SqESDGRHSHoriz", SQUALL_CLASSID, &SQUALL_ESDGRHSHorizontal));
+  PetscCall(PetscLogEventRegister("SqESDGRHSVert", SQUALL_CLASSID, &SQUALL_ESDGRHSVertical));
+  PetscCall(PetscLogEventRegister("SqColJacobian", SQUALL_CLASSID, &SQUALL_ESDGColumnJacobian));
+  PetscCall(PetscLogEventRegister("SqColPerturb", SQUALL_CLASSID, &SQUALL_ESDGColumnPerturb));
+  PetscCall(PetscLogEventRegister("SqColExtract", SQUALL_CLASSID, &SQUALL_ESDGColumnExtract));
+  PetscCall(PetscLogEventRegister("SqColValues", SQUALL_CLASSID, &SQUALL_ESDGColumnValues));
+  PetscCall(PetscLogEventRegister("SqColFactor", SQUALL_CLASSID, &SQUALL_ESDGColumnFactor));
+  PetscCall(PetscLogEventRegister("SqColSolve", SQUALL_CLASSID, &SQUALL_ESDGColumnSolve));
   PetscCall(PetscLogEventRegister("SqP1SetUp", SQUALL_CLASSID, &SQUALL_P1SetUp));
   PetscCall(PetscLogEventRegister("SqP1Geometry", SQUALL_CLASSID, &SQUALL_P1Geometry));
   PetscCall(PetscLogEventRegister("SqP1AssembleCOO", SQUALL_CLASSID, &SQUALL_P1AssembleCOO));
@@ -75,6 +84,7 @@ PetscErrorCode SquallInitializePackage(void)
   PetscCall(PetscLogEventRegister("SqHBCGDot", SQUALL_CLASSID, &SQUALL_HBCGDot));
   PetscCall(SquallTSRegisterAll());
   PetscCall(SquallKSPRegisterAll());
+  PetscCall(PCRegister(SQUALL_PCESDGCOLUMN, PCCreate_ESDGColumn));
   PetscCall(PetscRegisterFinalize(SquallFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

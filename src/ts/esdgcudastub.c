@@ -1,6 +1,7 @@
-/* CPU stubs of the CUDA entry points in src/cuda/esdgkernels.h, for builds without CUDA. */
+/* CPU stubs of the CUDA entry points in src/cuda/esdgkernels.h and src/cuda/columnkernels.h, for builds without CUDA. */
 #include "sys/squallimpl.h"
 #include "cuda/esdgkernels.h"
+#include "cuda/columnkernels.h"
 
 PetscErrorCode SquallESDGKernelsCreate(MPI_Comm comm, const SquallESDGKernelsSetup *in, SquallESDGKernels *k)
 {
@@ -33,6 +34,36 @@ PetscErrorCode SquallESDGKernelsReduce(SquallESDGKernels k, const SquallESDGKern
 }
 
 PetscErrorCode SquallESDGKernelsGetFlags(SquallESDGKernels k, PetscInt flags[2])
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);
+}
+
+PetscErrorCode SquallColumnPerturbCUDA(const SquallColumnLayout *c, PetscInt f, PetscInt k, PetscInt cls, PetscReal err, const PetscScalar *X, PetscScalar *Xp)
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);
+}
+
+PetscErrorCode SquallColumnExtractCUDA(const SquallColumnLayout *c, PetscInt f, PetscInt k, PetscInt cls, PetscReal err, const PetscScalar *X, const PetscScalar *F0, const PetscScalar *Fp, PetscScalar *J)
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);
+}
+
+PetscErrorCode SquallColumnShiftCUDA(const SquallColumnLayout *c, PetscReal shift, const PetscScalar *J, PetscScalar *P)
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);
+}
+
+PetscErrorCode SquallColumnFactorCUDA(const SquallColumnLayout *c, const PetscScalar *P, PetscScalar *LU, PetscInt *piv, PetscInt *bad)
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);
+}
+
+PetscErrorCode SquallColumnSolveCUDA(const SquallColumnLayout *c, const PetscScalar *LU, const PetscInt *piv, const PetscScalar *b, PetscScalar *x)
 {
   PetscFunctionBegin;
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);

@@ -10,14 +10,14 @@
    With -esdg_imex vertical, SquallESDGSetUpTS() gives the TS F_H as its RHSFunction and
    G(t, q, qdot) = qdot - F_V(q) as its IFunction, with the IJacobian shift I - dF_V/dq. dF_V/dq
    couples only the nodes of one vertical line through a column of elements: Nq nodes per element, 5
-   fields, and the face partners of the elements above and below. Its pattern is preallocated exactly
-   (MATAIJ) and filled by finite-difference coloring (MatFDColoring): one F_V evaluation per colour,
-   correct for every flux and option of the RHS without a hand-derived linearisation of the two-point
-   fluxes. Since the columns do not couple, the matrix is block diagonal up to a permutation, and an
-   LU of each rank's block (-pc_type bjacobi -sub_pc_type lu, or -pc_type lu on one rank) solves the
-   linear system exactly: its fill stays within the columns. That needs every column on one rank
-   (checked at set-up). */
-#include "ts/esdgimpl.h"
+   fields, and the face partners of the elements above and below. src/ts/esdgcolumn.c finds the lines,
+   forms the Jacobian in column blocks by a structured finite-difference colouring (on the device in
+   GPU runs) and gives its values to a MATAIJ / MATAIJCUSPARSE with exactly that pattern; the default
+   -pc_type esdgcolumn (src/ts/pccolumn.c) solves the linear system exactly by block Thomas
+   elimination along each line, and any PETSc PC still works on the matrix (-pc_type bjacobi
+   -sub_pc_type lu on the CPU: the fill of each rank's LU stays within the columns). Both need every
+   column on one rank (checked at set-up). */
+#include "ts/esdgcolumn.h"
 
 const char *const SquallESDGIMEXTypes[] = {"none", "vertical", "SquallESDGIMEXType", "SQUALL_ESDG_IMEX_", NULL};
 
@@ -67,12 +67,14 @@ PetscErrorCode SquallESDGComputeRHSPart(SquallESDG s, SquallESDGPart part, Petsc
     PetscCall(SquallESDGComputeRHS(s, t, X, F));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(PetscLogEventBegin(part == SQUALL_ESDG_PART_VERTICAL ? SQUALL_ESDGRHSVertical : SQUALL_ESDGRHSHorizontal, X, F, 0, 0));
   s->rhsParts = ESDGPartTerms[part];
   Fref        = s->Fref;
   if (Fref) PetscCall(ESDGPartReference(s, part, &s->Fref));
   PetscCall(SquallESDGComputeRHS(s, t, X, F));
   s->Fref     = Fref;
   s->rhsParts = SQUALL_ESDG_ALL_TERMS;
+  PetscCall(PetscLogEventEnd(part == SQUALL_ESDG_PART_VERTICAL ? SQUALL_ESDGRHSVertical : SQUALL_ESDGRHSHorizontal, X, F, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -91,7 +93,7 @@ PetscErrorCode SquallESDGSetIMEX(SquallESDG s, SquallESDGIMEXType type)
 
 /*@
   SquallESDGGetIMEXStats - how many Jacobians of F_V were formed and IFunctions evaluated (the
-  coloring's evaluations not counted) since the TS was set up.
+  colouring's evaluations not counted) since the TS was set up.
 @*/
 PetscErrorCode SquallESDGGetIMEXStats(SquallESDG s, PetscInt *jacobians, PetscInt *ifunctions)
 {
@@ -121,36 +123,16 @@ static PetscErrorCode ESDGIFunction(TS ts, PetscReal t, Vec X, Vec Xdot, Vec G, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the function the coloring differences: F_V at the time of the Jacobian */
-typedef struct {
-  SquallESDG s;
-  PetscReal  t;
-} ESDGColorCtx;
-
-static PetscErrorCode ESDGColorFunction(void *unused, Vec X, Vec F, void *ctx)
-{
-  ESDGColorCtx *c = (ESDGColorCtx *)ctx;
-
-  PetscFunctionBegin;
-  (void)unused;
-  PetscCall(SquallESDGComputeRHSPart(c->s, SQUALL_ESDG_PART_VERTICAL, c->t, X, F));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* A = P = shift I - dF_V/dq */
 static PetscErrorCode ESDGIJacobian(TS ts, PetscReal t, Vec X, Vec Xdot, PetscReal shift, Mat A, Mat P, void *ctx)
 {
-  SquallESDG   s = (SquallESDG)ctx;
-  ESDGColorCtx c = {s, t};
+  SquallESDG s = (SquallESDG)ctx;
 
   PetscFunctionBegin;
   (void)ts;
   (void)Xdot;
-  PetscCall(MatFDColoringSetFunction(s->fdc, (PetscErrorCode(*)(void))(void (*)(void))ESDGColorFunction, &c));
-  PetscCall(MatFDColoringApply(s->Jv, s->fdc, X, NULL));
-  PetscCall(MatCopy(s->Jv, P, SAME_NONZERO_PATTERN));
-  PetscCall(MatScale(P, -1));
-  PetscCall(MatShift(P, shift));
+  PetscCall(SquallESDGColumnComputeJacobian(s, s->column, t, X));
+  PetscCall(SquallESDGColumnSetShift(s->column, shift, P));
   if (A != P) {
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
@@ -182,101 +164,17 @@ static PetscErrorCode ESDGCheckColumns(SquallESDG s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* dF_V/dq's pattern, exactly: a node's five fields couple with the five fields of every node of its
-   vertical line in its element, and a bottom or top face node with its partner's across the face */
-static PetscErrorCode ESDGCreateVerticalMatrix(SquallESDG s, Mat *J)
-{
-  SquallDGMesh   m  = s->mesh;
-  const PetscInt Nq = m->Nq, Np = m->Np, Nfp = m->Nfp, nloc = 5 * Np * m->nOwned, ncmax = 5 * Nq + 10;
-  PetscInt       rstart, *cols;
-  PetscScalar   *zeros;
-  PetscInt      *partner; /* [Np] global index of the node's partner below or above (field 0), or -1 */
-
-  PetscFunctionBegin;
-  PetscCall(MatCreate(s->comm, J));
-  PetscCall(MatSetSizes(*J, nloc, nloc, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetType(*J, MATAIJ));
-  {
-    PetscInt *dnz, *onz;
-    PetscCall(PetscMalloc2(nloc, &dnz, nloc, &onz));
-    for (PetscInt i = 0; i < nloc; i++) {
-      dnz[i] = ncmax;
-      onz[i] = 0;
-    }
-    PetscCall(MatSeqAIJSetPreallocation(*J, 0, dnz));
-    PetscCall(MatMPIAIJSetPreallocation(*J, 0, dnz, 0, onz));
-    PetscCall(PetscFree2(dnz, onz));
-  }
-  PetscCall(MatGetOwnershipRange(*J, &rstart, NULL));
-  PetscCall(PetscMalloc3(ncmax, &cols, ncmax, &zeros, Np, &partner));
-  PetscCall(PetscArrayzero(zeros, ncmax));
-  for (PetscInt e = 0; e < m->nOwned; e++) {
-    const PetscInt base = rstart + m->gslot[e] * 5 * Np;
-    for (PetscInt n = 0; n < Np; n++) partner[n] = -1;
-    for (PetscInt f = 4; f < 6; f++) {
-      const PetscInt nb = m->nbr[6 * e + f];
-      if (nb < 0) continue;
-      for (PetscInt k = 0; k < Nfp; k++) {
-        const PetscInt p               = m->vmapP[(e * 6 + f) * Nfp + k];
-        partner[m->fmask[f * Nfp + k]] = rstart + m->gslot[nb] * 5 * Np + p % Np;
-      }
-    }
-    for (PetscInt n = 0; n < Np; n++) {
-      const PetscInt line = n % (Nq * Nq);
-      PetscInt       nc   = 0;
-      for (PetscInt g = 0; g < 5; g++)
-        for (PetscInt k = 0; k < Nq; k++) cols[nc++] = base + g * Np + line + Nq * Nq * k;
-      if (partner[n] >= 0)
-        for (PetscInt g = 0; g < 5; g++) cols[nc++] = partner[n] + g * Np;
-      for (PetscInt f = 0; f < 5; f++) {
-        const PetscInt row = base + f * Np + n;
-        PetscCall(MatSetValues(*J, 1, &row, nc, cols, zeros, INSERT_VALUES));
-      }
-    }
-  }
-  PetscCall(PetscFree3(cols, zeros, partner));
-  PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the IMEX wiring of SquallESDGSetUpTS() */
 PetscErrorCode SquallESDGSetUpIMEX(SquallESDG s, TS ts)
 {
-  Mat P;
-
   PetscFunctionBegin;
-  PetscCheck(!s->useGPU, s->comm, PETSC_ERR_SUP, "-%simex vertical runs on the CPU only: the Jacobian of F_V and its column solve are not on the device yet (use a CPU vector type, not -dm_vec_type cuda)", s->prefix);
   PetscCall(ESDGCheckColumns(s));
   PetscCall(SquallESDGDestroyIMEX(s));
-  PetscCall(ESDGCreateVerticalMatrix(s, &s->Jv));
-  {
-    MatColoring mc;
-    ISColoring  isc;
-    PetscCall(MatColoringCreate(s->Jv, &mc));
-    PetscCall(MatColoringSetType(mc, MATCOLORINGGREEDY));
-    PetscCall(MatColoringSetDistance(mc, 2));
-    PetscCall(MatColoringSetFromOptions(mc));
-    PetscCall(MatColoringApply(mc, &isc));
-    PetscCall(MatColoringDestroy(&mc));
-    PetscCall(MatFDColoringCreate(s->Jv, isc, &s->fdc));
-    PetscCall(MatFDColoringSetFunction(s->fdc, (PetscErrorCode(*)(void))(void (*)(void))ESDGColorFunction, NULL));
-    /* differencing step err * max(|q|, umin): umin 1 keeps the step of the small momenta at err (the
-       energy, 1e5, gets err * E), so that the difference is far above the RHS's round-off */
-    PetscCall(MatFDColoringSetParameters(s->fdc, PETSC_DEFAULT, 1.0));
-    /* a step per column ("ds"), not one for all ("wp", sqrt(1 + |q|) with |q| dominated by the energy) */
-    PetscCall(MatFDColoringSetType(s->fdc, MATMFFD_DS));
-    PetscCall(PetscObjectSetOptionsPrefix((PetscObject)s->fdc, s->prefix));
-    PetscCall(MatFDColoringSetFromOptions(s->fdc));
-    PetscCall(MatFDColoringSetUp(s->Jv, isc, s->fdc));
-    PetscCall(ISColoringDestroy(&isc));
-  }
-  PetscCall(MatDuplicate(s->Jv, MAT_DO_NOT_COPY_VALUES, &P));
+  PetscCall(SquallESDGColumnCreate(s, &s->column));
+  PetscCall(SquallESDGColumnCreateMatrix(s, s->column, &s->Pv));
   PetscCall(TSSetRHSFunction(ts, NULL, ESDGRHSHorizontal, s));
   PetscCall(TSSetIFunction(ts, NULL, ESDGIFunction, s));
-  PetscCall(TSSetIJacobian(ts, P, P, ESDGIJacobian, s));
-  PetscCall(MatDestroy(&P));
+  PetscCall(TSSetIJacobian(ts, s->Pv, s->Pv, ESDGIJacobian, s));
   /* G = qdot - F_V(q): an explicit ODE, so ARKIMEX's explicit first stage needs no solve */
   PetscCall(TSSetEquationType(ts, TS_EQ_ODE_EXPLICIT));
   s->nJac   = 0;
@@ -287,8 +185,10 @@ PetscErrorCode SquallESDGSetUpIMEX(SquallESDG s, TS ts)
 PetscErrorCode SquallESDGDestroyIMEX(SquallESDG s)
 {
   PetscFunctionBegin;
-  PetscCall(MatFDColoringDestroy(&s->fdc));
-  PetscCall(MatDestroy(&s->Jv));
+  /* the matrix may outlive the solver in a TS: it no longer carries the column data */
+  if (s->Pv) PetscCall(PetscObjectCompose((PetscObject)s->Pv, SQUALL_ESDG_COLUMN_KEY, NULL));
+  PetscCall(MatDestroy(&s->Pv));
+  PetscCall(SquallESDGColumnDestroy(&s->column));
   for (PetscInt p = 0; p < 3; p++) PetscCall(VecDestroy(&s->FrefPart[p]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -15,6 +15,8 @@ typedef enum { SQUALL_GRAVITY_SHALLOW, SQUALL_GRAVITY_DEEP } SquallGravityModel;
 PETSC_EXTERN const char *const SquallGravityModels[];
 PETSC_EXTERN const char *const SquallSurfaceFluxTypes[];
 
+typedef struct _n_SquallESDGColumn *SquallESDGColumn;
+
 struct _n_SquallESDG {
   MPI_Comm              comm;
   char                 *prefix; /* options prefix of the solver and its mesh (default "esdg_") */
@@ -59,9 +61,9 @@ struct _n_SquallESDG {
   int                rhsParts;    /* the terms the RHS forms (SQUALL_ESDG_*_TERMS of src/cuda/esdgkernels.h): all, but while a part is evaluated */
   Vec                FrefPart[3]; /* the reference residual of each part ([SQUALL_ESDG_PART_ALL] unused: s->Fref) */
   SquallESDGIMEXType imex;        /* -esdg_imex */
-  Mat                Jv;          /* dF_V/dq with the pattern of the vertical lines of nodes, by finite-difference coloring */
-  MatFDColoring      fdc;
-  PetscInt           nJac; /* Jacobians formed, IFunctions evaluated */
+  SquallESDGColumn   column;      /* the lines of nodes and the blocks of dF_V/dq (src/ts/esdgcolumn.h) */
+  Mat                Pv;          /* the IJacobian's matrix shift I - dF_V/dq, carrying the column data */
+  PetscInt           nJac;        /* Jacobians formed, IFunctions evaluated */
   PetscInt           nIFunc;
   /* Rayleigh sponge (-esdg_sponge_rate, -esdg_sponge_top, -esdg_sponge_lateral): -tau (q - Qsponge) */
   SquallSponge sponge;

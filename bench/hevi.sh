@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# HEVI against explicit LSRK on one GPU, about 5 minutes, every run under timeout:
+#   bench/hevi.sh BUILD_DIR OUTDIR      (PATH set for the CUDA PETSc's mpiexec)
+# The baroclinic channel (options/baroclinic.opts, -dm_forest_initial_refinement 3: 12,288 elements, N = 4):
+# 1. explicit LSRK (the options file's CFL step) for EXPLICIT_STEPS steps (default 300): time per step, the step;
+# 2. HEVI ARKIMEX (options/hevi.opts) with -ts_arkimex_type 2c and 3 at 10, 25, 50 and 100 times that step for
+#    SIM_TIME simulated seconds (default 21600, 6 hours): wall time, steps, Newton and Krylov iterations per step,
+#    the time in F_H, F_V (also the evaluations inside the Jacobian), the Jacobian and the PC (-log_view events),
+#    stable or not (a failed or inadmissible run, NaN or max|w| above 50 m/s: unstable), and the 10-day wall time
+#    extrapolated from it; a run that would start after BUDGET seconds (default 240) is recorded as skipped;
+# 3. the explicit and the HEVI (2c, 25x) step on the host's CPU cores (CPU_RANKS ranks, default 12, a divisor of
+#    the channel's 24 trees so that columns stay whole on a rank) for CPU_STEPS steps (default 10).
+# Writes OUTDIR/hevi.jsonl (first a record of the GPU, then one per run), the runs' output and -log_view next to it.
+set -uo pipefail
+b=${1:?build dir}; o=${2:?output dir}
+nexp=${EXPLICIT_STEPS:-300}; tsim=${SIM_TIME:-21600}; budget=${BUDGET:-240}
+cpun=${CPU_RANKS:-12}; cpusteps=${CPU_STEPS:-10}
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$o"
+out="$o/hevi.jsonl"
+: > "$out"
+gpu=$(timeout 20 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader 2>/dev/null | head -1)
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+python3 -c 'import json, sys; f = [x.strip() for x in sys.argv[1].split(",")] + [None] * 5
+print(json.dumps({"bench": "hevi_device", "gpu": f[0], "clocks_sm_mhz_at_start": f[1], "clocks_max_sm_mhz": f[2], "clocks_mem_mhz": f[3], "driver": f[4], "commit": sys.argv[2]}))' "$gpu" "$commit" >> "$out"
+
+channel="-options_file $root/options/baroclinic.opts -dm_forest_initial_refinement 3 -esdg_order 4 -esdg_monitor 0 -esdg_wall_time"
+gpuopts="-dm_vec_type cuda -use_gpu_aware_mpi 0"
+hevi="-options_file $root/options/hevi.opts"
+# one record from a run's output and its -log_view: KEY=VALUE pairs are added to it
+record() {
+  python3 - "$root/bench" "$@" <<'PY'
+import json, math, re, sys
+sys.path.insert(0, sys.argv[1])
+from tutorial_log import parse, value
+txt, logv, rc = sys.argv[2], sys.argv[3], int(sys.argv[4])
+r = parse(txt)
+r.update({k: value(v) for k, v in (a.split("=", 1) for a in sys.argv[5:])})
+n = re.search(r"Newton (\d+) and Krylov (\d+) iterations", open(txt).read())
+r["newton_per_step"] = int(n.group(1)) / r["steps"] if n and r["steps"] else None
+r["krylov_per_step"] = int(n.group(2)) / r["steps"] if n and r["steps"] else None
+ev = {}
+try:
+    for line in open(logv):
+        f = line.split()
+        if len(f) > 4 and f[0] in ("SqESDGRHS", "SqESDGRHSHoriz", "SqESDGRHSVert", "SqColJacobian", "SqColValues", "SqColFactor", "SqColSolve", "TSStep"):
+            ev[f[0]] = {"count": int(f[1]), "time_s": float(f[3])}
+except OSError:
+    pass
+r["events"] = ev
+w = r["max_w"]
+r["stable"] = rc == 0 and r["steps"] is not None and w is not None and math.isfinite(w) and w < 50
+if r["wall_s"] and r["t_final"]:
+    r["projected_10day_s"] = r["wall_s"] * 864000 / r["t_final"]
+print(json.dumps(r))
+PY
+}
+
+timeout 120 "$b/tutorials/baroclinic" $channel $gpuopts -ts_max_time 1e9 -ts_max_steps $nexp -log_view :"$o/hevi-explicit-log.txt" > "$o/hevi-explicit.txt" 2>&1
+record "$o/hevi-explicit.txt" "$o/hevi-explicit-log.txt" $? bench=hevi_explicit scheme=lsrk >> "$out"
+dt=$(python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).readlines()[-1]); print(r["t_final"] / r["steps"] if r["steps"] else "")' "$out")
+[ -n "$dt" ] || { echo "bench/hevi.sh: the explicit run failed ($o/hevi-explicit.txt)" >&2; cat "$out"; exit 1; }
+
+for tab in 2c 3; do
+  for mult in 10 25 50 100; do
+    h=$(python3 -c "print($mult * $dt)")
+    tag="hevi-$tab-x$mult"
+    if [ $SECONDS -gt "$budget" ]; then
+      echo "{\"bench\": \"hevi_arkimex\", \"scheme\": \"$tab\", \"dt_multiple\": $mult, \"skipped\": \"over the budget of $budget s\"}" >> "$out"
+      continue
+    fi
+    timeout 100 "$b/tutorials/baroclinic" $channel $gpuopts $hevi -ts_arkimex_type $tab -ts_dt $h -ts_max_time $tsim -ts_max_steps 1000000 \
+      -log_view :"$o/$tag-log.txt" > "$o/$tag.txt" 2>&1
+    record "$o/$tag.txt" "$o/$tag-log.txt" $? bench=hevi_arkimex scheme=$tab dt_multiple=$mult dt=$h explicit_dt=$dt >> "$out"
+  done
+done
+
+cpu="CPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $cpun ranks"
+timeout 120 mpiexec -n $cpun "$b/tutorials/baroclinic" $channel -ts_max_time 1e9 -ts_max_steps $cpusteps -log_view :"$o/hevi-cpu-explicit-log.txt" > "$o/hevi-cpu-explicit.txt" 2>&1
+record "$o/hevi-cpu-explicit.txt" "$o/hevi-cpu-explicit-log.txt" $? bench=hevi_cpu_explicit scheme=lsrk "device=$cpu" >> "$out"
+h=$(python3 -c "print(25 * $dt)")
+timeout 150 mpiexec -n $cpun "$b/tutorials/baroclinic" $channel $hevi -ts_arkimex_type 2c -ts_dt $h -ts_max_time 1e9 -ts_max_steps $cpusteps \
+  -log_view :"$o/hevi-cpu-2c-x25-log.txt" > "$o/hevi-cpu-2c-x25.txt" 2>&1
+record "$o/hevi-cpu-2c-x25.txt" "$o/hevi-cpu-2c-x25-log.txt" $? bench=hevi_cpu_arkimex scheme=2c dt_multiple=25 dt=$h explicit_dt=$dt "device=$cpu" >> "$out"
+cat "$out"

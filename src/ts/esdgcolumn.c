@@ -1,0 +1,356 @@
+/* HEVI's Jacobian J = dF_V/dq in column blocks, on the backend of the state vector.
+
+   F_V couples only the nodes of one vertical line of nodes: within an element the Nq = N + 1 nodes
+   at a fixed in-element position (i, j) through the flux differencing along the third reference
+   direction, and across the bottom and top faces the face node with its partner in the element
+   below or above. A line runs through the whole column of Kz elements (bottom-up through the
+   neighbours across faces 4 and 5); on shell and warped meshes the partner's in-element position
+   is read from the face-node map vmapP, so a line may change (i, j) from element to element. Per
+   line and level the block storage (src/physics/columnlu.h) holds the dense m x m block, m = 5 Nq,
+   and the two 5 x 5 face couplings.
+
+   J is formed by finite differences with a structured colouring: exact for every flux and option of
+   F_V (EC/ES fluxes, perturbation form, Coriolis-free vertical part, reference residual) without a
+   hand linearisation of the two-point fluxes, and cheap, since only 2 * 5 * Nq colours are needed.
+   Colour (f, k, c) perturbs unknown (field f, node k of the line in its element) in every line and
+   every element whose level has parity c: the perturbations' row supports are disjoint because
+   lines do not couple and an element couples only through its face nodes with its two vertical
+   neighbours, which have the other parity. Step err max(|q_j|, 1) per unknown, err = sqrt(eps):
+   the momenta are O(1) and the energy O(1e5), so a relative step for the one and an absolute one
+   for the other keep the difference well above the round-off of F_V. One F_V evaluation per colour
+   (device vectors in GPU runs), then one pass that scatters (F_V(q + h e_c) - F_V(q)) / h into
+   the blocks. The matrix P = shift I - J takes its values from the blocks by MatSetValuesCOO, the
+   pattern set once in block order (MATAIJ, MATAIJCUSPARSE with CUDA vectors), so that every PETSc
+   PC works on it and -pc_type esdgcolumn (src/ts/pccolumn.c) solves with the blocks directly. */
+#include "ts/esdgcolumn.h"
+#include "cuda/columnkernels.h"
+#include <petscdevice.h>
+
+PetscErrorCode SquallESDGColumnCalloc(PetscBool device, size_t bytes, void **p)
+{
+  PetscFunctionBegin;
+  if (device) {
+    PetscDeviceContext dctx;
+    unsigned char     *d = NULL;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceCalloc(dctx, PETSC_MEMTYPE_DEVICE, bytes, &d));
+    *p = d;
+  } else
+    PetscCall(PetscCalloc(bytes, p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGColumnFree(PetscBool device, void *p)
+{
+  PetscFunctionBegin;
+  if (!p) PetscFunctionReturn(PETSC_SUCCESS);
+  if (device) {
+    PetscDeviceContext dctx;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceFree(dctx, p));
+  } else
+    PetscCall(PetscFree(p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the in-element position (i, j) of the partner across face f (4 below, 5 above) of the line at
+   position pos of element e, checking that it lies on the partner's opposite face */
+static PetscErrorCode ColumnPartnerPosition(SquallESDG s, PetscInt e, PetscInt f, PetscInt pos, PetscInt *ppos)
+{
+  SquallDGMesh   m   = s->mesh;
+  const PetscInt Nq2 = m->Nq * m->Nq, node = pos + (f == 5 ? Nq2 * (m->Nq - 1) : 0);
+  PetscInt       q, p;
+
+  PetscFunctionBegin;
+  for (q = 0; q < m->Nfp; q++)
+    if (m->fmask[f * m->Nfp + q] == node) break;
+  PetscCheck(q < m->Nfp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "node %" PetscInt_FMT " is not on face %" PetscInt_FMT, node, f);
+  p = m->vmapP[(e * 6 + f) * m->Nfp + q] % m->Np;
+  PetscCheck(p / Nq2 == (f == 5 ? 0 : m->Nq - 1), PETSC_COMM_SELF, PETSC_ERR_SUP, "-%simex vertical: element %" PetscInt_FMT "'s vertical neighbour does not meet it with its opposite vertical face (node %" PetscInt_FMT ")", s->prefix, e, p);
+  *ppos = p % Nq2;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* walk one column up from element e0 (level 0), line l at position pos[l] in the current element;
+   *periodic: the walk came back to e0 */
+static PetscErrorCode ColumnWalk(SquallESDG s, SquallESDGColumn c, PetscInt e0, PetscInt col, PetscInt *pos, PetscInt *pos0, PetscInt *colOf, PetscInt *Kz, PetscBool *periodic)
+{
+  SquallDGMesh   m   = s->mesh;
+  const PetscInt Nq2 = m->Nq * m->Nq;
+  PetscInt       e = e0, lev = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l < Nq2; l++) pos[l] = l;
+  *periodic = PETSC_FALSE;
+  while (1) {
+    PetscInt next;
+    c->level[e] = lev++;
+    colOf[e]    = col;
+    for (PetscInt l = 0; l < Nq2; l++) {
+      c->line[e * Nq2 + pos[l]] = col * Nq2 + l;
+      pos0[e * Nq2 + l]         = pos[l];
+    }
+    next = m->nbr[6 * e + 5];
+    if (next < 0) break;
+    PetscCheck(next < m->nOwned, PETSC_COMM_SELF, PETSC_ERR_PLIB, "column split across ranks at element %" PetscInt_FMT, e);
+    PetscCheck(m->nbr[6 * next + 4] == e, PETSC_COMM_SELF, PETSC_ERR_SUP, "-%simex vertical: element %" PetscInt_FMT " is above %" PetscInt_FMT " but not the other way round", s->prefix, next, e);
+    for (PetscInt l = 0; l < Nq2; l++) PetscCall(ColumnPartnerPosition(s, e, 5, pos[l], &pos[l]));
+    if (next == e0) {
+      for (PetscInt l = 0; l < Nq2; l++) PetscCheck(pos[l] == l, PETSC_COMM_SELF, PETSC_ERR_SUP, "-%simex vertical: a periodic column whose lines of nodes do not close on themselves", s->prefix);
+      *periodic = PETSC_TRUE;
+      break;
+    }
+    PetscCheck(c->level[next] < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "element %" PetscInt_FMT " is in two columns", next);
+    e = next;
+  }
+  *Kz = lev;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the lines of nodes: every column walked bottom-up (from the elements with a wall below, then
+   any left over, which lie on periodic columns), levels and lines recorded, the slots' entries */
+static PetscErrorCode ColumnLines(SquallESDG s, SquallESDGColumn c)
+{
+  SquallDGMesh   m   = s->mesh;
+  const PetscInt Nq2 = m->Nq * m->Nq, ne = m->nOwned;
+  PetscInt      *pos, *pos0, *colOf, *base, ncol = 0, Kz = -1, per = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(ne, &c->level, ne * Nq2, &c->line));
+  PetscCall(PetscMalloc3(Nq2, &pos, ne * Nq2, &pos0, ne, &colOf));
+  for (PetscInt e = 0; e < ne; e++) c->level[e] = -1;
+  for (PetscInt pass = 0; pass < 2; pass++)
+    for (PetscInt e = 0; e < ne; e++) {
+      PetscInt  kz;
+      PetscBool periodic;
+      if (c->level[e] >= 0 || (pass == 0 && m->nbr[6 * e + 4] >= 0)) continue;
+      PetscCall(ColumnWalk(s, c, e, ncol++, pos, pos0, colOf, &kz, &periodic));
+      PetscCheck(Kz < 0 || kz == Kz, PETSC_COMM_SELF, PETSC_ERR_SUP, "-%simex vertical needs columns of one height on a rank: %" PetscInt_FMT " and %" PetscInt_FMT " elements", s->prefix, Kz, kz);
+      PetscCheck(pass == 1 || !periodic, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a column with a wall below closes on itself");
+      PetscCheck(pass == 0 || periodic, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a column without a wall below does not close");
+      PetscCheck(!periodic || kz > 1, PETSC_COMM_SELF, PETSC_ERR_SUP, "-%simex vertical: a column periodic in z of a single element couples an element with itself; refine it (-dm_forest_initial_refinement) or use walls", s->prefix);
+      Kz = kz;
+      per |= periodic ? 2 : 1;
+    }
+  PetscCheck(per != 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "-%simex vertical: columns both periodic and with walls", s->prefix);
+  c->lay.Nq       = m->Nq;
+  c->lay.Np       = m->Np;
+  c->lay.Kz       = Kz < 0 ? 0 : Kz;
+  c->lay.nlines   = ncol * Nq2;
+  c->lay.nslot    = c->lay.nlines * c->lay.Kz;
+  c->lay.periodic = (PetscBool)(per == 2);
+  PetscCall(PetscMalloc1(c->lay.nslot, &base));
+  for (PetscInt e = 0; e < ne; e++)
+    for (PetscInt l = 0; l < Nq2; l++) base[c->level[e] * c->lay.nlines + colOf[e] * Nq2 + l] = m->gslot[e] * 5 * m->Np + pos0[e * Nq2 + l];
+  PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscInt) * (size_t)c->lay.nslot, (void **)&c->base));
+  if (c->device) {
+    PetscDeviceContext dctx;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceArrayCopy(dctx, c->base, base, c->lay.nslot));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+  } else
+    PetscCall(PetscArraycpy(c->base, base, c->lay.nslot));
+  c->lay.base = c->base;
+  PetscCall(PetscFree(base));
+  PetscCall(PetscFree3(pos, pos0, colOf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGColumnCreate(SquallESDG s, SquallESDGColumn *col)
+{
+  SquallESDGColumn c;
+  DM               dm;
+  PetscInt         m, nclass, periodic;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&c));
+  c->device = s->useGPU;
+  PetscCall(ColumnLines(s, c));
+  periodic = c->lay.periodic && (c->lay.Kz % 2);
+  PetscCallMPI(MPIU_Allreduce(&periodic, &nclass, 1, MPIU_INT, MPI_MAX, s->comm));
+  c->nclass = 2 + nclass;
+  m         = 5 * c->lay.Nq;
+  PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscScalar) * (size_t)(m * m + 50) * c->lay.nslot, (void **)&c->J));
+  PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscScalar) * (size_t)(m * m + 50) * c->lay.nslot, (void **)&c->P));
+  PetscCall(SquallESDGGetDM(s, &dm));
+  PetscCall(DMCreateGlobalVector(dm, &c->Xp));
+  PetscCall(VecDuplicate(c->Xp, &c->F0));
+  PetscCall(VecDuplicate(c->Xp, &c->Fp));
+  *col = c;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGColumnDestroy(SquallESDGColumn *col)
+{
+  SquallESDGColumn c = *col;
+
+  PetscFunctionBegin;
+  if (!c) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(SquallESDGColumnFree(c->device, c->base));
+  PetscCall(SquallESDGColumnFree(c->device, c->J));
+  PetscCall(SquallESDGColumnFree(c->device, c->P));
+  PetscCall(PetscFree2(c->level, c->line));
+  PetscCall(VecDestroy(&c->Xp));
+  PetscCall(VecDestroy(&c->F0));
+  PetscCall(VecDestroy(&c->Fp));
+  PetscCall(PetscFree(c));
+  *col = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one colour: Xp = X + its perturbations */
+static PetscErrorCode ColumnPerturb(SquallESDGColumn c, PetscInt f, PetscInt k, PetscInt cls, PetscReal err, Vec X)
+{
+  const PetscScalar *x;
+  PetscScalar       *xp;
+  PetscMemType       mx, mp;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGColumnPerturb, X, 0, 0, 0));
+  PetscCall(VecCopy(X, c->Xp));
+  PetscCall(VecGetArrayReadAndMemType(X, &x, &mx));
+  PetscCall(VecGetArrayAndMemType(c->Xp, &xp, &mp));
+  PetscCheck((PetscBool)PetscMemTypeDevice(mx) == c->device && (PetscBool)PetscMemTypeDevice(mp) == c->device, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "the state vector's memory is not where the HEVI column data is (host or device)");
+  if (c->device)
+    PetscCall(SquallColumnPerturbCUDA(&c->lay, f, k, cls, err, x, xp));
+  else {
+    for (PetscInt sl = 0; sl < c->lay.nslot; sl++) SquallColumnPerturb(&c->lay, sl, f, k, cls, err, x, xp);
+    PetscCall(PetscLogFlops(2.0 * c->lay.nslot));
+  }
+  PetscCall(VecRestoreArrayAndMemType(c->Xp, &xp));
+  PetscCall(VecRestoreArrayReadAndMemType(X, &x));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGColumnPerturb, X, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one colour: its columns of the blocks from F0 and Fp */
+static PetscErrorCode ColumnExtract(SquallESDGColumn c, PetscInt f, PetscInt k, PetscInt cls, PetscReal err, Vec X)
+{
+  const PetscScalar *x, *f0, *fp;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGColumnExtract, X, 0, 0, 0));
+  PetscCall(VecGetArrayReadAndMemType(X, &x, NULL));
+  PetscCall(VecGetArrayReadAndMemType(c->F0, &f0, NULL));
+  PetscCall(VecGetArrayReadAndMemType(c->Fp, &fp, NULL));
+  if (c->device)
+    PetscCall(SquallColumnExtractCUDA(&c->lay, f, k, cls, err, x, f0, fp, c->J));
+  else {
+    for (PetscInt sl = 0; sl < c->lay.nslot; sl++) SquallColumnExtract(&c->lay, sl, f, k, cls, err, x, f0, fp, c->J);
+    PetscCall(PetscLogFlops(2.0 * 5 * c->lay.Nq * c->lay.nslot));
+  }
+  PetscCall(VecRestoreArrayReadAndMemType(c->Fp, &fp));
+  PetscCall(VecRestoreArrayReadAndMemType(c->F0, &f0));
+  PetscCall(VecRestoreArrayReadAndMemType(X, &x));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGColumnExtract, X, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* J = dF_V/dq at (t, X) into c->J: 5 Nq nclass colours, one F_V evaluation each */
+PetscErrorCode SquallESDGColumnComputeJacobian(SquallESDG s, SquallESDGColumn c, PetscReal t, Vec X)
+{
+  const PetscReal err = PetscSqrtReal(PETSC_MACHINE_EPSILON);
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGColumnJacobian, X, 0, 0, 0));
+  PetscCall(SquallESDGComputeRHSPart(s, SQUALL_ESDG_PART_VERTICAL, t, X, c->F0));
+  for (PetscInt cls = 0; cls < c->nclass; cls++)
+    for (PetscInt f = 0; f < 5; f++)
+      for (PetscInt k = 0; k < c->lay.Nq; k++) {
+        PetscCall(ColumnPerturb(c, f, k, cls, err, X));
+        PetscCall(SquallESDGComputeRHSPart(s, SQUALL_ESDG_PART_VERTICAL, t, c->Xp, c->Fp));
+        PetscCall(ColumnExtract(c, f, k, cls, err, X));
+      }
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGColumnJacobian, X, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the COO pattern in block order (entries without a neighbour: -1, ignored) */
+static PetscErrorCode ColumnCOO(SquallESDGColumn c, PetscInt rstart, PetscInt **ci, PetscInt **cj, PetscCount *n)
+{
+  const SquallColumnLayout *L  = &c->lay;
+  const PetscInt            Nq = L->Nq, m = 5 * Nq, ns = L->nslot;
+  SquallColumnLayout        H = c->lay; /* the layout with the host copy of the entries */
+  PetscInt                 *base, *ri, *rj;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(ns, &base));
+  if (c->device) {
+    PetscDeviceContext dctx;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceArrayCopy(dctx, base, c->base, ns));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+  } else
+    PetscCall(PetscArraycpy(base, c->base, ns));
+  H.base = base;
+  *n     = (PetscCount)(m * m + 50) * ns;
+  PetscCall(PetscMalloc2(*n, &ri, *n, &rj));
+  for (PetscInt q = 0; q < m * m; q++)
+    for (PetscInt sl = 0; sl < ns; sl++) {
+      ri[(size_t)q * ns + sl] = rstart + SquallColumnEntry(&H, sl, q / m);
+      rj[(size_t)q * ns + sl] = rstart + SquallColumnEntry(&H, sl, q % m);
+    }
+  for (PetscInt q = 0; q < 25; q++)
+    for (PetscInt sl = 0; sl < ns; sl++) {
+      const PetscInt below = SquallColumnNeighbour(&H, sl, -1), above = SquallColumnNeighbour(&H, sl, 1);
+      const size_t   iL = (size_t)(m * m + q) * ns + sl, iU = (size_t)(m * m + 25 + q) * ns + sl;
+      ri[iL] = below < 0 ? -1 : rstart + SquallColumnEntry(&H, sl, (q / 5) * Nq);
+      rj[iL] = below < 0 ? -1 : rstart + SquallColumnEntry(&H, below, (q % 5) * Nq + Nq - 1);
+      ri[iU] = above < 0 ? -1 : rstart + SquallColumnEntry(&H, sl, (q / 5) * Nq + Nq - 1);
+      rj[iU] = above < 0 ? -1 : rstart + SquallColumnEntry(&H, above, (q % 5) * Nq);
+    }
+  PetscCall(PetscFree(base));
+  *ci = ri;
+  *cj = rj;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* P = shift I - J with the block pattern, carrying the column data (SQUALL_ESDG_COLUMN_KEY, not
+   owned: the solver keeps it) */
+PetscErrorCode SquallESDGColumnCreateMatrix(SquallESDG s, SquallESDGColumn c, Mat *P)
+{
+  PetscInt   nloc, rstart, *ci, *cj;
+  PetscCount n = 0;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(c->F0, &nloc));
+  PetscCall(VecGetOwnershipRange(c->F0, &rstart, NULL));
+  PetscCall(MatCreate(s->comm, P));
+  PetscCall(MatSetSizes(*P, nloc, nloc, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(*P, c->device ? MATAIJCUSPARSE : MATAIJ));
+  PetscCall(ColumnCOO(c, rstart, &ci, &cj, &n));
+  PetscCall(MatSetPreallocationCOO(*P, n, ci, cj));
+  PetscCall(PetscFree2(ci, cj));
+  PetscCall(PetscObjectContainerCompose((PetscObject)*P, SQUALL_ESDG_COLUMN_KEY, c, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* c->P = shift I - J, and the matrix's values from it (on the device in GPU runs) */
+PetscErrorCode SquallESDGColumnSetShift(SquallESDGColumn c, PetscReal shift, Mat P)
+{
+  const PetscInt m = 5 * c->lay.Nq, n = (m * m + 50) * c->lay.nslot;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGColumnValues, P, 0, 0, 0));
+  if (c->device)
+    PetscCall(SquallColumnShiftCUDA(&c->lay, shift, c->J, c->P));
+  else {
+    for (PetscInt e = 0; e < n; e++) c->P[e] = SquallColumnShifted(&c->lay, e, shift, c->J);
+    PetscCall(PetscLogFlops(1.0 * m * c->lay.nslot));
+  }
+  c->shift = shift;
+  PetscCall(MatSetValuesCOO(P, c->P, INSERT_VALUES));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGColumnValues, P, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallESDGColumnFromMat(Mat P, SquallESDGColumn *c)
+{
+  PetscContainer ct = NULL;
+
+  PetscFunctionBegin;
+  *c = NULL;
+  PetscCall(PetscObjectQuery((PetscObject)P, SQUALL_ESDG_COLUMN_KEY, (PetscObject *)&ct));
+  if (ct) PetscCall(PetscContainerGetPointer(ct, (void **)c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
