@@ -14,7 +14,7 @@ mkdir -p "$o"
 out="$o/esdg.jsonl"
 : > "$out"
 gpu=$(timeout 20 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader 2>/dev/null | head -1)
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=${SQUALL_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 python3 -c 'import json, sys; f = [x.strip() for x in sys.argv[1].split(",")] + [None] * 5
 print(json.dumps({"bench": "esdg_device", "gpu": f[0], "clocks_sm_mhz_at_start": f[1], "clocks_max_sm_mhz": f[2], "clocks_mem_mhz": f[3], "driver": f[4], "commit": sys.argv[2]}))' "$gpu" "$commit" >> "$out"
 

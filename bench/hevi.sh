@@ -20,12 +20,13 @@ mkdir -p "$o"
 out="$o/hevi.jsonl"
 : > "$out"
 gpu=$(timeout 20 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader 2>/dev/null | head -1)
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=${SQUALL_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 python3 -c 'import json, sys; f = [x.strip() for x in sys.argv[1].split(",")] + [None] * 5
 print(json.dumps({"bench": "hevi_device", "gpu": f[0], "clocks_sm_mhz_at_start": f[1], "clocks_max_sm_mhz": f[2], "clocks_mem_mhz": f[3], "driver": f[4], "commit": sys.argv[2]}))' "$gpu" "$commit" >> "$out"
 
 channel="-options_file $root/options/baroclinic.opts -dm_forest_initial_refinement 3 -esdg_order 4 -esdg_monitor 0 -esdg_wall_time"
-gpuopts="-dm_vec_type cuda -use_gpu_aware_mpi 0"
+# (-log_view_gpu_time: the events of GPU kernels get their times, which -log_view otherwise leaves n/a)
+gpuopts="-dm_vec_type cuda -use_gpu_aware_mpi 0 -log_view_gpu_time"
 hevi="-options_file $root/options/hevi.opts"
 # one record from a run's output and its -log_view: KEY=VALUE pairs are added to it
 record() {
@@ -44,7 +45,7 @@ try:
     for line in open(logv):
         f = line.split()
         if len(f) > 4 and f[0] in ("SqESDGRHS", "SqESDGRHSHoriz", "SqESDGRHSVert", "SqColJacobian", "SqColValues", "SqColFactor", "SqColSolve", "TSStep"):
-            ev[f[0]] = {"count": int(f[1]), "time_s": float(f[3])}
+            ev[f[0]] = {"count": int(f[1]), "time_s": float(f[3]) if f[3] != "n/a" else None}
 except OSError:
     pass
 r["events"] = ev

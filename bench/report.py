@@ -275,6 +275,40 @@ def p1_assembly():
     return table(["tets", "bs", "assembly", "ms", "GB/s (byte model)", "speed-up over COO"], rows) + "\n\n" + source(p, "p1")
 
 
+def hevi_share(r):
+    """the shares of the run's TSStep time in F_H, F_V (with the evaluations inside the Jacobian), the Jacobian's
+    extraction and matrix values, and the PC's factorisation and solves"""
+    ev, total = r["events"], r["events"].get("TSStep", {}).get("time_s")
+    t = lambda *names: sum(ev.get(n, {}).get("time_s") or 0 for n in names)
+    if not total:
+        return ["", "", "", ""]
+    return [f"{100 * t('SqESDGRHSHoriz') / total:.0f}%", f"{100 * t('SqESDGRHSVert') / total:.0f}%", f"{100 * t('SqColValues') / total:.0f}%", f"{100 * t('SqColFactor', 'SqColSolve') / total:.0f}%"]
+
+
+@block("hevi")
+def hevi():
+    h = load("hevi")
+    ex = recs(h, bench="hevi_explicit")[0]
+    rows = [["LSRK14 (explicit)", 1, ex["t_final"] / ex["steps"], "", "", ex["s_per_step"] * 1e3, ex["projected_10day_s"] / 60, "yes", "", "", "", ""]]
+    for r in recs(h, bench="hevi_arkimex"):
+        if r.get("skipped"):
+            continue
+        ok = r["stable"]
+        rows.append([f"ARKIMEX {r['scheme']}", r["dt_multiple"], r["dt"], f"{r['newton_per_step']:.2f}" if r["newton_per_step"] else "", f"{r['krylov_per_step']:.2f}" if r["krylov_per_step"] else "",
+                     r["s_per_step"] * 1e3 if r["s_per_step"] else "", r["projected_10day_s"] / 60 if ok else "", "yes" if ok else "no"] + (hevi_share(r) if ok else ["", "", "", ""]))
+    cpu = {r["bench"]: r for r in h["records"] if r["bench"].startswith("hevi_cpu")}
+    text = (f"The baroclinic channel, refinement 3 ({ex['elements']:,} elements, N = 4), on one {h['gpu']}: each ARKIMEX run covers "
+            f"{recs(h, bench='hevi_arkimex')[0].get('t_final') or 0:g} s of simulated time and the 10-day wall time is extrapolated from it; "
+            "stable: the run finished with max\\|w\\| below 50 m/s. The shares are of TSStep's time: F_H, F_V (with the evaluations inside "
+            "the Jacobian's differences), the column matrix values, and `-pc_type esdgcolumn`'s factorisation and solves.")
+    if "hevi_cpu_explicit" in cpu and "hevi_cpu_arkimex" in cpu:
+        ce, ci = cpu["hevi_cpu_explicit"], cpu["hevi_cpu_arkimex"]
+        g = [r for r in recs(h, bench="hevi_arkimex", scheme="2c", dt_multiple=25) if r.get("s_per_step")]
+        text += (f" On the host's CPU ({ce['device']}): {ce['s_per_step'] * 1e3:.0f} ms per explicit step ({ce['s_per_step'] / ex['s_per_step']:.0f}x the GPU's), "
+                 f"{ci['s_per_step'] * 1e3:.0f} ms per ARKIMEX 2c step at 25x" + (f" ({ci['s_per_step'] / g[0]['s_per_step']:.0f}x the GPU's)" if g else "") + ".")
+    return table(["scheme", "dt / explicit", "dt (s)", "Newton / step", "Krylov / step", "ms / step", "10 days (min)", "stable", "F_H", "F_V", "matrix", "PC"], rows) + "\n\n" + text + " " + source(h, "hevi")
+
+
 @block("precision")
 def precision():
     p = load("precision")

@@ -111,9 +111,10 @@ static PetscErrorCode ColumnWalk(SquallESDG s, SquallESDGColumn c, PetscInt e0, 
    any left over, which lie on periodic columns), levels and lines recorded, the slots' entries */
 static PetscErrorCode ColumnLines(SquallESDG s, SquallESDGColumn c)
 {
-  SquallDGMesh   m   = s->mesh;
-  const PetscInt Nq2 = m->Nq * m->Nq, ne = m->nOwned;
-  PetscInt      *pos, *pos0, *colOf, *base, ncol = 0, Kz = -1, per = 0;
+  SquallDGMesh       m   = s->mesh;
+  const PetscInt     Nq2 = m->Nq * m->Nq, ne = m->nOwned;
+  PetscInt          *pos, *pos0, *colOf, ncol = 0, Kz = -1, per = 0;
+  PetscDeviceContext dctx = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc2(ne, &c->level, ne * Nq2, &c->line));
@@ -139,19 +140,22 @@ static PetscErrorCode ColumnLines(SquallESDG s, SquallESDGColumn c)
   c->lay.nlines   = ncol * Nq2;
   c->lay.nslot    = c->lay.nlines * c->lay.Kz;
   c->lay.periodic = (PetscBool)(per == 2);
-  PetscCall(PetscMalloc1(c->lay.nslot, &base));
+  /* in GPU runs the host array comes from PETSc's device allocator, whose copies look both pointers up in its
+     memory tracker */
+  if (c->device) {
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceMalloc(dctx, PETSC_MEMTYPE_HOST, c->lay.nslot, &c->hbase));
+  } else
+    PetscCall(PetscMalloc1(c->lay.nslot, &c->hbase));
   for (PetscInt e = 0; e < ne; e++)
-    for (PetscInt l = 0; l < Nq2; l++) base[c->level[e] * c->lay.nlines + colOf[e] * Nq2 + l] = m->gslot[e] * 5 * m->Np + pos0[e * Nq2 + l];
+    for (PetscInt l = 0; l < Nq2; l++) c->hbase[c->level[e] * c->lay.nlines + colOf[e] * Nq2 + l] = m->gslot[e] * 5 * m->Np + pos0[e * Nq2 + l];
   PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscInt) * (size_t)c->lay.nslot, (void **)&c->base));
   if (c->device) {
-    PetscDeviceContext dctx;
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceArrayCopy(dctx, c->base, base, c->lay.nslot));
+    PetscCall(PetscDeviceArrayCopy(dctx, c->base, c->hbase, c->lay.nslot));
     PetscCall(PetscDeviceContextSynchronize(dctx));
   } else
-    PetscCall(PetscArraycpy(c->base, base, c->lay.nslot));
+    PetscCall(PetscArraycpy(c->base, c->hbase, c->lay.nslot));
   c->lay.base = c->base;
-  PetscCall(PetscFree(base));
   PetscCall(PetscFree3(pos, pos0, colOf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -187,6 +191,12 @@ PetscErrorCode SquallESDGColumnDestroy(SquallESDGColumn *col)
   PetscFunctionBegin;
   if (!c) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SquallESDGColumnFree(c->device, c->base));
+  if (c->device && c->hbase) {
+    PetscDeviceContext dctx;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceFree(dctx, c->hbase));
+  } else
+    PetscCall(PetscFree(c->hbase));
   PetscCall(SquallESDGColumnFree(c->device, c->J));
   PetscCall(SquallESDGColumnFree(c->device, c->P));
   PetscCall(PetscFree2(c->level, c->line));
@@ -271,18 +281,10 @@ static PetscErrorCode ColumnCOO(SquallESDGColumn c, PetscInt rstart, PetscInt **
   const SquallColumnLayout *L  = &c->lay;
   const PetscInt            Nq = L->Nq, m = 5 * Nq, ns = L->nslot;
   SquallColumnLayout        H = c->lay; /* the layout with the host copy of the entries */
-  PetscInt                 *base, *ri, *rj;
+  PetscInt                 *ri, *rj;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(ns, &base));
-  if (c->device) {
-    PetscDeviceContext dctx;
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceArrayCopy(dctx, base, c->base, ns));
-    PetscCall(PetscDeviceContextSynchronize(dctx));
-  } else
-    PetscCall(PetscArraycpy(base, c->base, ns));
-  H.base = base;
+  H.base = c->hbase;
   *n     = (PetscCount)(m * m + 50) * ns;
   PetscCall(PetscMalloc2(*n, &ri, *n, &rj));
   for (PetscInt q = 0; q < m * m; q++)
@@ -299,7 +301,6 @@ static PetscErrorCode ColumnCOO(SquallESDGColumn c, PetscInt rstart, PetscInt **
       ri[iU] = above < 0 ? -1 : rstart + SquallColumnEntry(&H, sl, (q / 5) * Nq + Nq - 1);
       rj[iU] = above < 0 ? -1 : rstart + SquallColumnEntry(&H, above, (q % 5) * Nq);
     }
-  PetscCall(PetscFree(base));
   *ci = ri;
   *cj = rj;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -12,6 +12,7 @@ struct _n_SquallESDGColumn {
   SquallColumnLayout lay;    /* base on the backend of the state vector */
   PetscBool          device; /* the arrays are device arrays (the state vectors are CUDA vectors) */
   PetscInt          *base;   /* [nslot] owned copy of lay.base on the backend */
+  PetscInt          *hbase;  /* [nslot] the same on the host (the COO pattern is built there) */
   PetscInt          *level;  /* [nOwned] host: the element's level in its column */
   PetscInt          *line;   /* [nOwned * Nq^2] host: the line through the element's in-element position (i, j) */
   PetscInt           nclass; /* colour classes of element levels (2, or 3 on periodic columns of odd Kz), over all ranks */
