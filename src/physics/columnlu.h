@@ -174,52 +174,48 @@ SQUALL_HOST_DEVICE static inline void SquallColumnLUSolve(PetscInt m, const Pets
 /* flops of one factorisation and one solve of an m x m block (the block Thomas counts below) */
 #define SQUALL_COLUMN_LU_FLOPS(m) ((2.0 * (m) * (m) * (m)) / 3.0)
 #define SQUALL_COLUMN_SOLVE_FLOPS(m) (2.0 * (m) * (m))
-/* per level: the factorisation, 5 solves for the corner of the inverse, the 5x5 products L S U */
-#define SQUALL_COLUMN_FACTOR_LEVEL_FLOPS(m) (SQUALL_COLUMN_LU_FLOPS(m) + 5 * SQUALL_COLUMN_SOLVE_FLOPS(m) + 500.0)
-/* per level: two solves and the two 5x5 couplings */
-#define SQUALL_COLUMN_APPLY_LEVEL_FLOPS(m) (2 * SQUALL_COLUMN_SOLVE_FLOPS(m) + 100.0)
+/* per level: the factorisation, 5 solves for G, the 5x5 product L G */
+#define SQUALL_COLUMN_FACTOR_LEVEL_FLOPS(m) (SQUALL_COLUMN_LU_FLOPS(m) + 5 * SQUALL_COLUMN_SOLVE_FLOPS(m) + 250.0)
+/* per level: one solve, the 5x5 coupling below and the m x 5 product G x */
+#define SQUALL_COLUMN_APPLY_LEVEL_FLOPS(m) (SQUALL_COLUMN_SOLVE_FLOPS(m) + 50.0 + 10.0 * (m))
+/* entries per slot of the factors: the LU of D'_j, a copy of L_j, and G_j = D'_j^{-1} U_j (m x 5) */
+#define SQUALL_COLUMN_FACTOR_ENTRIES(m) ((m) * (m) + 25 + 5 * (m))
 
 /* Block Thomas factorisation of one line of P (the layout above): D'_0 = D_0,
-   D'_j = D_j - L_j D'_{j-1}^{-1} U_{j-1}. L_j and U_{j-1} touch only the bottom face node of level j
-   and the top one of j - 1, so the correction is the 5x5 block (k = 0, k = 0) of D_j and needs only
-   the corner (k = Nq - 1, k = Nq - 1) of D'_{j-1}^{-1}. LU (P's layout) holds the factors of D'_j in
-   place of D_j and a copy of L and U, so that the solve does not depend on P any more; piv the
-   pivots ([a * nslot + slot]). Returns 1 at a zero pivot. Not for periodic columns. */
+   D'_j = D_j - L_j G_{j-1}, G_j = D'_j^{-1} U_j (Golub, Van Loan, Matrix Computations, 4th ed.,
+   section 4.5.1, block tridiagonal LU). U_j touches only the top face node of level j (rows
+   k = Nq - 1) and L_j only the bottom one (rows k = 0, columns k = Nq - 1 of the level below), so
+   G_j is m x 5 and the correction L_j G_{j-1} is the 5x5 block (k = 0, k = 0) of D_j. LU holds per
+   slot (SQUALL_COLUMN_FACTOR_ENTRIES, entry-major) the factors of D'_j, a copy of L_j and G_j, so
+   that the solve does not depend on P any more; piv the pivots ([a * nslot + slot]). Returns 1 at a
+   zero pivot. Not for periodic columns. */
 SQUALL_HOST_DEVICE static inline int SquallColumnFactorLine(const SquallColumnLayout *c, PetscInt line, const PetscScalar *P, PetscScalar *LU, PetscInt *piv)
 {
   const PetscInt m = 5 * c->Nq, ns = c->nslot, Nq = c->Nq;
-  PetscScalar    corr[25], x[SQUALL_COLUMN_MMAX], S[25];
+  PetscScalar    corr[25], x[SQUALL_COLUMN_MMAX];
   int            bad = 0;
 
   for (PetscInt j = 0; j < c->Kz; j++) {
     const PetscInt slot = j * c->nlines + line;
-    PetscScalar   *A    = LU + slot;
-    for (PetscInt e = 0; e < m * m + 50; e++) A[e * ns] = P[e * ns + slot];
+    PetscScalar   *A = LU + slot, *G = LU + (m * m + 25) * ns + slot;
+    for (PetscInt e = 0; e < m * m + 25; e++) A[e * ns] = P[e * ns + slot];
     if (j > 0)
       for (PetscInt g = 0; g < 5; g++)
         for (PetscInt f = 0; f < 5; f++) A[(g * Nq * m + f * Nq) * ns] -= corr[g * 5 + f];
     bad |= SquallColumnLUFactor(m, A, ns, piv + slot);
     if (j == c->Kz - 1) break;
-    for (PetscInt f = 0; f < 5; f++) {
-      for (PetscInt a = 0; a < m; a++) x[a] = 0;
-      x[f * Nq + Nq - 1] = 1;
-      SquallColumnLUSolve(m, A, ns, piv + slot, x);
-      for (PetscInt g = 0; g < 5; g++) S[g * 5 + f] = x[g * Nq + Nq - 1];
-    }
     {
-      const PetscInt     above = slot + c->nlines;
-      const PetscScalar *L = P + m * m * ns + above, *U = P + (m * m + 25) * ns + slot;
-      PetscScalar        SU[25];
+      const PetscScalar *U = P + (m * m + 25) * ns + slot, *L = P + m * m * ns + slot + c->nlines;
+      for (PetscInt f = 0; f < 5; f++) {
+        for (PetscInt a = 0; a < m; a++) x[a] = 0;
+        for (PetscInt h = 0; h < 5; h++) x[h * Nq + Nq - 1] = U[(h * 5 + f) * ns];
+        SquallColumnLUSolve(m, A, ns, piv + slot, x);
+        for (PetscInt a = 0; a < m; a++) G[(a * 5 + f) * ns] = x[a];
+      }
       for (PetscInt g = 0; g < 5; g++)
         for (PetscInt f = 0; f < 5; f++) {
           PetscScalar v = 0;
-          for (PetscInt h = 0; h < 5; h++) v += S[g * 5 + h] * U[(h * 5 + f) * ns];
-          SU[g * 5 + f] = v;
-        }
-      for (PetscInt g = 0; g < 5; g++)
-        for (PetscInt f = 0; f < 5; f++) {
-          PetscScalar v = 0;
-          for (PetscInt h = 0; h < 5; h++) v += L[(g * 5 + h) * ns] * SU[h * 5 + f];
+          for (PetscInt h = 0; h < 5; h++) v += L[(g * 5 + h) * ns] * G[((h * Nq + Nq - 1) * 5 + f) * ns];
           corr[g * 5 + f] = v;
         }
     }
@@ -228,8 +224,7 @@ SQUALL_HOST_DEVICE static inline int SquallColumnFactorLine(const SquallColumnLa
 }
 
 /* x = P^{-1} b on one line with the factors of SquallColumnFactorLine(): forward elimination
-   y_j = b_j - L_j (D'_{j-1}^{-1} y_{j-1}) kept in x, then back substitution
-   x_j = D'_j^{-1} (y_j - U_j x_{j+1}) */
+   y_j = D'_j^{-1} (b_j - L_j y_{j-1}) kept in x, then back substitution x_j = y_j - G_j x_{j+1} */
 SQUALL_HOST_DEVICE static inline void SquallColumnSolveLine(const SquallColumnLayout *c, PetscInt line, const PetscScalar *LU, const PetscInt *piv, const PetscScalar *b, PetscScalar *xv)
 {
   const PetscInt m = 5 * c->Nq, ns = c->nslot, Nq = c->Nq;
@@ -243,20 +238,21 @@ SQUALL_HOST_DEVICE static inline void SquallColumnSolveLine(const SquallColumnLa
       for (PetscInt g = 0; g < 5; g++)
         for (PetscInt f = 0; f < 5; f++) w[g * Nq] -= L[(g * 5 + f) * ns] * t[f];
     }
-    for (PetscInt a = 0; a < m; a++) xv[SquallColumnEntry(c, slot, a)] = w[a];
     SquallColumnLUSolve(m, LU + slot, ns, piv + slot, w);
+    for (PetscInt a = 0; a < m; a++) xv[SquallColumnEntry(c, slot, a)] = w[a];
     for (PetscInt f = 0; f < 5; f++) t[f] = w[f * Nq + Nq - 1];
   }
-  for (PetscInt j = c->Kz - 1; j >= 0; j--) {
-    const PetscInt slot = j * c->nlines + line;
-    for (PetscInt a = 0; a < m; a++) w[a] = xv[SquallColumnEntry(c, slot, a)];
-    if (j < c->Kz - 1) {
-      const PetscScalar *U = LU + (m * m + 25) * ns + slot;
-      for (PetscInt g = 0; g < 5; g++)
-        for (PetscInt f = 0; f < 5; f++) w[g * Nq + Nq - 1] -= U[(g * 5 + f) * ns] * t[f];
+  /* t: the bottom face node of the level above */
+  for (PetscInt f = 0; f < 5; f++) t[f] = xv[SquallColumnEntry(c, (c->Kz - 1) * c->nlines + line, f * Nq)];
+  for (PetscInt j = c->Kz - 2; j >= 0; j--) {
+    const PetscInt     slot = j * c->nlines + line;
+    const PetscScalar *G    = LU + (m * m + 25) * ns + slot;
+    for (PetscInt a = 0; a < m; a++) {
+      const PetscInt i = SquallColumnEntry(c, slot, a);
+      PetscScalar    v = xv[i];
+      for (PetscInt f = 0; f < 5; f++) v -= G[(a * 5 + f) * ns] * t[f];
+      xv[i] = v;
     }
-    SquallColumnLUSolve(m, LU + slot, ns, piv + slot, w);
-    for (PetscInt a = 0; a < m; a++) xv[SquallColumnEntry(c, slot, a)] = w[a];
-    for (PetscInt f = 0; f < 5; f++) t[f] = w[f * Nq];
+    for (PetscInt f = 0; f < 5; f++) t[f] = xv[SquallColumnEntry(c, slot, f * Nq)];
   }
 }

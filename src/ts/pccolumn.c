@@ -11,7 +11,7 @@
 
 typedef struct {
   SquallESDGColumn col;
-  PetscScalar     *LU;  /* [(m m + 50) nslot] the factors of the D'_j and a copy of the couplings (physics/columnlu.h) */
+  PetscScalar     *LU;  /* [SQUALL_COLUMN_FACTOR_ENTRIES(m) nslot] the factors of the D'_j, L_j and G_j (physics/columnlu.h) */
   PetscInt        *piv; /* [m nslot] */
   PetscInt         nalloc;
   PetscBool        device;
@@ -45,12 +45,12 @@ static PetscErrorCode PCSetUp_ESDGColumn(PC pc)
              "-pc_type esdgcolumn needs columns with a wall below and above, and these are periodic in z (-dm_p4est_brick_periodicity x,y,1): their lines are cyclic, not tridiagonal; -pc_type bjacobi -sub_pc_type lu still works");
   lay = c->lay;
   m   = 5 * lay.Nq;
-  if (p->nalloc != (m * m + 50) * lay.nslot || p->device != c->device) {
+  if (p->nalloc != SQUALL_COLUMN_FACTOR_ENTRIES(m) * lay.nslot || p->device != c->device) {
     PetscCall(PCReset_ESDGColumn(pc));
     p->device = c->device;
-    PetscCall(SquallESDGColumnCalloc(p->device, sizeof(PetscScalar) * (size_t)(m * m + 50) * lay.nslot, (void **)&p->LU));
+    PetscCall(SquallESDGColumnCalloc(p->device, sizeof(PetscScalar) * (size_t)SQUALL_COLUMN_FACTOR_ENTRIES(m) * lay.nslot, (void **)&p->LU));
     PetscCall(SquallESDGColumnCalloc(p->device, sizeof(PetscInt) * (size_t)m * lay.nslot, (void **)&p->piv));
-    p->nalloc = (m * m + 50) * lay.nslot;
+    p->nalloc = SQUALL_COLUMN_FACTOR_ENTRIES(m) * lay.nslot;
   }
   p->col = c;
   PetscCall(PetscLogEventBegin(SQUALL_ESDGColumnFactor, pc, 0, 0, 0));
