@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HEVI against explicit LSRK on one GPU, about 5 minutes, every run under timeout:
+# HEVI against explicit LSRK on one GPU, about 7 minutes, every run under timeout:
 #   bench/hevi.sh BUILD_DIR OUTDIR      (PATH set for the CUDA PETSc's mpiexec)
 # The baroclinic channel (options/baroclinic.opts, -dm_forest_initial_refinement 3: 12,288 elements, N = 4):
 # 1. explicit LSRK (the options file's CFL step) for EXPLICIT_STEPS steps (default 300): time per step, the step;
@@ -7,13 +7,16 @@
 #    SIM_TIME simulated seconds (default 21600, 6 hours): wall time, steps, Newton and Krylov iterations per step,
 #    the time in F_H, F_V (also the evaluations inside the Jacobian), the Jacobian and the PC (-log_view events),
 #    stable or not (a failed or inadmissible run, NaN or max|w| above 50 m/s: unstable), and the 10-day wall time
-#    extrapolated from it; a run that would start after BUDGET seconds (default 240) is recorded as skipped;
-# 3. the explicit and the HEVI (2c, 25x) step on the host's CPU cores (CPU_RANKS ranks, default 12, a divisor of
+#    extrapolated from it; a run that would start after BUDGET seconds (default 200) is recorded as skipped;
+# 3. the baroclinic wave on the cubed-sphere shell (options/bwave.opts, about 2 degrees, 12,288 elements, N = 4):
+#    explicit LSRK (its CFL 4 step) for BWAVE_STEPS steps (default 200), and ARKIMEX 2c at BWAVE_MULTS times
+#    that step (default "25 10") for SIM_TIME, the same records as above;
+# 4. the explicit and the HEVI (2c, 25x) step of the channel on the host's CPU cores (CPU_RANKS ranks, default 12, a divisor of
 #    the channel's 24 trees so that columns stay whole on a rank) for CPU_STEPS steps (default 10).
 # Writes OUTDIR/hevi.jsonl (first a record of the GPU, then one per run), the runs' output and -log_view next to it.
 set -uo pipefail
 b=${1:?build dir}; o=${2:?output dir}
-nexp=${EXPLICIT_STEPS:-300}; tsim=${SIM_TIME:-21600}; budget=${BUDGET:-240}
+nexp=${EXPLICIT_STEPS:-300}; tsim=${SIM_TIME:-21600}; budget=${BUDGET:-200}
 cpun=${CPU_RANKS:-12}; cpusteps=${CPU_STEPS:-10}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$o"
@@ -74,6 +77,17 @@ for tab in 2c 3; do
       -log_view :"$o/$tag-log.txt" > "$o/$tag.txt" 2>&1
     record "$o/$tag.txt" "$o/$tag-log.txt" $? bench=hevi_arkimex scheme=$tab dt_multiple=$mult dt=$h explicit_dt=$dt >> "$out"
   done
+done
+
+wave="-options_file $root/options/bwave.opts -esdg_monitor 0 -esdg_wall_time $gpuopts"
+timeout 120 "$b/tutorials/baroclinic_wave" $wave -ts_max_time 1e9 -ts_max_steps ${BWAVE_STEPS:-200} -log_view :"$o/hevi-bwave-explicit-log.txt" > "$o/hevi-bwave-explicit.txt" 2>&1
+record "$o/hevi-bwave-explicit.txt" "$o/hevi-bwave-explicit-log.txt" $? bench=hevi_bwave_explicit scheme=lsrk >> "$out"
+wdt=$(python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).readlines()[-1]); print(r["t_final"] / r["steps"] if r["steps"] else "")' "$out")
+for mult in ${BWAVE_MULTS:-25 10}; do
+  [ -n "$wdt" ] || break
+  h=$(python3 -c "print($mult * $wdt)")
+  timeout 100 "$b/tutorials/baroclinic_wave" $wave $hevi -ts_arkimex_type 2c -ts_dt $h -ts_max_time $tsim -ts_max_steps 1000000 -log_view :"$o/hevi-bwave-2c-x$mult-log.txt" > "$o/hevi-bwave-2c-x$mult.txt" 2>&1
+  record "$o/hevi-bwave-2c-x$mult.txt" "$o/hevi-bwave-2c-x$mult-log.txt" $? bench=hevi_bwave_arkimex scheme=2c dt_multiple=$mult dt=$h explicit_dt=$wdt >> "$out"
 done
 
 cpu="CPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $cpun ranks"

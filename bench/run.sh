@@ -37,7 +37,7 @@ elif [ "$only" != precision ]; then
   log "no GPU visible (nvidia-smi -L): on a CPU machine only SQUALL_BENCH_ONLY=precision runs"; exit 2
 fi
 log "building the benchmarks in $build"
-targets="rising_bubble baroclinic"; [ $gpu_here = 1 ] && targets="limits esdg_bench hb_bench p1_assembly $targets"
+targets="rising_bubble baroclinic baroclinic_wave"; [ $gpu_here = 1 ] && targets="limits esdg_bench hb_bench p1_assembly $targets"
 cmake --build "$build" -j"${SQUALL_JOBS:-$(nproc)}" --target $targets > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 if [ -n "$single" ] && [[ " $only " == *" precision "* ]]; then
   cmake --build "$single" -j"${SQUALL_JOBS:-$(nproc)}" --target rising_bubble baroclinic > "$out/build-single.log" 2>&1 || { tail -30 "$out/build-single.log"; exit 1; }
@@ -80,7 +80,7 @@ for cap in $only; do
     esdg)
       log "esdg (bench/esdg.sh, bench/cfl.sh)"
       timeout 420 bash "$root/bench/esdg.sh" "$build" "$out" > "$out/esdg.log" 2>&1 && timeout 420 bash "$root/bench/cfl.sh" "$build" "$out" >> "$out/esdg.log" 2>&1 ;;
-    hevi) log "hevi (bench/hevi.sh)"; timeout 420 bash "$root/bench/hevi.sh" "$build" "$out" > "$out/hevi.log" 2>&1 ;;
+    hevi) log "hevi (bench/hevi.sh)"; timeout 540 bash "$root/bench/hevi.sh" "$build" "$out" > "$out/hevi.log" 2>&1 ;;
     hb | p1) log "$cap (bench/$cap.sh)"; timeout 480 bash "$root/bench/$cap.sh" "$build" "$out" > "$out/$cap.log" 2>&1 ;;
     precision)
       [ -n "$single" ] || { log "precision: skipped (no SINGLE_BUILD_DIR given)"; continue; }
