@@ -175,6 +175,14 @@ def summary():
         ns = sorted(cg)
         rows.append([f"hipBone CG figure of merit, N={' / '.join(map(str, ns))}, {cg[ns[0]]['NG'] / 1e6:.0f} M unknowns", " / ".join(f"{cg[n]['fom_gflops']:.0f}" for n in ns) + " GFLOP/s",
                      "upstream hipBone, same GPU: " + " / ".join(str(HIPBONE_UPSTREAM_FOM[n]) for n in ns) + " (" + " / ".join(f"{cg[n]['fom_gflops'] / HIPBONE_UPSTREAM_FOM[n]:.2f}" for n in ns) + "x)"])
+    v = load("hevi")
+    if v:
+        ex = recs(v, bench="hevi_explicit")[0]
+        ok = [r for r in recs(v, bench="hevi_arkimex") if r.get("stable")]
+        if ok:
+            best = min(ok, key=lambda r: r["projected_10day_s"])
+            rows.append([f"HEVI baroclinic channel, N=4, {ex['elements']:,} elements, 10 days", f"{best['projected_10day_s'] / 60:.1f} min (ARKIMEX {best['scheme']} at {best['dt_multiple']}x the explicit step; from {best['t_final'] / 3600:g} h)",
+                         f"explicit LSRK14: {ex['projected_10day_s'] / 60:.1f} min ({ex['projected_10day_s'] / best['projected_10day_s']:.1f}x)"])
     docs = [d for d in (e, p, h) if d]
     head = ""
     if docs:

@@ -369,9 +369,10 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(xl, NORM_INFINITY, &nd));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "column solve esdgcolumn: componentwise backward error %.2e, |A x - b| / (|A| |x| + |b|) = %.2e; bjacobi + LU: %.2e, %.2e; max|x - x_LU| / max|x_LU| = %.2e\n", (double)w, (double)rel, (double)wl,
                           (double)rell, (double)(nd / nx)));
-    /* the componentwise backward error grows with the column's length (block Thomas pivots inside a level's block, not
-       across levels): 3e-13 at 2 levels, 2e-12 at 8; the normwise one stays at 1e-19 */
-    PetscCheck(w < SQUALL_TOL(1e-10, 1000), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the column solve is not exact: componentwise backward error %g", (double)w);
+    /* the componentwise backward error is about 1e4 eps (block Thomas pivots inside a level's block, not across
+       levels; LU: a few eps): 3e-13 at 2 levels and 2e-12 at 8 in double, 1e-3 in single; the normwise one and
+       the difference to LU stay at round-off */
+    PetscCheck(w < SQUALL_TOL(1e-10, 1e5), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the column solve is not exact: componentwise backward error %g", (double)w);
     PetscCheck(rel < SQUALL_TOL(1e-12, 1000), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the column solve's relative residual %g is above 1e-12", (double)rel);
     PetscCheck(nd < SQUALL_TOL(1e-12, 1000) * nx, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "esdgcolumn and bjacobi + LU differ by %g relative", (double)(nd / nx));
     PetscCall(VecDestroy(&b));
