@@ -13,10 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$o"
 out="$o/esdg.jsonl"
 : > "$out"
-gpu=$(timeout 20 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader 2>/dev/null | head -1)
-commit=${SQUALL_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
-python3 -c 'import json, sys; f = [x.strip() for x in sys.argv[1].split(",")] + [None] * 5
-print(json.dumps({"bench": "esdg_device", "gpu": f[0], "clocks_sm_mhz_at_start": f[1], "clocks_max_sm_mhz": f[2], "clocks_mem_mhz": f[3], "driver": f[4], "commit": sys.argv[2]}))' "$gpu" "$commit" >> "$out"
+python3 "$root/bench/device_record.py" esdg_device "$root" >> "$out"
 
 bubble="-options_file $root/options/rising_bubble.opts -dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_time 1e9 -ts_max_steps $steps -esdg_wall_time -dm_vec_type cuda -use_gpu_aware_mpi 0"
 timeout 120 "$b/tutorials/rising_bubble" $bubble > "$o/esdg-bubble.txt" 2>&1

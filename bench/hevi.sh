@@ -22,10 +22,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$o"
 out="$o/hevi.jsonl"
 : > "$out"
-gpu=$(timeout 20 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,driver_version --format=csv,noheader 2>/dev/null | head -1)
-commit=${SQUALL_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
-python3 -c 'import json, sys; f = [x.strip() for x in sys.argv[1].split(",")] + [None] * 5
-print(json.dumps({"bench": "hevi_device", "gpu": f[0], "clocks_sm_mhz_at_start": f[1], "clocks_max_sm_mhz": f[2], "clocks_mem_mhz": f[3], "driver": f[4], "commit": sys.argv[2]}))' "$gpu" "$commit" >> "$out"
+python3 "$root/bench/device_record.py" hevi_device "$root" >> "$out"
 
 channel="-options_file $root/options/baroclinic.opts -dm_forest_initial_refinement 3 -esdg_order 4 -esdg_monitor 0 -esdg_wall_time"
 # (-log_view_gpu_time: the events of GPU kernels get their times, which -log_view otherwise leaves n/a)
