@@ -1,5 +1,5 @@
 #pragma once
-/* Test tolerances that follow the precision PETSc was built with, the GPU tests' skip, and a helper the CG tests share.
+/* Test tolerances that follow the precision PETSc was built with, the GPU tests' skip, and helpers the tests share.
 
    SQUALL_TOL(d, k): the double-precision tolerance d of a test, or k machine epsilons where that is larger.
    k * PETSC_MACHINE_EPSILON is the round-off bound of the checked quantity (k counts the operations, or the
@@ -36,6 +36,23 @@ static inline PetscErrorCode SquallTestScaleRows(Vec x, Vec y, PetscReal (*s)(Pe
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArrayWrite(y, &ya));
   for (PetscInt i = 0; i < n; i++) ya[i] = s(rstart + i) * xa[i];
+  PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = x between vectors of the same layout in different memory spaces (host and device), through the host arrays */
+static inline PetscErrorCode SquallTestCopyValues(Vec x, Vec y)
+{
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArrayWrite(y, &ya));
+  PetscCall(PetscArraycpy(ya, xa, n));
   PetscCall(VecRestoreArrayWrite(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscFunctionReturn(PETSC_SUCCESS);

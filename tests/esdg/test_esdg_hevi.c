@@ -95,23 +95,6 @@ static PetscErrorCode ColumnKSP(Mat A, PCType type, KSP *ksp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = x between vectors of different memory spaces, through the host arrays */
-static PetscErrorCode CopyHost(Vec x, Vec y)
-{
-  const PetscScalar *xa;
-  PetscScalar       *ya;
-  PetscInt           n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArrayWrite(y, &ya));
-  PetscCall(PetscArraycpy(ya, xa, n));
-  PetscCall(VecRestoreArrayWrite(y, &ya));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the componentwise backward error max_i |A x - b|_i / (|A| |x| + |b|)_i (Oettli-Prager): the fields' scales
    differ by 1e5 (density, energy), so a norm-wise one would hide the small rows; and the norm-wise relative residual
    |A x - b| / (|A| |x| + |b|) (infinity norms; |A x - b| / |b| alone measures the conditioning of the row scaling too) */
@@ -355,11 +338,11 @@ int main(int argc, char **argv)
       Vec bh, xh;
       PetscCall(MatConvert(P, MATAIJ, MAT_INITIAL_MATRIX, &H));
       PetscCall(MatCreateVecs(H, &xh, &bh));
-      PetscCall(CopyHost(b, bh));
+      PetscCall(SquallTestCopyValues(b, bh));
       PetscCall(ColumnKSP(H, PCBJACOBI, &kspl));
       PetscCall(KSPSolve(kspl, bh, xh));
       PetscCall(BackwardError(H, xh, bh, &wl, &rell));
-      PetscCall(CopyHost(xh, xl));
+      PetscCall(SquallTestCopyValues(xh, xl));
       PetscCall(VecDestroy(&bh));
       PetscCall(VecDestroy(&xh));
       PetscCall(MatDestroy(&H));

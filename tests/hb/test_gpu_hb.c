@@ -29,22 +29,6 @@ static PetscErrorCode CreateVec(Mat A, VecType type, Vec *v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode CopyValues(Vec from, Vec to)
-{
-  const PetscScalar *a;
-  PetscScalar       *b;
-  PetscInt           n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(from, &n));
-  PetscCall(VecGetArrayRead(from, &a));
-  PetscCall(VecGetArrayWrite(to, &b));
-  PetscCall(PetscArraycpy(b, a, n));
-  PetscCall(VecRestoreArrayWrite(to, &b));
-  PetscCall(VecRestoreArrayRead(from, &a));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* max |a - b| / max |a| over all ranks, read on the host */
 static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *d)
 {
@@ -119,7 +103,7 @@ static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol, PetscReal cgtol, Pet
   PetscCall(PetscRandomSetInterval(rnd, -1, 1));
   PetscCall(VecSetRandom(xh, rnd));
   PetscCall(PetscRandomDestroy(&rnd));
-  PetscCall(CopyValues(xh, xd));
+  PetscCall(SquallTestCopyValues(xh, xd));
   PetscCall(SquallHBMultDot(A, xh, yh, &doth));
   PetscCall(SquallHBMultDot(A, xd, yd, &dotd));
   PetscCall(RelDiff(yh, yd, &d));
@@ -159,7 +143,7 @@ static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol, PetscReal cgtol, Pet
          dots, ordering of the queued AXPY) exceeds by orders of magnitude from its first iteration
          on. The iteration counts and the solutions are held against the host spread in the same way. */
       PetscCall(SquallHBComputeRHS(A, Source, NULL, yh));
-      PetscCall(CopyValues(yh, yd));
+      PetscCall(SquallTestCopyValues(yh, yd));
       PetscCall(History(A, yh, SQUALL_KSPHBCG, PETSC_TRUE, pcs[p], hh, &nh, xref));
       for (PetscInt i = 0; i < nh; i++) s[i] = 0;
       for (PetscInt v = 0; v < 2; v++) {
