@@ -62,7 +62,11 @@ static PetscErrorCode PCSetUp_ESDGColumn(PC pc)
   }
   PetscCall(PetscLogEventEnd(SQUALL_ESDGColumnFactor, pc, 0, 0, 0));
   PetscCallMPI(MPIU_Allreduce(&bad, &gbad, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)pc)));
-  PetscCheck(!gbad, PetscObjectComm((PetscObject)pc), PETSC_ERR_MAT_LU_ZRPVT, "-pc_type esdgcolumn: a zero pivot in the blocks of %" PetscInt_FMT " lines of nodes", gbad);
+  /* as PETSc's factorisations: an error only with PCSetErrorIfFailure() (-ksp_error_if_not_converged); else the
+     failure goes to the KSP (KSP_DIVERGED_PC_FAILED), and from there to SNES and TS, which may retry the step */
+  PetscCheck(!gbad || !pc->erroriffailure, PetscObjectComm((PetscObject)pc), PETSC_ERR_MAT_LU_ZRPVT, "-pc_type esdgcolumn: a zero pivot in the blocks of %" PetscInt_FMT " lines of nodes", gbad);
+  if (gbad) PetscCall(PetscInfo(pc, "zero pivot in the blocks of %" PetscInt_FMT " lines of nodes\n", gbad));
+  PetscCall(PCSetFailedReason(pc, gbad ? PC_FACTOR_NUMERIC_ZEROPIVOT : PC_NOERROR));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

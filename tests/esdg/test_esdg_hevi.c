@@ -4,6 +4,8 @@ static char help[] = "HEVI (horizontally explicit, vertically implicit) ESDG che
                      "                  -expect_norm v -expect_rtol r: its Frobenius norm against a value measured elsewhere (GPU = CPU)\n"
                      "  -test pc        -pc_type esdgcolumn solves shift I - dF_V/dq exactly, and as bjacobi + LU does\n"
                      "  -test pcbad     -pc_type esdgcolumn on a matrix that is not the HEVI one (an error)\n"
+                     "  -test pczero    -pc_type esdgcolumn on zero blocks: PC and KSP report the failure (an error with\n"
+                     "                  -ksp_error_if_not_converged)\n"
                      "  -test rest      an isothermal atmosphere at rest stays at rest under TS ARKIMEX\n"
                      "  -test order     temporal order of TS ARKIMEX (-ts_arkimex_type) by self-convergence: -dt0, -tfinal, -expect\n"
                      "  -test bubble    ARKIMEX at -dt_factor times the explicit step against LSRK: max|w| at -tfinal, mass and energy drift;\n"
@@ -13,6 +15,7 @@ static char help[] = "HEVI (horizontally explicit, vertically implicit) ESDG che
 #include <squall.h>
 #include "squalltest.h"
 #include "esdgtest.h"
+#include "ts/esdgcolumn.h"
 
 /* max over the entries of field f of |v| */
 static PetscErrorCode FieldMax(SquallESDG s, Vec V, PetscReal mx[5])
@@ -363,6 +366,46 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&xl));
     PetscCall(KSPDestroy(&ksp));
     PetscCall(KSPDestroy(&kspl));
+    PetscCall(TSDestroy(&ts));
+  } else if (!strcmp(test, "pczero")) {
+    /* the blocks of the HEVI matrix zeroed (host: a CPU run): every line has a zero pivot, which esdgcolumn reports
+       the PETSc way, as a failed PC and a diverged KSP, not as a solution */
+    TS                 ts;
+    Mat                P;
+    KSP                ksp;
+    PC                 pc;
+    Vec                b, x;
+    PetscContainer     ct = NULL;
+    SquallESDGColumn   c;
+    PetscReal          dt;
+    PCFailedReason     pcr;
+    KSPConvergedReason kr;
+    PetscCall(SquallESDGComputeTimeStep(s, Q, 1, &dt));
+    PetscCall(CreateIMEXTS(s, 10 * dt, 1, &ts));
+    PetscCall(FormIJacobian(s, ts, Q, 1 / (0.4 * 10 * dt), &P));
+    PetscCall(PetscObjectQuery((PetscObject)P, SQUALL_ESDG_COLUMN_KEY, (PetscObject *)&ct));
+    PetscCheck(ct, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the HEVI matrix carries no column data");
+    PetscCall(PetscContainerGetPointer(ct, (void **)&c));
+    PetscCheck(!c->device, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-test pczero zeroes host blocks: run it on the CPU");
+    PetscCall(PetscArrayzero(c->P, (size_t)(25 * c->lay.Nq * c->lay.Nq + 50) * c->lay.nslot));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, P, P));
+    PetscCall(KSPSetType(ksp, KSPPREONLY));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, SQUALL_PCESDGCOLUMN));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(VecDuplicate(Q, &b));
+    PetscCall(VecDuplicate(Q, &x));
+    PetscCall(VecSet(b, 1));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(PCGetFailedReason(pc, &pcr));
+    PetscCall(KSPGetConvergedReason(ksp, &kr));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero blocks: PC %s, KSP %s\n", PCFailedReasons[pcr], KSPConvergedReasons[kr]));
+    PetscCheck(pcr == PC_FACTOR_NUMERIC_ZEROPIVOT, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the PC does not report the zero pivot: %s", PCFailedReasons[pcr]);
+    PetscCheck(kr == KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the KSP does not report the failed PC: %s", KSPConvergedReasons[kr]);
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&x));
+    PetscCall(KSPDestroy(&ksp));
     PetscCall(TSDestroy(&ts));
   } else if (!strcmp(test, "pcbad")) {
     /* esdgcolumn on a matrix without the column data: the identity of the state's size */
