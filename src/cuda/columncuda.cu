@@ -60,7 +60,7 @@ PetscErrorCode SquallColumnExtractCUDA(const SquallColumnLayout *c, PetscInt f, 
 
 PetscErrorCode SquallColumnShiftCUDA(const SquallColumnLayout *c, PetscReal shift, const PetscScalar *J, PetscScalar *P)
 {
-  const PetscInt m = 5 * c->Nq, n = (m * m + 50) * c->nslot;
+  const PetscInt m = 5 * c->Nq, n = SQUALL_COLUMN_BLOCK_ENTRIES(m) * c->nslot;
   cudaStream_t   stream;
 
   PetscFunctionBegin;

@@ -16,6 +16,8 @@
 
 /* the largest m = 5 (N + 1) (N <= 8, SQUALL_DG_MAX_ORDER) */
 #define SQUALL_COLUMN_MMAX 45
+/* entries per slot of the Jacobian (and of P = shift I - J): D, L and U */
+#define SQUALL_COLUMN_BLOCK_ENTRIES(m) ((m) * (m) + 50)
 
 typedef struct {
   PetscInt        Nq, Np;     /* nodes per line and element, nodes per element */

@@ -174,8 +174,8 @@ PetscErrorCode SquallESDGColumnCreate(SquallESDG s, SquallESDGColumn *col)
   PetscCallMPI(MPIU_Allreduce(&periodic, &nclass, 1, MPIU_INT, MPI_MAX, s->comm));
   c->nclass = 2 + nclass;
   m         = 5 * c->lay.Nq;
-  PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscScalar) * (size_t)(m * m + 50) * c->lay.nslot, (void **)&c->J));
-  PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscScalar) * (size_t)(m * m + 50) * c->lay.nslot, (void **)&c->P));
+  PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscScalar) * (size_t)SQUALL_COLUMN_BLOCK_ENTRIES(m) * c->lay.nslot, (void **)&c->J));
+  PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscScalar) * (size_t)SQUALL_COLUMN_BLOCK_ENTRIES(m) * c->lay.nslot, (void **)&c->P));
   PetscCall(SquallESDGGetDM(s, &dm));
   PetscCall(DMCreateGlobalVector(dm, &c->Xp));
   PetscCall(VecDuplicate(c->Xp, &c->F0));
@@ -285,7 +285,7 @@ static PetscErrorCode ColumnCOO(SquallESDGColumn c, PetscInt rstart, PetscInt **
 
   PetscFunctionBegin;
   H.base = c->hbase;
-  *n     = (PetscCount)(m * m + 50) * ns;
+  *n     = (PetscCount)SQUALL_COLUMN_BLOCK_ENTRIES(m) * ns;
   PetscCall(PetscMalloc2(*n, &ri, *n, &rj));
   for (PetscInt q = 0; q < m * m; q++)
     for (PetscInt sl = 0; sl < ns; sl++) {
@@ -329,7 +329,7 @@ PetscErrorCode SquallESDGColumnCreateMatrix(SquallESDG s, SquallESDGColumn c, Ma
 /* c->P = shift I - J, and the matrix's values from it (on the device in GPU runs) */
 PetscErrorCode SquallESDGColumnSetShift(SquallESDGColumn c, PetscReal shift, Mat P)
 {
-  const PetscInt m = 5 * c->lay.Nq, n = (m * m + 50) * c->lay.nslot;
+  const PetscInt m = 5 * c->lay.Nq, n = SQUALL_COLUMN_BLOCK_ENTRIES(m) * c->lay.nslot;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(SQUALL_ESDGColumnValues, P, 0, 0, 0));

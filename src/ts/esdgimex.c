@@ -58,7 +58,8 @@ static PetscErrorCode ESDGPartReference(SquallESDG s, SquallESDGPart part, Vec *
 @*/
 PetscErrorCode SquallESDGComputeRHSPart(SquallESDG s, SquallESDGPart part, PetscReal t, Vec X, Vec F)
 {
-  Vec Fref;
+  const PetscLogEvent event = part == SQUALL_ESDG_PART_VERTICAL ? SQUALL_ESDGRHSVertical : SQUALL_ESDGRHSHorizontal;
+  Vec                 Fref;
 
   PetscFunctionBegin;
   PetscCheck(part >= SQUALL_ESDG_PART_ALL && part <= SQUALL_ESDG_PART_VERTICAL, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "RHS part %d is out of range: all, horizontal or vertical", (int)part);
@@ -67,14 +68,14 @@ PetscErrorCode SquallESDGComputeRHSPart(SquallESDG s, SquallESDGPart part, Petsc
     PetscCall(SquallESDGComputeRHS(s, t, X, F));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(PetscLogEventBegin(part == SQUALL_ESDG_PART_VERTICAL ? SQUALL_ESDGRHSVertical : SQUALL_ESDGRHSHorizontal, X, F, 0, 0));
+  PetscCall(PetscLogEventBegin(event, X, F, 0, 0));
   s->rhsParts = ESDGPartTerms[part];
   Fref        = s->Fref;
   if (Fref) PetscCall(ESDGPartReference(s, part, &s->Fref));
   PetscCall(SquallESDGComputeRHS(s, t, X, F));
   s->Fref     = Fref;
   s->rhsParts = SQUALL_ESDG_ALL_TERMS;
-  PetscCall(PetscLogEventEnd(part == SQUALL_ESDG_PART_VERTICAL ? SQUALL_ESDGRHSVertical : SQUALL_ESDGRHSHorizontal, X, F, 0, 0));
+  PetscCall(PetscLogEventEnd(event, X, F, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

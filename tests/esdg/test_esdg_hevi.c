@@ -72,6 +72,19 @@ static PetscErrorCode FormIJacobian(SquallESDG s, TS ts, Vec X, PetscReal shift,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the system of an implicit stage at 10 times the explicit step (its shift that of a stage coefficient 0.4), on the TS
+   whose IJacobian matrix it is */
+static PetscErrorCode StageMatrix(SquallESDG s, Vec Q, TS *ts, Mat *P)
+{
+  PetscReal dt;
+
+  PetscFunctionBegin;
+  PetscCall(SquallESDGComputeTimeStep(s, Q, 1, &dt));
+  PetscCall(CreateIMEXTS(s, 10 * dt, 1, ts));
+  PetscCall(FormIJacobian(s, *ts, Q, 1 / (0.4 * 10 * dt), P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* a direct column solve: preonly with -pc_type esdgcolumn, or block Jacobi over the ranks with an LU per block */
 static PetscErrorCode ColumnKSP(Mat A, PCType type, KSP *ksp)
 {
@@ -324,10 +337,8 @@ int main(int argc, char **argv)
     Mat       P;
     KSP       ksp, kspl;
     Vec       b, x, xl;
-    PetscReal dt, w, rel, wl, rell, nx, nd;
-    PetscCall(SquallESDGComputeTimeStep(s, Q, 1, &dt));
-    PetscCall(CreateIMEXTS(s, 10 * dt, 1, &ts));
-    PetscCall(FormIJacobian(s, ts, Q, 1 / (0.4 * 10 * dt), &P));
+    PetscReal w, rel, wl, rell, nx, nd;
+    PetscCall(StageMatrix(s, Q, &ts, &P));
     PetscCall(VecDuplicate(Q, &b));
     PetscCall(VecDuplicate(Q, &x));
     PetscCall(VecDuplicate(Q, &xl));
@@ -377,17 +388,14 @@ int main(int argc, char **argv)
     Vec                b, x;
     PetscContainer     ct = NULL;
     SquallESDGColumn   c;
-    PetscReal          dt;
     PCFailedReason     pcr;
     KSPConvergedReason kr;
-    PetscCall(SquallESDGComputeTimeStep(s, Q, 1, &dt));
-    PetscCall(CreateIMEXTS(s, 10 * dt, 1, &ts));
-    PetscCall(FormIJacobian(s, ts, Q, 1 / (0.4 * 10 * dt), &P));
+    PetscCall(StageMatrix(s, Q, &ts, &P));
     PetscCall(PetscObjectQuery((PetscObject)P, SQUALL_ESDG_COLUMN_KEY, (PetscObject *)&ct));
     PetscCheck(ct, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the HEVI matrix carries no column data");
     PetscCall(PetscContainerGetPointer(ct, (void **)&c));
     PetscCheck(!c->device, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-test pczero zeroes host blocks: run it on the CPU");
-    PetscCall(PetscArrayzero(c->P, (size_t)(25 * c->lay.Nq * c->lay.Nq + 50) * c->lay.nslot));
+    PetscCall(PetscArrayzero(c->P, (size_t)SQUALL_COLUMN_BLOCK_ENTRIES(5 * c->lay.Nq) * c->lay.nslot));
     PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
     PetscCall(KSPSetOperators(ksp, P, P));
     PetscCall(KSPSetType(ksp, KSPPREONLY));
