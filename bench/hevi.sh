@@ -57,9 +57,14 @@ print(json.dumps(r))
 PY
 }
 
+# the mean step of the last record (an explicit run), empty if it made none
+last_step() {
+  python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).readlines()[-1]); print(r["t_final"] / r["steps"] if r["steps"] else "")' "$out"
+}
+
 timeout 120 "$b/tutorials/baroclinic" $channel $gpuopts -ts_max_time 1e9 -ts_max_steps $nexp -log_view :"$o/hevi-explicit-log.txt" > "$o/hevi-explicit.txt" 2>&1
 record "$o/hevi-explicit.txt" "$o/hevi-explicit-log.txt" $? bench=hevi_explicit scheme=lsrk >> "$out"
-dt=$(python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).readlines()[-1]); print(r["t_final"] / r["steps"] if r["steps"] else "")' "$out")
+dt=$(last_step)
 [ -n "$dt" ] || { echo "bench/hevi.sh: the explicit run failed ($o/hevi-explicit.txt)" >&2; cat "$out"; exit 1; }
 
 for tab in 2c 3; do
@@ -79,7 +84,7 @@ done
 wave="-options_file $root/options/bwave.opts -esdg_monitor 0 -esdg_wall_time $gpuopts"
 timeout 120 "$b/tutorials/baroclinic_wave" $wave -ts_max_time 1e9 -ts_max_steps ${BWAVE_STEPS:-200} -log_view :"$o/hevi-bwave-explicit-log.txt" > "$o/hevi-bwave-explicit.txt" 2>&1
 record "$o/hevi-bwave-explicit.txt" "$o/hevi-bwave-explicit-log.txt" $? bench=hevi_bwave_explicit scheme=lsrk >> "$out"
-wdt=$(python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).readlines()[-1]); print(r["t_final"] / r["steps"] if r["steps"] else "")' "$out")
+wdt=$(last_step)
 for mult in ${BWAVE_MULTS:-25 10}; do
   [ -n "$wdt" ] || break
   h=$(python3 -c "print($mult * $wdt)")
