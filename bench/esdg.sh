@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# ESDG on one GPU, about 4 minutes, every step under timeout:
+# ESDG on one GPU, about 5 minutes, every step under timeout:
 #   bench/esdg.sh BUILD_DIR OUTDIR      (PATH set for the CUDA PETSc's mpiexec)
 # 1. the rising bubble, N=4, 262,144 elements (2x2x2 base cells refined 5 times), 14-stage LSRK with the
 #    CFL step: TSSolve wall time over STEPS steps (default 50), and the 1000-step time projected from it;
 # 2. the per-order kernel sweep of bench/esdg_bench.c: N=1..8 at about 4.1 million LGL nodes each (N=4:
-#    32,768 elements), RHS wall time and the GPU times of the volume, face and node-reduce kernels.
+#    32,768 elements), RHS wall time and the GPU times of the volume, face and node-reduce kernels;
+# 3. the same sweep at N = 2, 4, 6, 8 over terrain (a bell mountain, -esdg_terrain bell, on the same brick), whose
+#    curved elements read their metric terms per node: the cost per node against the box of item 2.
 # Writes OUTDIR/esdg.jsonl (one JSON object per line: first a record of the GPU, then the bubble, then
 # one per order), and the runs' output next to it.
 set -uo pipefail
@@ -30,4 +32,6 @@ PY
 mesh="-dm_p4est_brick_periodicity 1,1,0 -dm_p4est_brick_bounds -1000,1000,-1000,1000,0,2000 -dm_vec_type cuda -use_gpu_aware_mpi 0"
 timeout 120 "$b/bench/esdg_bench" $mesh -bench_orders 1,2,3,4,5,6,7,8 -bench_nodes 4096000 -bench_reps 20 -bench_tag kernels > "$o/esdg-kernels.txt" 2>&1
 grep '^{' "$o/esdg-kernels.txt" | sed 's/^{/{"bench": "esdg_kernels", /' >> "$out"
+timeout 120 "$b/bench/esdg_bench" $mesh -esdg_terrain bell -esdg_terrain_h0 200 -esdg_terrain_a 500 -bench_orders 2,4,6,8 -bench_nodes 4096000 -bench_reps 20 -bench_tag terrain > "$o/esdg-terrain.txt" 2>&1
+grep '^{' "$o/esdg-terrain.txt" | sed 's/^{/{"bench": "esdg_terrain", /' >> "$out"
 cat "$out"

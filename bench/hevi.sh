@@ -10,7 +10,7 @@
 #    extrapolated from it; a run that would start after BUDGET seconds (default 200) is recorded as skipped;
 # 3. the baroclinic wave on the cubed-sphere shell (options/bwave.opts, about 2 degrees, 12,288 elements, N = 4):
 #    explicit LSRK (its CFL 4 step) for BWAVE_STEPS steps (default 200), and ARKIMEX 2c at BWAVE_MULTS times
-#    that step (default "25 10") for SIM_TIME, the same records as above;
+#    that step (default "25 16 12 10") for SIM_TIME, the same records as above;
 # 4. the explicit and the HEVI (2c, 25x) step of the channel on the host's CPU cores (CPU_RANKS ranks, default 12, a divisor of
 #    the channel's 24 trees so that columns stay whole on a rank) for CPU_STEPS steps (default 10).
 # Writes OUTDIR/hevi.jsonl (first a record of the GPU, then one per run), the runs' output and -log_view next to it.
@@ -85,7 +85,7 @@ wave="-options_file $root/options/bwave.opts -esdg_monitor 0 -esdg_wall_time $gp
 timeout 120 "$b/tutorials/baroclinic_wave" $wave -ts_max_time 1e9 -ts_max_steps ${BWAVE_STEPS:-200} -log_view :"$o/hevi-bwave-explicit-log.txt" > "$o/hevi-bwave-explicit.txt" 2>&1
 record "$o/hevi-bwave-explicit.txt" "$o/hevi-bwave-explicit-log.txt" $? bench=hevi_bwave_explicit scheme=lsrk >> "$out"
 wdt=$(last_step)
-for mult in ${BWAVE_MULTS:-25 10}; do
+for mult in ${BWAVE_MULTS:-25 16 12 10}; do
   [ -n "$wdt" ] || break
   h=$(python3 -c "print($mult * $wdt)")
   timeout 100 "$b/tutorials/baroclinic_wave" $wave $hevi -ts_arkimex_type 2c -ts_dt $h -ts_max_time $tsim -ts_max_steps 1000000 -log_view :"$o/hevi-bwave-2c-x$mult-log.txt" > "$o/hevi-bwave-2c-x$mult.txt" 2>&1
