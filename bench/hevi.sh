@@ -10,7 +10,8 @@
 #    extrapolated from it; a run that would start after BUDGET seconds (default 200) is recorded as skipped;
 # 3. the baroclinic wave on the cubed-sphere shell (options/bwave.opts, about 2 degrees, 12,288 elements, N = 4):
 #    explicit LSRK (its CFL 4 step) for BWAVE_STEPS steps (default 200), and ARKIMEX 2c at BWAVE_MULTS times
-#    that step (default "25 16 12 10") for SIM_TIME, the same records as above;
+#    that step (default "25 16 12 10") for SIM_TIME, the same records as above, and the linearly implicit variant
+#    (-snes_type ksponly) at BWAVE_LINEAR_MULTS times it (default "20 16");
 # 4. the explicit and the HEVI (2c, 25x) step of the channel on the host's CPU cores (CPU_RANKS ranks, default 12, a divisor of
 #    the channel's 24 trees so that columns stay whole on a rank) for CPU_STEPS steps (default 10).
 # Writes OUTDIR/hevi.jsonl (first a record of the GPU, then one per run), the runs' output and -log_view next to it.
@@ -90,6 +91,15 @@ for mult in ${BWAVE_MULTS:-25 16 12 10}; do
   h=$(python3 -c "print($mult * $wdt)")
   timeout 100 "$b/tutorials/baroclinic_wave" $wave $hevi -ts_arkimex_type 2c -ts_dt $h -ts_max_time $tsim -ts_max_steps 1000000 -log_view :"$o/hevi-bwave-2c-x$mult-log.txt" > "$o/hevi-bwave-2c-x$mult.txt" 2>&1
   record "$o/hevi-bwave-2c-x$mult.txt" "$o/hevi-bwave-2c-x$mult-log.txt" $? bench=hevi_bwave_arkimex scheme=2c dt_multiple=$mult dt=$h explicit_dt=$wdt >> "$out"
+done
+# the linearly implicit variant (one Newton step per implicit stage, the lagged Jacobian): max|w| against the
+# Newton runs' at the same step says what it costs in accuracy
+for mult in ${BWAVE_LINEAR_MULTS:-20 16}; do
+  [ -n "$wdt" ] || break
+  h=$(python3 -c "print($mult * $wdt)")
+  timeout 100 "$b/tutorials/baroclinic_wave" $wave $hevi -snes_type ksponly -ts_arkimex_type 2c -ts_dt $h -ts_max_time $tsim -ts_max_steps 1000000 \
+    -log_view :"$o/hevi-bwave-2c-lin-x$mult-log.txt" > "$o/hevi-bwave-2c-lin-x$mult.txt" 2>&1
+  record "$o/hevi-bwave-2c-lin-x$mult.txt" "$o/hevi-bwave-2c-lin-x$mult-log.txt" $? bench=hevi_bwave_arkimex scheme=2c solver=ksponly dt_multiple=$mult dt=$h explicit_dt=$wdt >> "$out"
 done
 
 cpu="CPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $cpun ranks"
