@@ -86,21 +86,21 @@ wave="-options_file $root/options/bwave.opts -esdg_monitor 0 -esdg_wall_time $gp
 timeout 120 "$b/tutorials/baroclinic_wave" $wave -ts_max_time 1e9 -ts_max_steps ${BWAVE_STEPS:-200} -log_view :"$o/hevi-bwave-explicit-log.txt" > "$o/hevi-bwave-explicit.txt" 2>&1
 record "$o/hevi-bwave-explicit.txt" "$o/hevi-bwave-explicit-log.txt" $? bench=hevi_bwave_explicit scheme=lsrk >> "$out"
 wdt=$(last_step)
-for mult in ${BWAVE_MULTS:-25 16 12 10}; do
-  [ -n "$wdt" ] || break
+# one ARKIMEX 2c run of the wave: bwave_arkimex MULT TAG [RECORD_KEY=VALUE] -- [OPTIONS]
+bwave_arkimex() {
+  local mult=$1 tag=$2 h keys=(); shift 2
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do keys+=("$1"); shift; done
+  shift
   h=$(python3 -c "print($mult * $wdt)")
-  timeout 100 "$b/tutorials/baroclinic_wave" $wave $hevi -ts_arkimex_type 2c -ts_dt $h -ts_max_time $tsim -ts_max_steps 1000000 -log_view :"$o/hevi-bwave-2c-x$mult-log.txt" > "$o/hevi-bwave-2c-x$mult.txt" 2>&1
-  record "$o/hevi-bwave-2c-x$mult.txt" "$o/hevi-bwave-2c-x$mult-log.txt" $? bench=hevi_bwave_arkimex scheme=2c dt_multiple=$mult dt=$h explicit_dt=$wdt >> "$out"
-done
-# the linearly implicit variant (one Newton step per implicit stage, the lagged Jacobian): max|w| against the
-# Newton runs' at the same step says what it costs in accuracy
-for mult in ${BWAVE_LINEAR_MULTS:-20 16}; do
-  [ -n "$wdt" ] || break
-  h=$(python3 -c "print($mult * $wdt)")
-  timeout 100 "$b/tutorials/baroclinic_wave" $wave $hevi -snes_type ksponly -ts_arkimex_type 2c -ts_dt $h -ts_max_time $tsim -ts_max_steps 1000000 \
-    -log_view :"$o/hevi-bwave-2c-lin-x$mult-log.txt" > "$o/hevi-bwave-2c-lin-x$mult.txt" 2>&1
-  record "$o/hevi-bwave-2c-lin-x$mult.txt" "$o/hevi-bwave-2c-lin-x$mult-log.txt" $? bench=hevi_bwave_arkimex scheme=2c solver=ksponly dt_multiple=$mult dt=$h explicit_dt=$wdt >> "$out"
-done
+  timeout 100 "$b/tutorials/baroclinic_wave" $wave $hevi "$@" -ts_arkimex_type 2c -ts_dt $h -ts_max_time $tsim -ts_max_steps 1000000 -log_view :"$o/$tag-log.txt" > "$o/$tag.txt" 2>&1
+  record "$o/$tag.txt" "$o/$tag-log.txt" $? bench=hevi_bwave_arkimex scheme=2c "${keys[@]}" dt_multiple=$mult dt=$h explicit_dt=$wdt >> "$out"
+}
+if [ -n "$wdt" ]; then
+  for mult in ${BWAVE_MULTS:-25 16 12 10}; do bwave_arkimex $mult hevi-bwave-2c-x$mult --; done
+  # the linearly implicit variant (one Newton step per implicit stage, the lagged Jacobian): max|w| against the
+  # Newton runs' at the same step says what it costs in accuracy
+  for mult in ${BWAVE_LINEAR_MULTS:-20 16}; do bwave_arkimex $mult hevi-bwave-2c-lin-x$mult solver=ksponly -- -snes_type ksponly; done
+fi
 
 cpu="CPU $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $cpun ranks"
 timeout 120 mpiexec -n $cpun "$b/tutorials/baroclinic" $channel -ts_max_time 1e9 -ts_max_steps $cpusteps -log_view :"$o/hevi-cpu-explicit-log.txt" > "$o/hevi-cpu-explicit.txt" 2>&1

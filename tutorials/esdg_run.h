@@ -144,6 +144,17 @@ static PetscErrorCode OutputOptions(SquallESDG esdg, const CheckpointCtx *ck, Ou
 typedef PetscErrorCode (*RunCaseHookFn)(SquallESDG, TS, Vec, PetscBool final);
 static RunCaseHookFn RunCaseHook = NULL;
 
+/* what RunCase made, after a finished and after a failed run */
+static PetscErrorCode RunCaseDestroy(CheckpointCtx *ck, TS *ts, Vec *Q, SquallESDG *esdg)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(ck->ring));
+  PetscCall(TSDestroy(ts));
+  PetscCall(VecDestroy(Q));
+  PetscCall(SquallESDGDestroy(esdg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A failed time integration (TSConvergedReason < 0: a rejected step, a diverged implicit solve) is no error
    here: RunCase reports it, writes nothing, destroys what it made and sets *failed, so that the run still ends
    through PetscFinalize() (the failure is collective: every rank sees the same reason). */
@@ -229,10 +240,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   *failed = (PetscBool)(reason < 0);
   if (*failed) {
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, PETSC_STDERR, "%s: the time integration failed (%s) at step %" PetscInt_FMT ", t = %g: nothing is written\n", casename, TSConvergedReasons[reason], steps, (double)t));
-    PetscCall(PetscFree(ck.ring));
-    PetscCall(TSDestroy(&ts));
-    PetscCall(VecDestroy(&Q));
-    PetscCall(SquallESDGDestroy(&esdg));
+    PetscCall(RunCaseDestroy(&ck, &ts, &Q, &esdg));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(CheckAdmissible(casename, "final", &s1));
@@ -264,10 +272,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
     PetscCall(SquallDGMeshWriteVTK(mesh, Q, names, out.vtk));
   }
   if (RunCaseHook) PetscCall(RunCaseHook(esdg, ts, Q, PETSC_TRUE));
-  PetscCall(PetscFree(ck.ring));
-  PetscCall(TSDestroy(&ts));
-  PetscCall(VecDestroy(&Q));
-  PetscCall(SquallESDGDestroy(&esdg));
+  PetscCall(RunCaseDestroy(&ck, &ts, &Q, &esdg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
