@@ -17,7 +17,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "bench", "results")
 CAPS = {"esdg": "ESDG dynamical core", "hb": "hipBone-style matrix-free CG", "p1": "P1 tetrahedral assembly",
-        "hevi": "HEVI (ARKIMEX) against explicit LSRK (ESDG)", "precision": "single against double precision (ESDG)"}
+        "hevi": "HEVI (ARKIMEX) against explicit LSRK (ESDG)", "bwave": "baroclinic wave on the cubed-sphere shell over 10 days (ESDG)", "precision": "single against double precision (ESDG)"}
 EXTRA = {"esdg": ["cfl"]}
 
 

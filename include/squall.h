@@ -123,6 +123,7 @@ PETSC_EXTERN PetscErrorCode SquallESDGCheckSlice(SquallESDG, PetscInt axis, Pets
 PETSC_EXTERN PetscErrorCode SquallESDGSetInitialCondition(SquallESDG, const char *name, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGSetCaseReference(SquallESDG, const char *name, Vec);
 PETSC_EXTERN PetscErrorCode SquallESDGComputeExactError(SquallESDG, const char *name, PetscReal t, Vec, PetscReal *l2);
+PETSC_EXTERN PetscErrorCode SquallESDGComputeWindError(SquallESDG, const char *name, PetscReal t, Vec, PetscReal *rms, PetscReal *rel);
 
 /* ---- hipBone-style matrix-free CG: screened Poisson A = Z^T (S_L + lambda W) Z on a brick of hex
    spectral elements (GLL nodes, order 1..15), as a MATSHELL, and the KSP type "hbcg" (any Mat; fused
