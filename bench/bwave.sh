@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The baroclinic wave of Ullrich et al. (2014) on the cubed-sphere shell over 10 days, on one GPU, about
-# 8 minutes, every run under timeout:
+# 9 minutes, every run under timeout:
 #   bench/bwave.sh BUILD_DIR OUTDIR      (PATH set for the CUDA PETSc's mpiexec)
 # options/bwave.opts (N = 4) with options/hevi.opts, ARKIMEX 2c at STEPS_PER_DAY steps a day at refinement 3
 # (default 750: 115.2 s, 16 times the explicit CFL 4 step), half as many at refinement 2:
@@ -11,7 +11,9 @@
 # 3. the same at refinement 2 by explicit LSRK 14s4 (the options file's CFL 4 step): the reference for HEVI's
 #    time error at days 8 and 10 (EXPLICIT_LEVELS, default 2; refinement 3 takes 12 minutes);
 # 4. the linearly implicit variant (-snes_type ksponly: one Newton step per stage with the lagged Jacobian) at
-#    refinement 3 (LINEAR_LEVELS).
+#    refinement 3 (LINEAR_LEVELS);
+# 5. the same variant at refinement 3 of higher orders (HIGH_ORDERS, pairs ORDER:STEPS_PER_DAY, default 5:1152,
+#    the step shrinking with the smallest LGL spacing; 6:1500 takes about 7 minutes more): the finest resolutions.
 # Writes OUTDIR/bwave.jsonl (first a record of the GPU, then one per run), each run's output and its day-8 and
 # day-10 surface levels (bwave-*.day08.csv, bwave-*.day10.csv) next to it.
 set -uo pipefail
@@ -83,5 +85,10 @@ done
 for L in ${LINEAR_LEVELS:-3}; do
   dt=$(hevi_dt $L)
   bwave_run bwave-2c-lin-L$L 150 10 bench=bwave_wave refinement=$L scheme=2c solver=ksponly dt=$dt -- $hevi -ts_dt $dt -dm_forest_initial_refinement $L -snes_type ksponly
+done
+for pair in ${HIGH_ORDERS:-5:1152}; do
+  n=${pair%%:*}
+  dt=$(python3 -c "print(86400 / ${pair##*:})")
+  bwave_run bwave-2c-lin-L3-N$n 480 10 bench=bwave_wave refinement=3 order=$n scheme=2c solver=ksponly dt=$dt -- $hevi -ts_dt $dt -esdg_order $n -snes_type ksponly
 done
 cat "$out"

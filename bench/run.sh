@@ -82,7 +82,7 @@ for cap in $only; do
       log "esdg (bench/esdg.sh, bench/cfl.sh)"
       timeout 420 bash "$root/bench/esdg.sh" "$build" "$out" > "$out/esdg.log" 2>&1 && timeout 420 bash "$root/bench/cfl.sh" "$build" "$out" >> "$out/esdg.log" 2>&1 ;;
     hevi) log "hevi (bench/hevi.sh)"; timeout 540 bash "$root/bench/hevi.sh" "$build" "$out" > "$out/hevi.log" 2>&1 ;;
-    bwave) log "bwave (bench/bwave.sh)"; timeout 580 bash "$root/bench/bwave.sh" "$build" "$out" > "$out/bwave.log" 2>&1 ;;
+    bwave) log "bwave (bench/bwave.sh)"; timeout 600 bash "$root/bench/bwave.sh" "$build" "$out" > "$out/bwave.log" 2>&1 ;;
     hb | p1) log "$cap (bench/$cap.sh)"; timeout 480 bash "$root/bench/$cap.sh" "$build" "$out" > "$out/$cap.log" 2>&1 ;;
     precision)
       [ -n "$single" ] || { log "precision: skipped (no SINGLE_BUILD_DIR given)"; continue; }
