@@ -58,6 +58,28 @@ PetscErrorCode SquallColumnExtractCUDA(const SquallColumnLayout *c, PetscInt f, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode SquallColumnCallocCUDA(size_t bytes, void **p)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMalloc(p, PetscMax(bytes, (size_t)1)));
+  PetscCallCUDA(cudaMemset(*p, 0, PetscMax(bytes, (size_t)1)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallColumnFreeCUDA(void *p)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaFree(p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallColumnCopyToDeviceCUDA(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode SquallColumnShiftCUDA(const SquallColumnLayout *c, PetscReal shift, const PetscScalar *J, PetscScalar *P)
 {
   const PetscInt m = 5 * c->Nq, n = SQUALL_COLUMN_BLOCK_ENTRIES(m) * c->nslot;

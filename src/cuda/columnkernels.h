@@ -8,6 +8,12 @@
 #include <petscsys.h>
 #include "physics/columnlu.h"
 
+/* zeroed device memory of any size (PETSc 3.22's PetscDeviceMalloc() counts bytes in PetscInt, so with 32-bit
+   indices it cannot give the 2 GiB and more that the blocks of a large column Jacobian take), its release, and a
+   copy from the host */
+PETSC_EXTERN PetscErrorCode SquallColumnCallocCUDA(size_t bytes, void **);
+PETSC_EXTERN PetscErrorCode SquallColumnFreeCUDA(void *);
+PETSC_EXTERN PetscErrorCode SquallColumnCopyToDeviceCUDA(void *dst, const void *src, size_t bytes);
 /* Xp[entry of (f, k)] = X + step, in every slot of class cls (Xp a copy of X) */
 PETSC_EXTERN PetscErrorCode SquallColumnPerturbCUDA(const SquallColumnLayout *, PetscInt f, PetscInt k, PetscInt cls, PetscReal err, const PetscScalar *X, PetscScalar *Xp);
 /* the Jacobian's columns of that colour from F0 = F(X), Fp = F(Xp) */

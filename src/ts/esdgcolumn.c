@@ -29,13 +29,9 @@
 PetscErrorCode SquallESDGColumnCalloc(PetscBool device, size_t bytes, void **p)
 {
   PetscFunctionBegin;
-  if (device) {
-    PetscDeviceContext dctx;
-    unsigned char     *d = NULL;
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceCalloc(dctx, PETSC_MEMTYPE_DEVICE, bytes, &d));
-    *p = d;
-  } else
+  if (device)
+    PetscCall(SquallColumnCallocCUDA(bytes, p));
+  else
     PetscCall(PetscCalloc(bytes, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -44,11 +40,9 @@ PetscErrorCode SquallESDGColumnFree(PetscBool device, void *p)
 {
   PetscFunctionBegin;
   if (!p) PetscFunctionReturn(PETSC_SUCCESS);
-  if (device) {
-    PetscDeviceContext dctx;
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceFree(dctx, p));
-  } else
+  if (device)
+    PetscCall(SquallColumnFreeCUDA(p));
+  else
     PetscCall(PetscFree(p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -111,10 +105,9 @@ static PetscErrorCode ColumnWalk(SquallESDG s, SquallESDGColumn c, PetscInt e0, 
    any left over, which lie on periodic columns), levels and lines recorded, the slots' entries */
 static PetscErrorCode ColumnLines(SquallESDG s, SquallESDGColumn c)
 {
-  SquallDGMesh       m   = s->mesh;
-  const PetscInt     Nq2 = m->Nq * m->Nq, ne = m->nOwned;
-  PetscInt          *pos, *pos0, *colOf, ncol = 0, Kz = -1, per = 0;
-  PetscDeviceContext dctx = NULL;
+  SquallDGMesh   m   = s->mesh;
+  const PetscInt Nq2 = m->Nq * m->Nq, ne = m->nOwned;
+  PetscInt      *pos, *pos0, *colOf, ncol = 0, Kz = -1, per = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc2(ne, &c->level, ne * Nq2, &c->line));
@@ -140,20 +133,13 @@ static PetscErrorCode ColumnLines(SquallESDG s, SquallESDGColumn c)
   c->lay.nlines   = ncol * Nq2;
   c->lay.nslot    = c->lay.nlines * c->lay.Kz;
   c->lay.periodic = (PetscBool)(per == 2);
-  /* in GPU runs the host array comes from PETSc's device allocator, whose copies look both pointers up in its
-     memory tracker */
-  if (c->device) {
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceMalloc(dctx, PETSC_MEMTYPE_HOST, c->lay.nslot, &c->hbase));
-  } else
-    PetscCall(PetscMalloc1(c->lay.nslot, &c->hbase));
+  PetscCall(PetscMalloc1(c->lay.nslot, &c->hbase));
   for (PetscInt e = 0; e < ne; e++)
     for (PetscInt l = 0; l < Nq2; l++) c->hbase[c->level[e] * c->lay.nlines + colOf[e] * Nq2 + l] = m->gslot[e] * 5 * m->Np + pos0[e * Nq2 + l];
   PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscInt) * (size_t)c->lay.nslot, (void **)&c->base));
-  if (c->device) {
-    PetscCall(PetscDeviceArrayCopy(dctx, c->base, c->hbase, c->lay.nslot));
-    PetscCall(PetscDeviceContextSynchronize(dctx));
-  } else
+  if (c->device)
+    PetscCall(SquallColumnCopyToDeviceCUDA(c->base, c->hbase, sizeof(PetscInt) * (size_t)c->lay.nslot));
+  else
     PetscCall(PetscArraycpy(c->base, c->hbase, c->lay.nslot));
   c->lay.base = c->base;
   PetscCall(PetscFree3(pos, pos0, colOf));
@@ -174,6 +160,11 @@ PetscErrorCode SquallESDGColumnCreate(SquallESDG s, SquallESDGColumn *col)
   PetscCallMPI(MPIU_Allreduce(&periodic, &nclass, 1, MPIU_INT, MPI_MAX, s->comm));
   c->nclass = 2 + nclass;
   m         = 5 * c->lay.Nq;
+  /* the kernels index the entries of all blocks, and of their factors, with PetscInt */
+  PetscCheck((PetscCount)SQUALL_COLUMN_FACTOR_ENTRIES(m) * c->lay.nslot <= PETSC_MAX_INT && (PetscCount)SQUALL_COLUMN_BLOCK_ENTRIES(m) * c->lay.nslot <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "HEVI's column blocks on this rank hold %" PetscCount_FMT " entries (order %" PetscInt_FMT ", %" PetscInt_FMT " lines of nodes x levels), more than PetscInt indexes (%" PetscInt_FMT
+             "): use more ranks or a PETSc configured --with-64-bit-indices",
+             (PetscCount)SQUALL_COLUMN_FACTOR_ENTRIES(m) * c->lay.nslot, c->lay.Nq - 1, c->lay.nslot, (PetscInt)PETSC_MAX_INT);
   PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscScalar) * (size_t)SQUALL_COLUMN_BLOCK_ENTRIES(m) * c->lay.nslot, (void **)&c->J));
   PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscScalar) * (size_t)SQUALL_COLUMN_BLOCK_ENTRIES(m) * c->lay.nslot, (void **)&c->P));
   PetscCall(SquallESDGGetDM(s, &dm));
@@ -191,12 +182,7 @@ PetscErrorCode SquallESDGColumnDestroy(SquallESDGColumn *col)
   PetscFunctionBegin;
   if (!c) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SquallESDGColumnFree(c->device, c->base));
-  if (c->device && c->hbase) {
-    PetscDeviceContext dctx;
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceFree(dctx, c->hbase));
-  } else
-    PetscCall(PetscFree(c->hbase));
+  PetscCall(PetscFree(c->hbase));
   PetscCall(SquallESDGColumnFree(c->device, c->J));
   PetscCall(SquallESDGColumnFree(c->device, c->P));
   PetscCall(PetscFree2(c->level, c->line));

@@ -63,6 +63,24 @@ PetscErrorCode SquallColumnFactorCUDA(const SquallColumnLayout *c, const PetscSc
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);
 }
 
+PetscErrorCode SquallColumnCallocCUDA(size_t bytes, void **p)
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);
+}
+
+PetscErrorCode SquallColumnFreeCUDA(void *p)
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);
+}
+
+PetscErrorCode SquallColumnCopyToDeviceCUDA(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);
+}
+
 PetscErrorCode SquallColumnSolveCUDA(const SquallColumnLayout *c, const PetscScalar *LU, const PetscInt *piv, const PetscScalar *b, PetscScalar *x)
 {
   PetscFunctionBegin;
