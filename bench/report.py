@@ -10,6 +10,7 @@
 Every figure the documents show comes from the results files through this script."""
 import glob
 import json
+import math
 import os
 import re
 import sys
@@ -159,6 +160,17 @@ def hevi_summary_row(v, pre, what):
             f"explicit LSRK14: {ex['projected_10day_s'] / 60:.1f} min ({ex['projected_10day_s'] / best['projected_10day_s']:.1f}x)"]
 
 
+def bwave_summary_row(w, v):
+    """the whole 10-day runs of the wave at about 2 degrees (L3, N = 4) against the explicit step's extrapolation"""
+    runs = [r for r in recs(w, bench="bwave_wave", refinement=3) if r.get("order", 4) == 4 and r["stable"] and r["scheme"] != "lsrk"]
+    ex = recs(v, bench="hevi_bwave_explicit")
+    if not runs or not ex:
+        return None
+    fast = min(runs, key=lambda r: r["wall_s"])
+    return [f"HEVI baroclinic wave, cubed sphere, N=4, {fast['elements']:,} elements, 10 days", " / ".join(f"{r['wall_s'] / 60:.2f} min ({hevi_scheme(r)})" for r in runs) + ", whole runs",
+            f"explicit LSRK14: {ex[0]['projected_10day_s'] / 60:.1f} min ({ex[0]['projected_10day_s'] / fast['wall_s']:.0f}x)"]
+
+
 @block("summary")
 def summary():
     rows = []
@@ -190,10 +202,10 @@ def summary():
         ns = sorted(cg)
         rows.append([f"hipBone CG figure of merit, N={' / '.join(map(str, ns))}, {cg[ns[0]]['NG'] / 1e6:.0f} M unknowns", " / ".join(f"{cg[n]['fom_gflops']:.0f}" for n in ns) + " GFLOP/s",
                      "upstream hipBone, same GPU: " + " / ".join(str(HIPBONE_UPSTREAM_FOM[n]) for n in ns) + " (" + " / ".join(f"{cg[n]['fom_gflops'] / HIPBONE_UPSTREAM_FOM[n]:.2f}" for n in ns) + "x)"])
-    v = load("hevi")
+    v, w = load("hevi"), load("bwave")
     if v:
         for pre, what in (("hevi", "HEVI baroclinic channel"), ("hevi_bwave", "HEVI baroclinic wave, cubed sphere")):
-            row = hevi_summary_row(v, pre, what)
+            row = bwave_summary_row(w, v) if pre == "hevi_bwave" and w else hevi_summary_row(v, pre, what)
             if row:
                 rows.append(row)
     docs = [d for d in (e, p, h) if d]
@@ -356,6 +368,46 @@ def hevi():
         text += (f" The channel on the host ({ce['device']}): {ce['s_per_step'] * 1e3:.0f} ms per explicit step ({ce['s_per_step'] / ex['s_per_step']:.0f}x the GPU's), "
                  f"{ci['s_per_step'] * 1e3:.0f} ms per ARKIMEX 2c step at 25x" + (f" ({ci['s_per_step'] / g[0]['s_per_step']:.0f}x the GPU's)" if g else "") + ".")
     return table(["case", "scheme", "dt / explicit", "dt (s)", "Newton / step", "ms / step", "10 days (min)", "stable", "F_H", "F_V", "matrix", "PC", "max\\|w\\| (m/s)"], rows) + "\n\n" + text + " " + source(h, "hevi")
+
+
+def bwave_resolution(r):
+    """refinement and order of a baroclinic-wave record, and its node spacing along the equator in degrees"""
+    n = r.get("order", 4)
+    return f"L{r['refinement']}, N={n}", 90 / (2 ** (r["refinement"] + 1) * n)
+
+
+def bwave_minimum(r, day):
+    m = [x for x in r["surface_minimum"] if x["day"] == day]
+    return f"{m[0]['ps_hpa']:.2f} hPa at {m[0]['lon']:.1f} E, {m[0]['lat']:.1f} N" if m else ""
+
+
+@block("bwave")
+def bwave():
+    b = load("bwave")
+    rows, prev = [], None
+    for r in sorted(recs(b, bench="bwave_balanced"), key=lambda r: r["refinement"]):
+        e = r["wind_error"][-1]
+        res, dx = bwave_resolution(r)
+        order = f"{math.log(prev[0] / e['rms_m_s']) / math.log(prev[1] / dx):.2f}" if prev else ""
+        rows.append([res, f"{r['elements']:,}", f"{dx:.2f}", f"{r['dt']:g}", f"{e['rms_m_s']:.3e}", f"{e['relative']:.2e}", order])
+        prev = (e["rms_m_s"], dx)
+    bal = table(["resolution", "elements", "node spacing (deg)", "dt (s)", "L2 error of u at day 5 (m/s)", "relative", "order"], rows)
+    rows = []
+    for r in sorted(recs(b, bench="bwave_wave"), key=lambda r: (r["refinement"], r.get("order", 4), r["scheme"] != "lsrk", r.get("solver", ""))):
+        res, dx = bwave_resolution(r)
+        scheme = "LSRK14 (explicit)" if r["scheme"] == "lsrk" else hevi_scheme(r)
+        ok = r["stable"]
+        rows.append([res, f"{dx:.2f}", scheme, f"{r['t_final'] / r['steps']:.4g}" if ok else "", f"{r['wall_s'] / 60:.2f}" if ok else "failed",
+                     f"{r['newton_per_step']:.2f}" if ok and r.get("newton_per_step") else "", bwave_minimum(r, 8), bwave_minimum(r, 10)])
+    wave = table(["resolution", "node spacing (deg)", "scheme", "dt (s)", "10 days (min)", "Newton / step", "minimum surface pressure, day 8", "day 10"], rows)
+    text = (f"Measured on one {b['gpu']}, whole runs (no extrapolation). L: `-dm_forest_initial_refinement`, N: `-esdg_order`; node spacing: "
+            "90 degrees over the nodes along a cube face's edge. Balanced state: `-bwave_perturbation 0` for 5 days with ARKIMEX 2c; the error is "
+            "the L2 norm of the velocity against the balanced state over the shell (rms, m/s). Wave: `options/bwave.opts` for 10 days; the minimum is "
+            "that of the surface nodes, at the first step at or after the day.")
+    other = sorted({f"{bwave_resolution(r)[0]} at squall {r['commit']}" for r in b["records"] if r.get("commit") and r["commit"] != b["commit"] and r["bench"] != "bwave_device"})
+    if other:
+        text += " Measured at another commit: " + ", ".join(other) + "."
+    return bal + "\n\n" + wave + "\n\n" + text + " " + source(b, "bwave")
 
 
 @block("precision")

@@ -2,7 +2,8 @@ static char help[] = "The baroclinic wave of Ullrich, Melvin, Jablonowski, Stani
                      "  -test pointwise     the formulas' own balance (src/physics/bwave.h) at sampled points, deep and shallow, by finite differences (no mesh)\n"
                      "  -test rhs           the RHS of the balanced state: L2 of the momentum RHS relative to that of rho g; with -esdg_reference_residual max |F| / (lambda |q|) < -tol\n"
                      "  -test convergence   that L2 at the refinements -levels a,b,... (default 0,1): the observed order of the last pair >= -min_order\n"
-                     "  -test steps         the balanced state for -t_final seconds (default 300) of LSRK at CFL 1: max |w| < -max_w (m/s)\n"
+                     "  -test steps         the balanced state for -t_final seconds (default 300) of LSRK at CFL 1: max |w| < -max_w (m/s), the L2 error\n"
+                     "                      of the wind (SquallESDGComputeWindError) 0 at the start and < -max_wind_error (m/s) at the end\n"
                      "  -test perturbation  max |u'| (with against without the perturbation) lies within -max_distance degrees of the centre, 0 beyond the radius\n"
                      "-tol r (relative, default 1e3 eps); -dm_vec_type cuda: through the GPU right-hand side (skipped without a GPU).\n";
 
@@ -235,15 +236,19 @@ int main(int argc, char **argv)
     PetscCheck(order >= minorder, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the balanced state's RHS converges at order %g, below -min_order %g", (double)order, (double)minorder);
   } else if (!strcmp(test, "steps")) {
     TS                 ts;
-    PetscReal          dt, tf = 300, wmax = 0, gw, bound = 1;
+    PetscReal          dt, tf = 300, wmax = 0, gw, bound = 1, werr0, werr, wrel, wbound = PETSC_MAX_REAL;
     PetscInt           steps;
     const PetscScalar *qa;
     SquallDGMesh       m;
     PetscCall(PetscOptionsGetReal(NULL, NULL, "-t_final", &tf, NULL));
     PetscCall(PetscOptionsGetReal(NULL, NULL, "-max_w", &bound, NULL));
+    PetscCall(PetscOptionsGetReal(NULL, NULL, "-max_wind_error", &wbound, NULL));
     PetscCall(CreateSolver(&s, &Q, &F));
     m = s->mesh;
     PetscCall(SquallESDGSetInitialCondition(s, "baroclinic_wave", Q));
+    /* the initial state is the projection of the exact one */
+    PetscCall(SquallESDGComputeWindError(s, "baroclinic_wave", 0, Q, &werr0, NULL));
+    PetscCheck(werr0 == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the wind error of the initial state is %g m/s, not 0", (double)werr0);
     PetscCall(SquallESDGComputeTimeStep(s, Q, 1, &dt));
     steps = (PetscInt)PetscCeilReal(tf / dt);
     dt    = tf / steps;
@@ -262,6 +267,9 @@ int main(int argc, char **argv)
     PetscCallMPI(MPIU_Allreduce(&wmax, &gw, 1, MPIU_REAL, MPIU_MAX, PETSC_COMM_WORLD));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "balanced baroclinic wave%s, %" PetscInt_FMT " steps of %.3f s to t = %g s: max |w| %.4e m/s\n", s->Fref ? " with the reference residual" : "", steps, (double)dt, (double)tf, (double)gw));
     PetscCheck(gw < bound, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "max |w| %g m/s exceeds -max_w %g", (double)gw, (double)bound);
+    PetscCall(SquallESDGComputeWindError(s, "baroclinic_wave", tf, Q, &werr, &wrel));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "L2 error of the wind %.4e m/s (relative %.4e)\n", (double)werr, (double)wrel));
+    PetscCheck(werr < wbound, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the L2 error of the wind %g m/s exceeds -max_wind_error %g", (double)werr, (double)wbound);
     PetscCall(DestroySolver(&s, &Q, &F));
   } else if (!strcmp(test, "perturbation")) {
     Vec                Q0;
