@@ -14,6 +14,7 @@
 #    refinement 3 (LINEAR_LEVELS);
 # 5. the same variant at refinement 3 of higher orders (HIGH_ORDERS, pairs ORDER:STEPS_PER_DAY, default 5:1152,
 #    the step shrinking with the smallest LGL spacing; 6:1500 takes about 7 minutes more): the finest resolutions.
+# Each list may be set empty to leave its runs out.
 # Writes OUTDIR/bwave.jsonl (first a record of the GPU, then one per run), each run's output and its day-8 and
 # day-10 surface levels (bwave-*.day08.csv, bwave-*.day10.csv) next to it.
 set -uo pipefail
@@ -71,22 +72,22 @@ bwave_run() {
 # the HEVI step at refinement L: 86400 / (STEPS_PER_DAY / 2^(3 - L)) s
 hevi_dt() { python3 -c "print(86400 / ($spd / 2 ** (3 - $1)))"; }
 
-for L in ${BALANCED_LEVELS:-1 2 3}; do
+for L in ${BALANCED_LEVELS-1 2 3}; do
   dt=$(hevi_dt $L)
   bwave_run bwave-balanced-L$L 150 5 bench=bwave_balanced refinement=$L scheme=2c dt=$dt -- $hevi -ts_dt $dt -dm_forest_initial_refinement $L -bwave_perturbation 0
 done
-for L in ${WAVE_LEVELS:-2 3}; do
+for L in ${WAVE_LEVELS-2 3}; do
   dt=$(hevi_dt $L)
   bwave_run bwave-2c-L$L 200 10 bench=bwave_wave refinement=$L scheme=2c solver=newton dt=$dt -- $hevi -ts_dt $dt -dm_forest_initial_refinement $L
 done
-for L in ${EXPLICIT_LEVELS:-2}; do
+for L in ${EXPLICIT_LEVELS-2}; do
   bwave_run bwave-lsrk-L$L 240 10 bench=bwave_wave refinement=$L scheme=lsrk -- -dm_forest_initial_refinement $L
 done
-for L in ${LINEAR_LEVELS:-3}; do
+for L in ${LINEAR_LEVELS-3}; do
   dt=$(hevi_dt $L)
   bwave_run bwave-2c-lin-L$L 150 10 bench=bwave_wave refinement=$L scheme=2c solver=ksponly dt=$dt -- $hevi -ts_dt $dt -dm_forest_initial_refinement $L -snes_type ksponly
 done
-for pair in ${HIGH_ORDERS:-5:1152}; do
+for pair in ${HIGH_ORDERS-5:1152}; do
   n=${pair%%:*}
   dt=$(python3 -c "print(86400 / ${pair##*:})")
   bwave_run bwave-2c-lin-L3-N$n 480 10 bench=bwave_wave refinement=3 order=$n scheme=2c solver=ksponly dt=$dt -- $hevi -ts_dt $dt -esdg_order $n -snes_type ksponly
