@@ -404,6 +404,12 @@ def bwave():
             "90 degrees over the nodes along a cube face's edge. Balanced state: `-bwave_perturbation 0` for 5 days with ARKIMEX 2c; the error is "
             "the L2 norm of the velocity against the balanced state over the shell (rms, m/s). Wave: `options/bwave.opts` for 10 days; the minimum is "
             "that of the surface nodes, at the first step at or after the day.")
+    v = load("hevi")
+    if v and recs(v, bench="hevi_bwave_explicit") and recs(v, bench="hevi_explicit"):
+        sx, bx = recs(v, bench="hevi_bwave_explicit")[0], recs(v, bench="hevi_explicit")[0]
+        rate = lambda r: r["elements"] * 125 * 14 / r["s_per_step"]  # N = 4 nodes, LSRK 14s4 stages
+        text += (f" Throughput of the explicit step (`bench/hevi.sh`, LSRK14, N = 4): the shell {rate(sx) / 1e9:.2f} G node updates/s, the box channel "
+                 f"at the same element count {rate(bx) / 1e9:.2f} G ({sx['s_per_step'] / bx['s_per_step']:.2f}x the box's time per node on the shell's curvilinear kernels).")
     other = sorted({f"{bwave_resolution(r)[0]} at squall {r['commit']}" for r in b["records"] if r.get("commit") and r["commit"] != b["commit"] and r["bench"] != "bwave_device"})
     if other:
         text += " Measured at another commit: " + ", ".join(other) + "."
