@@ -4,6 +4,8 @@
     schaer_linear.py [--U 10] [--N 0.01] [--h0 250] [--a 5000] [--lambda 4000] [--T0 280] [--g 9.81]
                      [--R 287.0] [--gamma 1.4] (--points FILE.csv | --x X --z Z)
     schaer_linear.py --compare SLICE.csv [--zmax 13000] [--zmin 0] [--xmax X] [--max-error E] [physics as above]
+    --lower-boundary linear|exact: the boundary condition at z = 0 (linear theory, default) or on the terrain
+    (Long's model, scripts/schaer_long.py: the finite-amplitude solution of the same linear equation)
 
 Prints x, z, w (and u', the perturbation of the horizontal wind) at the given points (a CSV with columns
 x and z, e.g. a tutorial's slice, or one point). With --compare, reads the slice's x, z and w (the
@@ -89,6 +91,19 @@ def solution_w(xs, zs, U, N, h0, a, lam, T0, g, R, gamma, nk=6000):
     return out
 
 
+def long_solution(points, a):
+    """(x, z, w, u') of Long's model (the lower boundary condition on the terrain): the linear solution plus
+    schaer_long.correction(); also its iterations and boundary residual"""
+    import schaer_long
+
+    lam = getattr(a, "lambda")
+    terrain = lambda x: a.h0 * math.exp(-((x / a.a) ** 2)) * math.cos(math.pi * x / lam) ** 2  # noqa: E731
+    kcut = 4 * 2 * math.pi / lam + 24 / a.a  # four harmonics of the ripples and the envelope's width
+    corr, it, res = schaer_long.correction(points, terrain, a.U, a.N, lambda z: density_ratio(z, a.N, a.T0, a.g, a.R, a.gamma), kcut)
+    lin = solution(points, a.U, a.N, a.h0, a.a, lam, a.T0, a.g, a.R, a.gamma, a.nk)
+    return [(x, z, w + dw, up + du) for (x, z, w, up), (dw, du) in zip(lin, corr)], it, res
+
+
 def compare(a):
     try:
         with open(a.compare) as f:
@@ -98,12 +113,18 @@ def compare(a):
     sel = [r for r in rows if a.zmin <= r[1] <= a.zmax and (a.xmax is None or abs(r[0]) <= a.xmax)]
     if not sel:
         sys.exit(f"schaer_linear.py: no node of {a.compare} in the comparison region")
-    wl = solution_w([r[0] for r in sel], [r[1] for r in sel], a.U, a.N, a.h0, a.a, getattr(a, "lambda"), a.T0, a.g, a.R, a.gamma, a.nk)
+    how = ""
+    if a.lower_boundary == "exact":
+        out, it, res = long_solution([(r[0], r[1]) for r in sel], a)
+        wl = [w for _, _, w, _ in out]
+        how = f"; lower boundary on the terrain (Long's model: {it} iterations, boundary residual {res:.1e} of h0)"
+    else:
+        wl = solution_w([r[0] for r in sel], [r[1] for r in sel], a.U, a.N, a.h0, a.a, getattr(a, "lambda"), a.T0, a.g, a.R, a.gamma, a.nk)
     num = sum((r[2] - w) ** 2 for r, w in zip(sel, wl))
     den = sum(w * w for w in wl)
     err = math.sqrt(num / den)
     print(f"relative L2 error of w against linear theory: {err:.4f} ({len(sel)} nodes, {a.zmin:g} <= z <= {a.zmax:g} m"
-          + (f", |x| <= {a.xmax:g} m" if a.xmax is not None else "") + f"; max|w_lin| {max(abs(w) for w in wl):.4f} m/s)")
+          + (f", |x| <= {a.xmax:g} m" if a.xmax is not None else "") + f"; max|w_lin| {max(abs(w) for w in wl):.4f} m/s{how})")
     if a.max_error is not None and err > a.max_error:
         print(f"schaer_linear.py: the error {err:.4f} exceeds --max-error {a.max_error:g}")
         sys.exit(1)
@@ -122,6 +143,7 @@ def main():
     p.add_argument("--zmax", type=float, default=13000.0, help="top of the comparison region (default: the sponge's bottom)")
     p.add_argument("--xmax", type=float, help="compare only where |x| <= xmax (e.g. inside the lateral sponges)")
     p.add_argument("--max-error", type=float, help="exit with status 1 if the relative L2 error exceeds this")
+    p.add_argument("--lower-boundary", choices=["linear", "exact"], default="linear", help="boundary condition at z = 0 (linear theory) or on the terrain (Long's model)")
     a = p.parse_args()
     if a.compare:
         compare(a)
@@ -137,7 +159,8 @@ def main():
     else:
         sys.exit("schaer_linear.py: give --points FILE.csv or --x X --z Z")
     print("x,z,w,u_prime")
-    for x, z, w, up in solution(pts, a.U, a.N, a.h0, a.a, getattr(a, "lambda"), a.T0, a.g, a.R, a.gamma, a.nk):
+    sol = long_solution(pts, a)[0] if a.lower_boundary == "exact" else solution(pts, a.U, a.N, a.h0, a.a, getattr(a, "lambda"), a.T0, a.g, a.R, a.gamma, a.nk)
+    for x, z, w, up in sol:
         print(f"{x:.10g},{z:.10g},{w:.10g},{up:.10g}")
 
 
