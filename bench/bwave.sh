@@ -38,9 +38,6 @@ txt, rc, base = sys.argv[2], int(sys.argv[3]), sys.argv[4]
 r = parse(txt)
 r.update({k: value(v) for k, v in (a.split("=", 1) for a in sys.argv[5:])})
 t = open(txt).read()
-n = re.search(r"Newton (\d+) and Krylov (\d+) iterations", t)
-r["newton_per_step"] = int(n.group(1)) / r["steps"] if n and r["steps"] else None
-r["krylov_per_step"] = int(n.group(2)) / r["steps"] if n and r["steps"] else None
 # the wind error of the balanced state, by day
 r["wind_error"] = [{"day": float(d), "rms_m_s": float(a), "relative": float(b)}
                    for d, a, b in re.findall(r"day ([0-9.eE+-]+): L2 error of the wind against the balanced state ([0-9.eE+-]+) m/s \(relative ([0-9.eE+-]+)\)", t)]

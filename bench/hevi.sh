@@ -32,15 +32,12 @@ hevi="-options_file $root/options/hevi.opts"
 # one record from a run's output and its -log_view: KEY=VALUE pairs are added to it
 record() {
   python3 - "$root/bench" "$@" <<'PY'
-import json, math, re, sys
+import json, math, sys
 sys.path.insert(0, sys.argv[1])
 from tutorial_log import parse, value
 txt, logv, rc = sys.argv[2], sys.argv[3], int(sys.argv[4])
 r = parse(txt)
 r.update({k: value(v) for k, v in (a.split("=", 1) for a in sys.argv[5:])})
-n = re.search(r"Newton (\d+) and Krylov (\d+) iterations", open(txt).read())
-r["newton_per_step"] = int(n.group(1)) / r["steps"] if n and r["steps"] else None
-r["krylov_per_step"] = int(n.group(2)) / r["steps"] if n and r["steps"] else None
 ev = {}
 try:
     for line in open(logv):

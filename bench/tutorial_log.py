@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """What an ESDG tutorial run printed (tutorials/esdg_run.h, with -esdg_wall_time): elements, steps, final
-time, TSSolve wall time and time per step, relative change of mass, energy and entropy, max|w|.
+time, TSSolve wall time and time per step, relative change of mass, energy and entropy, max|w|, and for an
+implicit run Newton and Krylov iterations per step.
 
     tutorial_log.py FILE [key=value ...]   one JSON line: the parsed values plus the given keys
     (values that read as JSON numbers are numbers); fields the run did not print are null."""
@@ -16,10 +17,13 @@ def parse(path):
     w = re.search(r"max\|w\| ([0-9.eE+-]+) m/s", t)
     s = re.search(r"(\d+) steps to t = ([0-9.eE+-]+)", t)
     e = re.search(r"= (\d+) elements", t)
-    return {"elements": int(e.group(1)) if e else None, "steps": int(s.group(1)) if s else None, "t_final": float(s.group(2)) if s else None,
+    n = re.search(r"Newton (\d+) and Krylov (\d+) iterations", t)
+    steps = int(s.group(1)) if s else None
+    return {"elements": int(e.group(1)) if e else None, "steps": steps, "t_final": float(s.group(2)) if s else None,
             "wall_s": float(m.group(1)) if m else None, "s_per_step": float(m.group(2)) if m else None,
             "rel_change_mass": float(c.group(1)) if c else None, "rel_change_energy": float(c.group(2)) if c else None,
-            "rel_change_entropy": float(c.group(3)) if c else None, "max_w": float(w.group(1)) if w else None}
+            "rel_change_entropy": float(c.group(3)) if c else None, "max_w": float(w.group(1)) if w else None,
+            "newton_per_step": int(n.group(1)) / steps if n and steps else None, "krylov_per_step": int(n.group(2)) / steps if n and steps else None}
 
 
 def value(text):
