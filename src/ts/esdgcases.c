@@ -493,7 +493,7 @@ PetscErrorCode SquallESDGComputeExactError(SquallESDG s, const char *name, Petsc
   SquallESDGComputeWindError - L2 error (LGL quadrature) of the velocity against a case with an exact
   solution at time t (see SquallESDGComputeExactError()): rms = (int |u - u_exact|^2 / volume)^(1/2) in m/s
   and rel = (int |u - u_exact|^2 / int |u_exact|^2)^(1/2) (0 where the exact wind vanishes everywhere).
-  For the balanced baroclinic wave this is the steady-state error of u that Ullrich et al. (2014) report.
+  For the balanced baroclinic wave: the error of u by which the steady state is judged.
 @*/
 PetscErrorCode SquallESDGComputeWindError(SquallESDG s, const char *name, PetscReal t, Vec X, PetscReal *rms, PetscReal *rel)
 {
