@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every benchmark of squall on one GPU, in a time budget of about 30 minutes, into bench/results:
+# Every benchmark of squall on one GPU, in a time budget of about 40 minutes, into bench/results:
 #
 #   bench/run.sh [BUILD_DIR [SINGLE_BUILD_DIR]]
 #
@@ -12,6 +12,7 @@
 #   bench/hb.sh          hipBone: operator against its roofline per order, CG figure of merit
 #   bench/p1.sh          P1: matrix assembly times against PETSc's COO path and the host
 #   bench/hevi.sh        HEVI: the baroclinic channel by ARKIMEX against explicit LSRK, GPU and CPU
+#   bench/channel.sh     the baroclinic channel over 10 days: HEVI's day-10 fields against explicit LSRK
 #   bench/bwave.sh       the baroclinic wave on the sphere over 10 days: balance, minimum surface pressure
 #   bench/precision.sh   single against double precision on the bubble and the channel
 # and then bench/report.py collect, which writes bench/results/<capability>-<gpu>.json (date, GPU, clocks,
@@ -26,7 +27,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" 2>/dev/null && pwd) || { echo "bench/run.sh: build directory ${1:-$root/build} does not exist (configure and build squall first: README, Set-up)" >&2; exit 2; }
 single=${2:-}
 out=${OUT:-$build/bench-out}
-only=${SQUALL_BENCH_ONLY:-esdg hb p1 hevi bwave precision}
+only=${SQUALL_BENCH_ONLY:-esdg hb p1 hevi channel bwave precision}
 mkdir -p "$out"
 log() { echo "[bench] $*" >&2; }
 
@@ -82,12 +83,12 @@ for cap in $only; do
       log "esdg (bench/esdg.sh, bench/cfl.sh)"
       timeout 420 bash "$root/bench/esdg.sh" "$build" "$out" > "$out/esdg.log" 2>&1 && timeout 420 bash "$root/bench/cfl.sh" "$build" "$out" >> "$out/esdg.log" 2>&1 ;;
     hevi) log "hevi (bench/hevi.sh)"; timeout 540 bash "$root/bench/hevi.sh" "$build" "$out" > "$out/hevi.log" 2>&1 ;;
-    bwave) log "bwave (bench/bwave.sh)"; timeout 600 bash "$root/bench/bwave.sh" "$build" "$out" > "$out/bwave.log" 2>&1 ;;
+    channel | bwave) log "$cap (bench/$cap.sh)"; timeout 600 bash "$root/bench/$cap.sh" "$build" "$out" > "$out/$cap.log" 2>&1 ;;
     hb | p1) log "$cap (bench/$cap.sh)"; timeout 480 bash "$root/bench/$cap.sh" "$build" "$out" > "$out/$cap.log" 2>&1 ;;
     precision)
       [ -n "$single" ] || { log "precision: skipped (no SINGLE_BUILD_DIR given)"; continue; }
       log "precision (bench/precision.sh)"; timeout 600 bash "$root/bench/precision.sh" "$build" "$single" "$out" > "$out/$cap.log" 2>&1 ;;
-    *) log "unknown capability $cap in SQUALL_BENCH_ONLY (esdg, hb, p1, hevi, bwave, precision)"; status=2; continue ;;
+    *) log "unknown capability $cap in SQUALL_BENCH_ONLY (esdg, hb, p1, hevi, channel, bwave, precision)"; status=2; continue ;;
   esac
   rc=$?
   log "$cap: exit $rc after $((SECONDS - start)) s (log $out/$cap.log)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """What an ESDG tutorial run printed (tutorials/esdg_run.h, with -esdg_wall_time): elements, steps, final
-time, TSSolve wall time and time per step, relative change of mass, energy and entropy, max|w|, and for an
+time, TSSolve wall time and time per step, relative change of mass, energy and entropy, max|w|, the
+minimum surface pressure, and for an
 implicit run Newton and Krylov iterations per step.
 
     tutorial_log.py FILE [key=value ...]   one JSON line: the parsed values plus the given keys
@@ -15,6 +16,7 @@ def parse(path):
     m = re.search(r"wall time of TSSolve ([0-9.eE+-]+) s, ([0-9.eE+-]+) s per step", t)
     c = re.search(r"relative change: mass ([0-9.eE+-]+) energy ([0-9.eE+-]+) entropy ([0-9.eE+-]+)", t)
     w = re.search(r"max\|w\| ([0-9.eE+-]+) m/s", t)
+    ps = re.search(r"min surface pressure ([0-9.eE+-]+) Pa", t)
     s = re.search(r"(\d+) steps to t = ([0-9.eE+-]+)", t)
     e = re.search(r"= (\d+) elements", t)
     n = re.search(r"Newton (\d+) and Krylov (\d+) iterations", t)
@@ -23,6 +25,7 @@ def parse(path):
             "wall_s": float(m.group(1)) if m else None, "s_per_step": float(m.group(2)) if m else None,
             "rel_change_mass": float(c.group(1)) if c else None, "rel_change_energy": float(c.group(2)) if c else None,
             "rel_change_entropy": float(c.group(3)) if c else None, "max_w": float(w.group(1)) if w else None,
+            "min_ps": float(ps.group(1)) if ps else None,
             "newton_per_step": int(n.group(1)) / steps if n and steps else None, "krylov_per_step": int(n.group(2)) / steps if n and steps else None}
 
 

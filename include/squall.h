@@ -71,6 +71,9 @@ typedef struct {
                                       compensation whatever PetscReal is, so that drifts below the
                                       working precision show */
   PetscReal maxw, minrho, minp;    /* max |w|, min density, min pressure over the nodes */
+  PetscReal minps;                 /* min pressure over the nodes of the lower wall (the ground: the faces
+                                      at the start of the third reference direction without a neighbour);
+                                      PETSC_MAX_REAL where there is none (periodic in z) */
 } SquallESDGStats;
 /* initial condition callback: state q[5] at position x[3] and geopotential Phi */
 typedef PetscErrorCode (*SquallESDGInitialFn)(const PetscReal x[3], PetscReal Phi, PetscReal q[5], void *ctx);

@@ -249,6 +249,7 @@ static PetscErrorCode RunCase(const char *casename, PetscReal tfinal, PetscReal 
   if (flg && steps > step0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  wall time of TSSolve %.4f s, %.6g s per step\n", w1 - w0, (w1 - w0) / (double)(steps - step0)));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  relative change: mass %.1e energy %.1e entropy %.3e\n", fabs(s1.mass / s0.mass - 1), fabs(s1.energy / s0.energy - 1), (s1.entropy - s0.entropy) / fabs(s0.entropy)));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  max|w| %.12e m/s, min density %.12e, min pressure %.12e\n", (double)s1.maxw, (double)s1.minrho, (double)s1.minp));
+  if (s1.minps < PETSC_MAX_REAL) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  min surface pressure %.12e Pa\n", (double)s1.minps));
   {
     /* for tests: the run fails if mass or energy drifted by more than this (relative) */
     PetscReal tol = -1;

@@ -77,10 +77,6 @@ struct _n_SquallESDG {
   char     caseKey[16][40], caseValue[16][120];
 };
 
-typedef struct {
-  PetscReal mass, energy, entropy, maxw, minrho, minp;
-} SquallESDGDiagnostics;
-
 PETSC_INTERN PetscErrorCode SquallESDGSetUpIMEX(SquallESDG, TS);
 PETSC_INTERN PetscErrorCode SquallESDGDestroyIMEX(SquallESDG);
 PETSC_INTERN PetscErrorCode SquallESDGComputeRHS_CPU(SquallESDG, PetscReal, Vec Q, Vec X, Vec F);

@@ -24,15 +24,16 @@ PetscErrorCode SquallESDGComputeStats(SquallESDG s, Vec X, SquallESDGStats *st)
   const PetscScalar *qa;
   SumAcc             acc[3] = {{0, 0}, {0, 0}, {0, 0}};
   double             loc[3], glob[3];
-  PetscReal          ext[3] = {0, -PETSC_MAX_REAL, -PETSC_MAX_REAL}, gext[3];
+  PetscReal          ext[4] = {0, -PETSC_MAX_REAL, -PETSC_MAX_REAL, -PETSC_MAX_REAL}, gext[4];
 
   PetscFunctionBegin;
   PetscCall(SquallESDGSetUp(s));
   PetscCall(SquallESDGGetFullState(s, X, &Q));
   PetscCall(VecGetArrayRead(Q, &qa));
   for (PetscInt e = 0; e < m->nOwned; e++) {
-    const PetscScalar *qe = &qa[m->gslot[e] * 5 * Np];
-    const PetscReal   *J  = SQUALL_DG_J(m, e);
+    const PetscScalar *qe     = &qa[m->gslot[e] * 5 * Np];
+    const PetscReal   *J      = SQUALL_DG_J(m, e);
+    const PetscBool    ground = (PetscBool)(m->nbr[6 * e + 4] < 0); /* face 4: k = 0 */
     for (PetscInt n = 0; n < Np; n++) {
       const PetscInt  i = n % Nq, j = (n / Nq) % Nq, k = n / (Nq * Nq);
       const PetscReal wJ = m->w[i] * m->w[j] * m->w[k] * J[n];
@@ -45,19 +46,21 @@ PetscErrorCode SquallESDGComputeStats(SquallESDG s, Vec X, SquallESDGStats *st)
       ext[0] = PetscMax(ext[0], PetscAbsReal(a[SQ_W]));
       ext[1] = PetscMax(ext[1], -a[SQ_RHO]);
       ext[2] = PetscMax(ext[2], -a[SQ_P]);
+      if (ground && k == 0) ext[3] = PetscMax(ext[3], -a[SQ_P]);
     }
   }
   PetscCall(VecRestoreArrayRead(Q, &qa));
   PetscCall(SquallESDGRestoreFullState(s, X, &Q));
   for (PetscInt f = 0; f < 3; f++) loc[f] = acc[f].s + acc[f].c;
   PetscCallMPI(MPIU_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_SUM, s->comm));
-  PetscCallMPI(MPIU_Allreduce(ext, gext, 3, MPIU_REAL, MPIU_MAX, s->comm));
+  PetscCallMPI(MPIU_Allreduce(ext, gext, 4, MPIU_REAL, MPIU_MAX, s->comm));
   st->mass    = glob[0];
   st->energy  = glob[1];
   st->entropy = glob[2];
   st->maxw    = gext[0];
   st->minrho  = -gext[1];
   st->minp    = -gext[2];
+  st->minps   = -gext[3];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
