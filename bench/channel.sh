@@ -31,11 +31,11 @@ channel_run() {
 }
 
 for L in ${EXPLICIT_LEVELS-2}; do
-  channel_run channel-lsrk-L$L 600 refinement=$L scheme=lsrk cfl=${EXPLICIT_CFL:-4} -- -dm_forest_initial_refinement $L -esdg_cfl ${EXPLICIT_CFL:-4}
+  channel_run channel-lsrk-L$L 240 refinement=$L scheme=lsrk cfl=${EXPLICIT_CFL:-4} -- -dm_forest_initial_refinement $L -esdg_cfl ${EXPLICIT_CFL:-4}
 done
 for run in ${HEVI_RUNS-2:2c:480 2:3:960 3:2c:960}; do
   IFS=: read -r L tab spd <<< "$run"
   dt=$(python3 -c "print(86400 / $spd)")
-  channel_run channel-$tab-L$L 300 refinement=$L scheme=$tab dt=$dt -- -options_file "$root/options/hevi.opts" -ts_arkimex_type $tab -ts_dt $dt -dm_forest_initial_refinement $L
+  channel_run channel-$tab-L$L 200 refinement=$L scheme=$tab dt=$dt -- -options_file "$root/options/hevi.opts" -ts_arkimex_type $tab -ts_dt $dt -dm_forest_initial_refinement $L
 done
 cat "$out"
