@@ -262,7 +262,8 @@ static PetscErrorCode ESDGGPUCheckFlags(SquallESDG s, Vec Q, PetscBool fused)
   if (gbad[0]) {
     PetscBool ok;
     PetscCall(SquallESDGCheckState(s, Q, &ok));
-    SETERRQ(s->comm, PETSC_ERR_FP, "Unphysical state (density or pressure <= 0) in the GPU right-hand side; see the message above for where");
+    PetscCheck(s->domainSoft, s->comm, PETSC_ERR_FP, "Unphysical state (density or pressure <= 0) in the GPU right-hand side; see the message above for where");
+    s->domainBad = PETSC_TRUE;
   }
   if (fused) {
     s->gpuNextVec = Q;

@@ -106,21 +106,38 @@ PetscErrorCode SquallESDGGetIMEXStats(SquallESDG s, PetscInt *jacobians, PetscIn
 
 static PetscErrorCode ESDGRHSHorizontal(TS ts, PetscReal t, Vec X, Vec F, void *ctx)
 {
-  PetscFunctionBegin;
-  (void)ts;
-  PetscCall(SquallESDGComputeRHSPart((SquallESDG)ctx, SQUALL_ESDG_PART_HORIZONTAL, t, X, F));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode ESDGIFunction(TS ts, PetscReal t, Vec X, Vec Xdot, Vec G, void *ctx)
-{
   SquallESDG s = (SquallESDG)ctx;
 
   PetscFunctionBegin;
-  (void)ts;
+  s->domainSoft = PETSC_TRUE;
+  s->domainBad  = PETSC_FALSE;
+  PetscCall(SquallESDGComputeRHSPart(s, SQUALL_ESDG_PART_HORIZONTAL, t, X, F));
+  s->domainSoft = PETSC_FALSE;
+  if (s->domainBad) PetscCall(PetscInfo(ts, "unphysical state in F_H\n"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A Newton iterate or line-search point with density or pressure <= 0 is a domain error of SNES, not an
+   error of the run: SNES stops with DIVERGED_FUNCTION_DOMAIN and the TS rejects the step (and fails it
+   cleanly where it cannot retry) */
+static PetscErrorCode ESDGIFunction(TS ts, PetscReal t, Vec X, Vec Xdot, Vec G, void *ctx)
+{
+  SquallESDG s = (SquallESDG)ctx;
+  SNES       snes;
+
+  PetscFunctionBegin;
+  s->domainSoft = PETSC_TRUE;
+  s->domainBad  = PETSC_FALSE;
   PetscCall(SquallESDGComputeRHSPart(s, SQUALL_ESDG_PART_VERTICAL, t, X, G));
-  PetscCall(VecAYPX(G, -1, Xdot));
+  s->domainSoft = PETSC_FALSE;
   s->nIFunc++;
+  if (s->domainBad) {
+    PetscCall(TSGetSNES(ts, &snes));
+    PetscCall(SNESSetFunctionDomainError(snes));
+    PetscCall(PetscInfo(ts, "unphysical state in the IFunction: SNES domain error\n"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecAYPX(G, -1, Xdot));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

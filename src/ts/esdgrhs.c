@@ -141,7 +141,8 @@ static PetscErrorCode ReportBadState(SquallESDG s, BadState *bad)
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "squall ESDG: unphysical state at (%g, %g, %g): density %g, pressure %g (%" PetscInt_FMT " bad node values on this rank)\n", (double)X[n], (double)X[Np + n], (double)X[2 * Np + n], (double)bad->rho,
                             (double)bad->p, bad->count));
     }
-    SETERRQ(s->comm, PETSC_ERR_FP, "Unphysical state (density or pressure <= 0) at %" PetscInt_FMT " node values; see the message above for where", gcount);
+    PetscCheck(s->domainSoft, s->comm, PETSC_ERR_FP, "Unphysical state (density or pressure <= 0) at %" PetscInt_FMT " node values; see the message above for where", gcount);
+    s->domainBad = PETSC_TRUE;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
