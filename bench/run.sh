@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every benchmark of squall on one GPU, in a time budget of about 40 minutes, into bench/results:
+# Every benchmark of squall on one GPU, in a time budget of about 45 minutes, into bench/results:
 #
 #   bench/run.sh [BUILD_DIR [SINGLE_BUILD_DIR]]
 #
@@ -14,6 +14,7 @@
 #   bench/hevi.sh        HEVI: the baroclinic channel by ARKIMEX against explicit LSRK, GPU and CPU
 #   bench/channel.sh     the baroclinic channel over 10 days: HEVI's day-10 fields against explicit LSRK
 #   bench/bwave.sh       the baroclinic wave on the sphere over 10 days: balance, minimum surface pressure
+#   bench/schaer.sh      Schaer's mountain wave against Long's model and linear theory
 #   bench/precision.sh   single against double precision on the bubble and the channel
 # and then bench/report.py collect, which writes bench/results/<capability>-<gpu>.json (date, GPU, clocks,
 # driver, PETSc version, commit, precision, the limits above and the records), replacing the previous
@@ -27,7 +28,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" 2>/dev/null && pwd) || { echo "bench/run.sh: build directory ${1:-$root/build} does not exist (configure and build squall first: README, Set-up)" >&2; exit 2; }
 single=${2:-}
 out=${OUT:-$build/bench-out}
-only=${SQUALL_BENCH_ONLY:-esdg hb p1 hevi channel bwave precision}
+only=${SQUALL_BENCH_ONLY:-esdg hb p1 hevi channel bwave schaer precision}
 mkdir -p "$out"
 log() { echo "[bench] $*" >&2; }
 
@@ -39,7 +40,7 @@ elif [ "$only" != precision ]; then
   log "no GPU visible (nvidia-smi -L): on a CPU machine only SQUALL_BENCH_ONLY=precision runs"; exit 2
 fi
 log "building the benchmarks in $build"
-targets="rising_bubble baroclinic baroclinic_wave"; [ $gpu_here = 1 ] && targets="limits esdg_bench hb_bench p1_assembly $targets"
+targets="rising_bubble baroclinic baroclinic_wave mountain_wave"; [ $gpu_here = 1 ] && targets="limits esdg_bench hb_bench p1_assembly $targets"
 cmake --build "$build" -j"${SQUALL_JOBS:-$(nproc)}" --target $targets > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 if [ -n "$single" ] && [[ " $only " == *" precision "* ]]; then
   cmake --build "$single" -j"${SQUALL_JOBS:-$(nproc)}" --target rising_bubble baroclinic > "$out/build-single.log" 2>&1 || { tail -30 "$out/build-single.log"; exit 1; }
@@ -82,13 +83,13 @@ for cap in $only; do
     esdg)
       log "esdg (bench/esdg.sh, bench/cfl.sh)"
       timeout 420 bash "$root/bench/esdg.sh" "$build" "$out" > "$out/esdg.log" 2>&1 && timeout 420 bash "$root/bench/cfl.sh" "$build" "$out" >> "$out/esdg.log" 2>&1 ;;
-    hevi) log "hevi (bench/hevi.sh)"; timeout 540 bash "$root/bench/hevi.sh" "$build" "$out" > "$out/hevi.log" 2>&1 ;;
-    channel | bwave) log "$cap (bench/$cap.sh)"; timeout 600 bash "$root/bench/$cap.sh" "$build" "$out" > "$out/$cap.log" 2>&1 ;;
+    hevi) log "hevi (bench/hevi.sh)"; timeout 600 bash "$root/bench/hevi.sh" "$build" "$out" > "$out/hevi.log" 2>&1 ;;
+    channel | bwave | schaer) log "$cap (bench/$cap.sh)"; timeout 600 bash "$root/bench/$cap.sh" "$build" "$out" > "$out/$cap.log" 2>&1 ;;
     hb | p1) log "$cap (bench/$cap.sh)"; timeout 480 bash "$root/bench/$cap.sh" "$build" "$out" > "$out/$cap.log" 2>&1 ;;
     precision)
       [ -n "$single" ] || { log "precision: skipped (no SINGLE_BUILD_DIR given)"; continue; }
       log "precision (bench/precision.sh)"; timeout 600 bash "$root/bench/precision.sh" "$build" "$single" "$out" > "$out/$cap.log" 2>&1 ;;
-    *) log "unknown capability $cap in SQUALL_BENCH_ONLY (esdg, hb, p1, hevi, channel, bwave, precision)"; status=2; continue ;;
+    *) log "unknown capability $cap in SQUALL_BENCH_ONLY (esdg, hb, p1, hevi, channel, bwave, schaer, precision)"; status=2; continue ;;
   esac
   rc=$?
   log "$cap: exit $rc after $((SECONDS - start)) s (log $out/$cap.log)"
