@@ -151,14 +151,15 @@ def hevi_scheme(r):
 
 
 def hevi_inaccurate(h, r):
-    """how far a stable ARKIMEX run's max|w| lies from that of the same case's stable Newton run at the smallest
-    multiple (relative), or None where it is within 10% (or there is nothing to compare with)"""
+    """how far a stable ARKIMEX run's max|w| lies above that of the same case's stable Newton run at the smallest
+    multiple (relative), or None where it is less than twice that (or there is nothing to compare with): a larger
+    step may damp the acoustic noise that max|w| holds early in a run, but not amplify it"""
     same = [x for x in recs(h, bench=r["bench"]) if x.get("stable") and x.get("solver") != "ksponly"]
     if not r.get("stable") or not same:
         return None
     ref = min(same, key=lambda x: x["dt_multiple"])
     dev = r["max_w"] / ref["max_w"] - 1
-    return dev if abs(dev) > 0.1 else None
+    return dev if dev > 1 else None
 
 
 def hevi_summary_row(v, pre, what):
@@ -377,7 +378,7 @@ def hevi():
     text = (f"The baroclinic channel at refinement 3 (options/baroclinic.opts, {ex['elements']:,} elements, N = 4) and the baroclinic wave on the "
             f"cubed-sphere shell at about 2 degrees (options/bwave.opts, 12,288 elements, N = 4), on one {h['gpu']}. The ARKIMEX runs cover "
             f"{(sim[0] if sim else 0) / 3600:g} h of model time and their 10-day wall time is extrapolated from it; stable: the run finished with "
-            "max\\|w\\| below 50 m/s (bounded: more than 10% from the max\\|w\\| of the same case's Newton run at the smallest step). "
+            "max\\|w\\| below 50 m/s (bounded: max\\|w\\| more than twice that of the same case's Newton run at the smallest step). "
             "The explicit step is that of the channel's options file (CFL 1); LSRK14 is stable there at CFL 4 as well (`bench/channel.sh`), "
             "which divides its 10-day time by 4. Newton iterations per step are summed over the implicit stages (with `-ksp_type preonly`, Krylov "
             "iterations are the same). The shares are of TSStep's time: F_H, F_V (with the evaluations inside the Jacobian's differences), the "
