@@ -104,6 +104,8 @@ PetscErrorCode SquallESDGGetIMEXStats(SquallESDG s, PetscInt *jacobians, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ARKIMEX may evaluate F_H at a stage Newton converged to with density or pressure <= 0 before its domain check
+   (TSSetFunctionDomainError()) rejects that stage: F is then left for the rejected stage, not an error */
 static PetscErrorCode ESDGRHSHorizontal(TS ts, PetscReal t, Vec X, Vec F, void *ctx)
 {
   SquallESDG s = (SquallESDG)ctx;

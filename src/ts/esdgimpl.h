@@ -65,8 +65,8 @@ struct _n_SquallESDG {
   Mat                Pv;          /* the IJacobian's matrix shift I - dF_V/dq, carrying the column data */
   PetscInt           nJac;        /* Jacobians formed, IFunctions evaluated */
   PetscInt           nIFunc;
-  /* while domainSoft is set (the IFunction inside SNES), an unphysical state in the RHS sets domainBad
-     instead of raising an error, so that SNES reports a domain error and the TS rejects the step */
+  /* while domainSoft is set (ARKIMEX's evaluations of F_H and of the IFunction), an unphysical state in the
+     RHS sets domainBad instead of raising an error: SNES reports a domain error, the TS rejects the stage */
   PetscBool domainSoft, domainBad;
   /* Rayleigh sponge (-esdg_sponge_rate, -esdg_sponge_top, -esdg_sponge_lateral): -tau (q - Qsponge) */
   SquallSponge sponge;
