@@ -405,7 +405,8 @@ def hevi():
         ce, ci = cpu["hevi_cpu_explicit"], cpu["hevi_cpu_arkimex"]
         g = [r for r in recs(h, bench="hevi_arkimex", scheme="2c", dt_multiple=25) if r.get("s_per_step")]
         text += (f" The channel on the host ({ce['device']}): {ce['s_per_step'] * 1e3:.0f} ms per explicit step ({ce['s_per_step'] / ex['s_per_step']:.0f}x the GPU's), "
-                 f"{ci['s_per_step'] * 1e3:.0f} ms per ARKIMEX 2c step at 25x" + (f" ({ci['s_per_step'] / g[0]['s_per_step']:.0f}x the GPU's)" if g else "") + ".")
+                 f"{ci['s_per_step'] * 1e3:.0f} ms per ARKIMEX 2c step at 25x" + (f" ({ci['s_per_step'] / g[0]['s_per_step']:.0f}x the GPU's)" if g else "")
+                 + (f"; measured on {ce['date']} at squall {ce['commit']}" if ce.get("commit") and ce["commit"] != h["commit"] else "") + ".")
     return table(["case", "scheme", "dt / explicit", "dt (s)", "Newton / step", "ms / step", "10 days (min)", "stable", "F_H", "F_V", "matrix", "PC", "max\\|w\\| (m/s)"], rows) + "\n\n" + text + " " + source(h, "hevi")
 
 
