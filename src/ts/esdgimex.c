@@ -104,18 +104,28 @@ PetscErrorCode SquallESDGGetIMEXStats(SquallESDG s, PetscInt *jacobians, PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One part of the RHS where an unphysical state is not an error of the run: *bad says whether there was one
+   (the RHS printed where; F holds no usable values then) */
+static PetscErrorCode ESDGComputePartLenient(SquallESDG s, SquallESDGPart part, PetscReal t, Vec X, Vec F, PetscBool *bad)
+{
+  PetscFunctionBegin;
+  s->domainSoft = PETSC_TRUE;
+  s->domainBad  = PETSC_FALSE;
+  PetscCall(SquallESDGComputeRHSPart(s, part, t, X, F));
+  s->domainSoft = PETSC_FALSE;
+  *bad          = s->domainBad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ARKIMEX may evaluate F_H at a stage Newton converged to with density or pressure <= 0 before its domain check
    (TSSetFunctionDomainError()) rejects that stage: F is then left for the rejected stage, not an error */
 static PetscErrorCode ESDGRHSHorizontal(TS ts, PetscReal t, Vec X, Vec F, void *ctx)
 {
-  SquallESDG s = (SquallESDG)ctx;
+  PetscBool bad = PETSC_FALSE;
 
   PetscFunctionBegin;
-  s->domainSoft = PETSC_TRUE;
-  s->domainBad  = PETSC_FALSE;
-  PetscCall(SquallESDGComputeRHSPart(s, SQUALL_ESDG_PART_HORIZONTAL, t, X, F));
-  s->domainSoft = PETSC_FALSE;
-  if (s->domainBad) PetscCall(PetscInfo(ts, "unphysical state in F_H\n"));
+  PetscCall(ESDGComputePartLenient((SquallESDG)ctx, SQUALL_ESDG_PART_HORIZONTAL, t, X, F, &bad));
+  if (bad) PetscCall(PetscInfo(ts, "unphysical state in F_H\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -126,14 +136,12 @@ static PetscErrorCode ESDGIFunction(TS ts, PetscReal t, Vec X, Vec Xdot, Vec G, 
 {
   SquallESDG s = (SquallESDG)ctx;
   SNES       snes;
+  PetscBool  bad = PETSC_FALSE;
 
   PetscFunctionBegin;
-  s->domainSoft = PETSC_TRUE;
-  s->domainBad  = PETSC_FALSE;
-  PetscCall(SquallESDGComputeRHSPart(s, SQUALL_ESDG_PART_VERTICAL, t, X, G));
-  s->domainSoft = PETSC_FALSE;
+  PetscCall(ESDGComputePartLenient(s, SQUALL_ESDG_PART_VERTICAL, t, X, G, &bad));
   s->nIFunc++;
-  if (s->domainBad) {
+  if (bad) {
     PetscCall(TSGetSNES(ts, &snes));
     PetscCall(SNESSetFunctionDomainError(snes));
     PetscCall(PetscInfo(ts, "unphysical state in the IFunction: SNES domain error\n"));
