@@ -23,8 +23,7 @@ spd=${STEPS_PER_DAY:-750}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$o"
 out="$o/bwave.jsonl"
-: > "$out"
-python3 "$root/bench/device_record.py" bwave_device "$root" >> "$out"
+python3 "$root/bench/device_record.py" bwave_device "$root" > "$out"
 
 wave="-options_file $root/options/bwave.opts -esdg_monitor 0 -esdg_wall_time -dm_vec_type cuda -use_gpu_aware_mpi 0"
 hevi="-options_file $root/options/hevi.opts -ts_arkimex_type 2c"

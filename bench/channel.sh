@@ -16,8 +16,7 @@ b=${1:?build dir}; o=${2:?output dir}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$o"
 out="$o/channel.jsonl"
-: > "$out"
-python3 "$root/bench/device_record.py" channel_device "$root" >> "$out"
+python3 "$root/bench/device_record.py" channel_device "$root" > "$out"
 
 channel="-options_file $root/options/baroclinic.opts -esdg_order 4 -esdg_monitor 0 -esdg_wall_time -dm_vec_type cuda -use_gpu_aware_mpi 0"
 # one 10-day run: channel_run TAG LIMIT_S [KEY=VALUE ...] -- [OPTIONS]

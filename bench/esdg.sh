@@ -14,8 +14,7 @@ b=${1:?build dir}; o=${2:?output dir}; steps=${STEPS:-50}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$o"
 out="$o/esdg.jsonl"
-: > "$out"
-python3 "$root/bench/device_record.py" esdg_device "$root" >> "$out"
+python3 "$root/bench/device_record.py" esdg_device "$root" > "$out"
 
 bubble="-options_file $root/options/rising_bubble.opts -dm_forest_initial_refinement 5 -esdg_monitor 0 -ts_max_time 1e9 -ts_max_steps $steps -esdg_wall_time -dm_vec_type cuda -use_gpu_aware_mpi 0"
 timeout 120 "$b/tutorials/rising_bubble" $bubble > "$o/esdg-bubble.txt" 2>&1

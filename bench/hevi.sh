@@ -23,8 +23,7 @@ cpun=${CPU_RANKS:-12}; cpusteps=${CPU_STEPS:-10}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$o"
 out="$o/hevi.jsonl"
-: > "$out"
-python3 "$root/bench/device_record.py" hevi_device "$root" >> "$out"
+python3 "$root/bench/device_record.py" hevi_device "$root" > "$out"
 
 channel="-options_file $root/options/baroclinic.opts -dm_forest_initial_refinement 3 -esdg_order 4 -esdg_monitor 0 -esdg_wall_time"
 # (-log_view_gpu_time: the events of GPU kernels get their times, which -log_view otherwise leaves n/a)

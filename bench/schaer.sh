@@ -12,8 +12,7 @@ b=${1:?build dir}; o=${2:?output dir}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$o"
 out="$o/schaer.jsonl"
-: > "$out"
-python3 "$root/bench/device_record.py" schaer_device "$root" >> "$out"
+python3 "$root/bench/device_record.py" schaer_device "$root" > "$out"
 
 for n in ${ORDERS-4 5 6}; do
   tag="schaer-o$n"
