@@ -192,6 +192,23 @@ static PetscErrorCode ESDGCheckColumns(SquallESDG s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Newton in single precision: a fixed three iterations (a default; -snes_convergence_test default and -snes_max_it
+   override it). Once X has moved, qdot = shift (X - Z) carries the rounding of X, so the stage residual has a floor of
+   about eps shift |X|, set by the energy (1e5 times the momenta): 1 on the HEVI bubble's columns, where the physical
+   residual after Newton's first iteration is 5e-3 and hidden under it. No residual test sees that, and PETSc's
+   single-precision -snes_stol 1e-5 ends Newton after the first iteration (the bubble's max|w| 7% off at 50 s). Three
+   iterations with the lagged Jacobian, as in double, give it to 0.9% there and to 0.1% at 1000 s (docs/precision.md). */
+static PetscErrorCode ESDGSingleNewton(TS ts)
+{
+  SNES snes;
+
+  PetscFunctionBegin;
+  PetscCall(TSGetSNES(ts, &snes));
+  PetscCall(SNESSetConvergenceTest(snes, SNESConvergedSkip, NULL, NULL));
+  PetscCall(SNESSetTolerances(snes, PETSC_CURRENT, PETSC_CURRENT, PETSC_CURRENT, 3, PETSC_CURRENT));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the IMEX wiring of SquallESDGSetUpTS() */
 PetscErrorCode SquallESDGSetUpIMEX(SquallESDG s, TS ts)
 {
@@ -205,6 +222,7 @@ PetscErrorCode SquallESDGSetUpIMEX(SquallESDG s, TS ts)
   PetscCall(TSSetIJacobian(ts, s->Pv, s->Pv, ESDGIJacobian, s));
   /* G = qdot - F_V(q): an explicit ODE, so ARKIMEX's explicit first stage needs no solve */
   PetscCall(TSSetEquationType(ts, TS_EQ_ODE_EXPLICIT));
+  if (PetscDefined(USE_REAL_SINGLE)) PetscCall(ESDGSingleNewton(ts));
   s->nJac   = 0;
   s->nIFunc = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
