@@ -171,11 +171,195 @@ static PetscErrorCode BWaveState(const PetscReal x[3], PetscReal Phi, PetscReal 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode CaseBubble(SquallOptionItems PetscOptionsObject, SquallESDG s, CaseCtx *c)
+{
+  PetscInt          prof = 0, n = 3;
+  const char *const profiles[] = {"sharp", "smooth"};
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsEList("-bubble_profile", "Bubble profile: sharp (top hat) or smooth (cosine)", "", profiles, 2, profiles[0], &prof, NULL));
+  PetscCall(PetscOptionsReal("-bubble_theta", "Background potential temperature (K)", "", c->theta, &c->theta, NULL));
+  PetscCall(PetscOptionsReal("-bubble_dtheta", "Potential-temperature perturbation (K)", "", c->dtheta, &c->dtheta, NULL));
+  PetscCall(PetscOptionsReal("-bubble_radius", "Bubble radius (m, > 0)", "", c->rc, &c->rc, NULL));
+  PetscCall(PetscOptionsRealArray("-bubble_center", "Bubble centre x,y,z (m)", "", c->xc, &n, NULL));
+  PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-bubble_center", 3, 0));
+  PetscCall(PetscOptionsReal("-bubble_p0", "Surface pressure (Pa)", "", c->p0, &c->p0, NULL));
+  PetscCheck(c->rc > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bubble_radius %g is out of range: it must be > 0", (double)c->rc);
+  c->smooth = prof == 1 ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(SquallESDGAddCheckpointCaseString(s, "-bubble_profile", profiles[prof]));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_theta", 1, &c->theta));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_dtheta", 1, &c->dtheta));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_radius", 1, &c->rc));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_center", 3, c->xc));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_p0", 1, &c->p0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CaseIsothermal(SquallOptionItems PetscOptionsObject, SquallESDG s, CaseCtx *c)
+{
+  PetscInt n = 3;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsReal("-isothermal_T0", "Temperature of the isothermal atmosphere (K, > 0)", "", c->T0, &c->T0, NULL));
+  PetscCall(PetscOptionsRealArray("-isothermal_velocity", "Uniform velocity u,v,w (m/s)", "", c->u, &n, NULL));
+  PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-isothermal_velocity", 3, 0));
+  PetscCheck(c->T0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-isothermal_T0 %g is out of range: it must be > 0", (double)c->T0);
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-isothermal_T0", 1, &c->T0));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-isothermal_velocity", 3, c->u));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CaseSchaer(SquallOptionItems PetscOptionsObject, SquallESDG s, CaseCtx *c)
+{
+  PetscFunctionBegin;
+  c->T0   = 280;
+  c->N    = 0.01;
+  c->u[0] = 10;
+  PetscCall(PetscOptionsReal("-schaer_U", "Constant wind U (m/s)", "", c->u[0], &c->u[0], NULL));
+  PetscCall(PetscOptionsReal("-schaer_N", "Brunt-Vaisala frequency N (1/s, > 0)", "", c->N, &c->N, NULL));
+  PetscCall(PetscOptionsReal("-schaer_T0", "Surface temperature T0 (K, > 0)", "", c->T0, &c->T0, NULL));
+  PetscCall(PetscOptionsReal("-schaer_p0", "Surface pressure p0 (Pa, > 0)", "", c->p0, &c->p0, NULL));
+  PetscCheck(c->N > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-schaer_N %g is out of range: it must be > 0", (double)c->N);
+  PetscCheck(c->T0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-schaer_T0 %g is out of range: it must be > 0", (double)c->T0);
+  PetscCheck(c->p0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-schaer_p0 %g is out of range: it must be > 0", (double)c->p0);
+  PetscCheck(s->gas.g > 0, s->comm, PETSC_ERR_ARG_INCOMP, "The schaer case needs gravity (-%sgravity > 0)", s->prefix);
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_U", 1, &c->u[0]));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_N", 1, &c->N));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_T0", 1, &c->T0));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_p0", 1, &c->p0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CaseDensityWave(SquallOptionItems PetscOptionsObject, SquallESDG s, CaseCtx *c)
+{
+  SquallDGMesh m = s->mesh;
+  PetscInt     n = 3;
+
+  PetscFunctionBegin;
+  c->u[0] = 0.1, c->u[1] = 0.2, c->u[2] = -0.15;
+  c->amp = 0.5;
+  PetscCall(PetscOptionsRealArray("-densitywave_velocity", "Advection velocity u,v,w", "", c->u, &n, NULL));
+  PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-densitywave_velocity", 3, 0));
+  PetscCall(PetscOptionsReal("-densitywave_amplitude", "Relative density amplitude (0 to 0.9)", "", c->amp, &c->amp, NULL));
+  PetscCheck(c->amp >= 0 && c->amp <= 0.9, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-densitywave_amplitude %g is out of range [0, 0.9]", (double)c->amp);
+  for (PetscInt d = 0; d < 3; d++) PetscCheck(m->periodic[d], s->comm, PETSC_ERR_ARG_INCOMP, "The densitywave case needs a fully periodic brick (-dm_p4est_brick_periodicity 1,1,1)");
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-densitywave_velocity", 3, c->u));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-densitywave_amplitude", 1, &c->amp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CaseRandom(SquallOptionItems PetscOptionsObject, SquallESDG s, CaseCtx *c)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsReal("-random_amplitude", "Relative amplitude of the perturbations (0 to 0.5)", "", c->amp, &c->amp, NULL));
+  PetscCheck(c->amp >= 0 && c->amp <= 0.5, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-random_amplitude %g is out of range [0, 0.5]", (double)c->amp);
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-random_amplitude", 1, &c->amp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CaseBaroclinic(SquallOptionItems PetscOptionsObject, SquallESDG s, CaseCtx *c)
+{
+  SquallDGMesh m = s->mesh;
+
+  PetscFunctionBegin;
+  c->Ly    = m->hi[1] - m->lo[1];
+  c->T0    = 288;
+  c->Gamma = 0.005;
+  c->u0    = 35;
+  c->b     = 2;
+  c->up    = 1;
+  c->Lp    = 6e5;
+  c->xp    = 2e6;
+  c->yp    = 2.5e6;
+  PetscCall(PetscOptionsReal("-baroclinic_perturbation", "Amplitude u_p of the zonal-wind perturbation (m/s)", "", c->up, &c->up, NULL));
+  PetscCheck(s->coriolis != SQUALL_CORIOLIS_NONE, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic case needs -esdg_coriolis fplane or betaplane");
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-baroclinic_perturbation", 1, &c->up));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CaseBaroclinicWave(SquallOptionItems PetscOptionsObject, SquallESDG s, CaseCtx *c)
+{
+  SquallDGMesh m      = s->mesh;
+  SquallBWave *w      = &c->bw;
+  PetscBool    pert   = PETSC_TRUE;
+  PetscReal    cen[2] = {20, 40};
+  PetscInt     n      = 2;
+
+  PetscFunctionBegin;
+  w->a     = m->shellA;
+  w->omega = s->omega;
+  w->g     = s->gas.g;
+  w->Rd    = s->gas.R;
+  w->p0    = 1e5;
+  w->T0E   = 310;
+  w->T0P   = 240;
+  w->b     = 2;
+  w->K     = 3;
+  w->lapse = 0.005;
+  w->d0    = 0.1;
+  w->zp    = 15000;
+  w->deep  = s->gravityModel == SQUALL_GRAVITY_DEEP;
+  c->up    = 1;
+  PetscCheck(m->shell, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic_wave case needs -%smesh shell", s->prefix);
+  PetscCheck(s->coriolis == SQUALL_CORIOLIS_SPHERE, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic_wave case needs -%scoriolis sphere", s->prefix);
+  PetscCheck(s->gas.g > 0, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic_wave case needs gravity (-%sgravity > 0)", s->prefix);
+  PetscCall(PetscOptionsReal("-bwave_T0E", "Surface temperature at the equator T0E (K, > 0)", "", w->T0E, &w->T0E, NULL));
+  PetscCall(PetscOptionsReal("-bwave_T0P", "Surface temperature at the poles T0P (K, > 0)", "", w->T0P, &w->T0P, NULL));
+  PetscCall(PetscOptionsReal("-bwave_B", "Jet half-width parameter b (> 0)", "", w->b, &w->b, NULL));
+  PetscCall(PetscOptionsReal("-bwave_K", "Jet width parameter K (>= 1)", "", w->K, &w->K, NULL));
+  PetscCall(PetscOptionsReal("-bwave_lapse", "Lapse rate Gamma (K/m, > 0)", "", w->lapse, &w->lapse, NULL));
+  PetscCall(PetscOptionsReal("-bwave_p0", "Surface pressure p0 (Pa, > 0)", "", w->p0, &w->p0, NULL));
+  PetscCall(PetscOptionsBool("-bwave_perturbation", "Add the zonal-wind perturbation that triggers the wave (0: the balanced state alone)", "", pert, &pert, NULL));
+  PetscCall(PetscOptionsReal("-bwave_perturbation_amplitude", "Amplitude u_p of the zonal-wind perturbation (m/s)", "", c->up, &c->up, NULL));
+  PetscCall(PetscOptionsReal("-bwave_perturbation_radius", "Radius d0 of the perturbation in Earth radii (0 to 1]", "", w->d0, &w->d0, NULL));
+  PetscCall(PetscOptionsRealArray("-bwave_perturbation_center", "Centre of the perturbation: longitude,latitude (degrees)", "", cen, &n, NULL));
+  PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-bwave_perturbation_center", 2, 0));
+  PetscCall(PetscOptionsReal("-bwave_perturbation_top", "Height above which the perturbation vanishes (m, > 0)", "", w->zp, &w->zp, NULL));
+  PetscCheck(w->T0E > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_T0E %g is out of range: it must be > 0", (double)w->T0E);
+  PetscCheck(w->T0P > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_T0P %g is out of range: it must be > 0", (double)w->T0P);
+  PetscCheck(w->b > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_B %g is out of range: it must be > 0", (double)w->b);
+  PetscCheck(w->K >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_K %g is out of range: it must be >= 1", (double)w->K);
+  PetscCheck(w->lapse > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_lapse %g is out of range: it must be > 0", (double)w->lapse);
+  PetscCheck(w->p0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_p0 %g is out of range: it must be > 0", (double)w->p0);
+  PetscCheck(w->d0 > 0 && w->d0 <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_perturbation_radius %g is out of range (0, 1] (Earth radii)", (double)w->d0);
+  PetscCheck(cen[1] >= -90 && cen[1] <= 90, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_perturbation_center: latitude %g is out of range [-90, 90]", (double)cen[1]);
+  PetscCheck(w->zp > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_perturbation_top %g is out of range: it must be > 0", (double)w->zp);
+  if (!pert) c->up = 0;
+  w->lonc = cen[0] * PETSC_PI / 180;
+  w->latc = cen[1] * PETSC_PI / 180;
+  w->up   = c->up;
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_T0E", 1, &w->T0E));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_T0P", 1, &w->T0P));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_B", 1, &w->b));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_K", 1, &w->K));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_lapse", 1, &w->lapse));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_p0", 1, &w->p0));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_amplitude", 1, &c->up));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_radius", 1, &w->d0));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_center", 2, cen));
+  PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_top", 1, &w->zp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the cases: each reads its options (defaults set, checked) and records them for the checkpoints */
+typedef PetscErrorCode (*CaseOptionsFn)(SquallOptionItems, SquallESDG, CaseCtx *);
+static const struct {
+  const char         *name;
+  CaseOptionsFn       options;
+  SquallESDGInitialFn state;
+} Cases[] = {
+  {"bubble", CaseBubble, BubbleState},
+  {"baroclinic", CaseBaroclinic, BaroclinicState},
+  {"baroclinic_wave", CaseBaroclinicWave, BWaveState},
+  {"isothermal", CaseIsothermal, IsothermalState},
+  {"schaer", CaseSchaer, SchaerState},
+  {"densitywave", CaseDensityWave, DensityWaveState},
+  {"random", CaseRandom, RandomState},
+};
+
 static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, SquallESDGInitialFn *fn)
 {
-  PetscBool    flg;
-  PetscInt     n;
-  SquallDGMesh m = s->mesh;
+  size_t k;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(c, sizeof(*c)));
@@ -187,165 +371,18 @@ static PetscErrorCode CaseSetUp(SquallESDG s, const char *name, CaseCtx *c, Squa
   c->dtheta = 0.5;
   c->xc[2]  = 260;
   c->amp    = 0.1;
+  for (k = 0; k < PETSC_STATIC_ARRAY_LENGTH(Cases); k++) {
+    PetscBool flg;
+
+    PetscCall(PetscStrcmp(name, Cases[k].name, &flg));
+    if (flg) break;
+  }
+  PetscCheck(k < PETSC_STATIC_ARRAY_LENGTH(Cases), s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown ESDG test case %s: valid are bubble, baroclinic, baroclinic_wave, isothermal, schaer, densitywave, random", name);
   PetscOptionsBegin(s->comm, NULL, "squall ESDG test cases", "SquallESDGSetInitialCondition");
-  PetscCall(PetscStrcmp(name, "bubble", &flg));
-  if (flg) {
-    PetscInt          prof       = 0;
-    const char *const profiles[] = {"sharp", "smooth"};
-    n                            = 3;
-    PetscCall(PetscOptionsEList("-bubble_profile", "Bubble profile: sharp (top hat) or smooth (cosine)", "", profiles, 2, profiles[0], &prof, NULL));
-    PetscCall(PetscOptionsReal("-bubble_theta", "Background potential temperature (K)", "", c->theta, &c->theta, NULL));
-    PetscCall(PetscOptionsReal("-bubble_dtheta", "Potential-temperature perturbation (K)", "", c->dtheta, &c->dtheta, NULL));
-    PetscCall(PetscOptionsReal("-bubble_radius", "Bubble radius (m, > 0)", "", c->rc, &c->rc, NULL));
-    PetscCall(PetscOptionsRealArray("-bubble_center", "Bubble centre x,y,z (m)", "", c->xc, &n, NULL));
-    PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-bubble_center", 3, 0));
-    PetscCall(PetscOptionsReal("-bubble_p0", "Surface pressure (Pa)", "", c->p0, &c->p0, NULL));
-    PetscCheck(c->rc > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bubble_radius %g is out of range: it must be > 0", (double)c->rc);
-    c->smooth = prof == 1 ? PETSC_TRUE : PETSC_FALSE;
-    *fn       = BubbleState;
-    PetscCall(SquallESDGSetCheckpointCase(s, name));
-    PetscCall(SquallESDGAddCheckpointCaseString(s, "-bubble_profile", profiles[prof]));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_theta", 1, &c->theta));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_dtheta", 1, &c->dtheta));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_radius", 1, &c->rc));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_center", 3, c->xc));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bubble_p0", 1, &c->p0));
-  }
-  PetscCall(PetscStrcmp(name, "isothermal", &flg));
-  if (flg) {
-    n = 3;
-    PetscCall(PetscOptionsReal("-isothermal_T0", "Temperature of the isothermal atmosphere (K, > 0)", "", c->T0, &c->T0, NULL));
-    PetscCall(PetscOptionsRealArray("-isothermal_velocity", "Uniform velocity u,v,w (m/s)", "", c->u, &n, NULL));
-    PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-isothermal_velocity", 3, 0));
-    PetscCheck(c->T0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-isothermal_T0 %g is out of range: it must be > 0", (double)c->T0);
-    *fn = IsothermalState;
-    PetscCall(SquallESDGSetCheckpointCase(s, name));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-isothermal_T0", 1, &c->T0));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-isothermal_velocity", 3, c->u));
-  }
-  PetscCall(PetscStrcmp(name, "schaer", &flg));
-  if (flg) {
-    c->T0   = 280;
-    c->N    = 0.01;
-    c->u[0] = 10;
-    PetscCall(PetscOptionsReal("-schaer_U", "Constant wind U (m/s)", "", c->u[0], &c->u[0], NULL));
-    PetscCall(PetscOptionsReal("-schaer_N", "Brunt-Vaisala frequency N (1/s, > 0)", "", c->N, &c->N, NULL));
-    PetscCall(PetscOptionsReal("-schaer_T0", "Surface temperature T0 (K, > 0)", "", c->T0, &c->T0, NULL));
-    PetscCall(PetscOptionsReal("-schaer_p0", "Surface pressure p0 (Pa, > 0)", "", c->p0, &c->p0, NULL));
-    PetscCheck(c->N > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-schaer_N %g is out of range: it must be > 0", (double)c->N);
-    PetscCheck(c->T0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-schaer_T0 %g is out of range: it must be > 0", (double)c->T0);
-    PetscCheck(c->p0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-schaer_p0 %g is out of range: it must be > 0", (double)c->p0);
-    PetscCheck(s->gas.g > 0, s->comm, PETSC_ERR_ARG_INCOMP, "The schaer case needs gravity (-%sgravity > 0)", s->prefix);
-    *fn = SchaerState;
-    PetscCall(SquallESDGSetCheckpointCase(s, name));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_U", 1, &c->u[0]));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_N", 1, &c->N));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_T0", 1, &c->T0));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-schaer_p0", 1, &c->p0));
-  }
-  PetscCall(PetscStrcmp(name, "densitywave", &flg));
-  if (flg) {
-    c->u[0] = 0.1, c->u[1] = 0.2, c->u[2] = -0.15;
-    c->amp = 0.5;
-    n      = 3;
-    PetscCall(PetscOptionsRealArray("-densitywave_velocity", "Advection velocity u,v,w", "", c->u, &n, NULL));
-    PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-densitywave_velocity", 3, 0));
-    PetscCall(PetscOptionsReal("-densitywave_amplitude", "Relative density amplitude (0 to 0.9)", "", c->amp, &c->amp, NULL));
-    PetscCheck(c->amp >= 0 && c->amp <= 0.9, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-densitywave_amplitude %g is out of range [0, 0.9]", (double)c->amp);
-    for (PetscInt d = 0; d < 3; d++) PetscCheck(m->periodic[d], s->comm, PETSC_ERR_ARG_INCOMP, "The densitywave case needs a fully periodic brick (-dm_p4est_brick_periodicity 1,1,1)");
-    *fn = DensityWaveState;
-    PetscCall(SquallESDGSetCheckpointCase(s, name));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-densitywave_velocity", 3, c->u));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-densitywave_amplitude", 1, &c->amp));
-  }
-  PetscCall(PetscStrcmp(name, "random", &flg));
-  if (flg) {
-    PetscCall(PetscOptionsReal("-random_amplitude", "Relative amplitude of the perturbations (0 to 0.5)", "", c->amp, &c->amp, NULL));
-    PetscCheck(c->amp >= 0 && c->amp <= 0.5, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-random_amplitude %g is out of range [0, 0.5]", (double)c->amp);
-    *fn = RandomState;
-    PetscCall(SquallESDGSetCheckpointCase(s, name));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-random_amplitude", 1, &c->amp));
-  }
-  PetscCall(PetscStrcmp(name, "baroclinic", &flg));
-  if (flg) {
-    c->Ly    = m->hi[1] - m->lo[1];
-    c->T0    = 288;
-    c->Gamma = 0.005;
-    c->u0    = 35;
-    c->b     = 2;
-    c->up    = 1;
-    c->Lp    = 6e5;
-    c->xp    = 2e6;
-    c->yp    = 2.5e6;
-    PetscCall(PetscOptionsReal("-baroclinic_perturbation", "Amplitude u_p of the zonal-wind perturbation (m/s)", "", c->up, &c->up, NULL));
-    PetscCheck(s->coriolis != SQUALL_CORIOLIS_NONE, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic case needs -esdg_coriolis fplane or betaplane");
-    *fn = BaroclinicState;
-    PetscCall(SquallESDGSetCheckpointCase(s, name));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-baroclinic_perturbation", 1, &c->up));
-  }
-  PetscCall(PetscStrcmp(name, "baroclinic_wave", &flg));
-  if (flg) {
-    SquallBWave *w      = &c->bw;
-    PetscBool    pert   = PETSC_TRUE;
-    PetscReal    cen[2] = {20, 40};
-    n                   = 2;
-    w->a                = m->shellA;
-    w->omega            = s->omega;
-    w->g                = s->gas.g;
-    w->Rd               = s->gas.R;
-    w->p0               = 1e5;
-    w->T0E              = 310;
-    w->T0P              = 240;
-    w->b                = 2;
-    w->K                = 3;
-    w->lapse            = 0.005;
-    w->d0               = 0.1;
-    w->zp               = 15000;
-    w->deep             = s->gravityModel == SQUALL_GRAVITY_DEEP;
-    c->up               = 1;
-    PetscCheck(m->shell, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic_wave case needs -%smesh shell", s->prefix);
-    PetscCheck(s->coriolis == SQUALL_CORIOLIS_SPHERE, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic_wave case needs -%scoriolis sphere", s->prefix);
-    PetscCheck(s->gas.g > 0, s->comm, PETSC_ERR_ARG_INCOMP, "The baroclinic_wave case needs gravity (-%sgravity > 0)", s->prefix);
-    PetscCall(PetscOptionsReal("-bwave_T0E", "Surface temperature at the equator T0E (K, > 0)", "", w->T0E, &w->T0E, NULL));
-    PetscCall(PetscOptionsReal("-bwave_T0P", "Surface temperature at the poles T0P (K, > 0)", "", w->T0P, &w->T0P, NULL));
-    PetscCall(PetscOptionsReal("-bwave_B", "Jet half-width parameter b (> 0)", "", w->b, &w->b, NULL));
-    PetscCall(PetscOptionsReal("-bwave_K", "Jet width parameter K (>= 1)", "", w->K, &w->K, NULL));
-    PetscCall(PetscOptionsReal("-bwave_lapse", "Lapse rate Gamma (K/m, > 0)", "", w->lapse, &w->lapse, NULL));
-    PetscCall(PetscOptionsReal("-bwave_p0", "Surface pressure p0 (Pa, > 0)", "", w->p0, &w->p0, NULL));
-    PetscCall(PetscOptionsBool("-bwave_perturbation", "Add the zonal-wind perturbation that triggers the wave (0: the balanced state alone)", "", pert, &pert, NULL));
-    PetscCall(PetscOptionsReal("-bwave_perturbation_amplitude", "Amplitude u_p of the zonal-wind perturbation (m/s)", "", c->up, &c->up, NULL));
-    PetscCall(PetscOptionsReal("-bwave_perturbation_radius", "Radius d0 of the perturbation in Earth radii (0 to 1]", "", w->d0, &w->d0, NULL));
-    PetscCall(PetscOptionsRealArray("-bwave_perturbation_center", "Centre of the perturbation: longitude,latitude (degrees)", "", cen, &n, NULL));
-    PetscCall(SquallOptionsCheckArrayCount(s->comm, PetscOptionsObject->prefix, "-bwave_perturbation_center", 2, 0));
-    PetscCall(PetscOptionsReal("-bwave_perturbation_top", "Height above which the perturbation vanishes (m, > 0)", "", w->zp, &w->zp, NULL));
-    PetscCheck(w->T0E > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_T0E %g is out of range: it must be > 0", (double)w->T0E);
-    PetscCheck(w->T0P > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_T0P %g is out of range: it must be > 0", (double)w->T0P);
-    PetscCheck(w->b > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_B %g is out of range: it must be > 0", (double)w->b);
-    PetscCheck(w->K >= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_K %g is out of range: it must be >= 1", (double)w->K);
-    PetscCheck(w->lapse > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_lapse %g is out of range: it must be > 0", (double)w->lapse);
-    PetscCheck(w->p0 > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_p0 %g is out of range: it must be > 0", (double)w->p0);
-    PetscCheck(w->d0 > 0 && w->d0 <= 1, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_perturbation_radius %g is out of range (0, 1] (Earth radii)", (double)w->d0);
-    PetscCheck(cen[1] >= -90 && cen[1] <= 90, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_perturbation_center: latitude %g is out of range [-90, 90]", (double)cen[1]);
-    PetscCheck(w->zp > 0, s->comm, PETSC_ERR_ARG_OUTOFRANGE, "-bwave_perturbation_top %g is out of range: it must be > 0", (double)w->zp);
-    if (!pert) c->up = 0;
-    w->lonc = cen[0] * PETSC_PI / 180;
-    w->latc = cen[1] * PETSC_PI / 180;
-    w->up   = c->up;
-    *fn     = BWaveState;
-    PetscCall(SquallESDGSetCheckpointCase(s, name));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_T0E", 1, &w->T0E));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_T0P", 1, &w->T0P));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_B", 1, &w->b));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_K", 1, &w->K));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_lapse", 1, &w->lapse));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_p0", 1, &w->p0));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_amplitude", 1, &c->up));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_radius", 1, &w->d0));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_center", 2, cen));
-    PetscCall(SquallESDGAddCheckpointCaseReals(s, "-bwave_perturbation_top", 1, &w->zp));
-  }
+  PetscCall(SquallESDGSetCheckpointCase(s, name));
+  PetscCall(Cases[k].options(PetscOptionsObject, s, c));
   PetscOptionsEnd();
-  PetscCheck(*fn, s->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown ESDG test case %s: valid are bubble, baroclinic, baroclinic_wave, isothermal, schaer, densitywave, random", name);
+  *fn = Cases[k].state;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
