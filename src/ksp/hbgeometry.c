@@ -416,53 +416,45 @@ static PetscErrorCode HBForestElements(Mat_HB *hb, PetscInt *nelem, PetscInt **g
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallHBSetUp(Mat_HB *hb)
+/* this rank's elements: a contiguous block [*e0, *e1) of the lexicographic element order (slabs of the brick),
+   or p8est's partition (*glist: the lexicographic indices, positions 0..n-1 standing for e0..e1-1) */
+static PetscErrorCode HBPartition(Mat_HB *hb, PetscInt64 *e0, PetscInt64 *e1, PetscInt **glist)
 {
-  const PetscInt N = hb->N, Nq = N + 1, Np = Nq * Nq * Nq;
-  const PetscInt L[3] = {hb->E[0] * N + 1, hb->E[1] * N + 1, hb->E[2] * N + 1};
-  PetscMPIInt    rank, size;
-  PetscInt64     Eg, e0, e1, nkeys64;
-  PetscInt      *keys, *order, *glist = NULL, nint = 0, nloc;
-  PetscLogDouble t0, *tlog = hb->logsetup ? &t0 : NULL;
+  const PetscInt64 Eg = (PetscInt64)hb->E[0] * hb->E[1] * hb->E[2];
+  PetscMPIInt      rank, size;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(SQUALL_HBSetUp, 0, 0, 0, 0));
-  PetscCall(PetscTime(&t0));
   PetscCallMPI(MPI_Comm_rank(hb->comm, &rank));
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
-  hb->Nq = Nq;
-  hb->Np = Np;
-  PetscCall(SquallLGLNodesWeights(N, hb->r, hb->w));
-  PetscCall(SquallLGLDerivativeMatrix(N, NULL, hb->D));
-  PetscCheck((PetscInt64)L[0] * L[1] * L[2] <= PETSC_INT_MAX, hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
-             "-hb_elements %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " at -hb_order %" PetscInt_FMT " has more nodes than PetscInt indexes (configure PETSc with 64-bit indices)", hb->E[0], hb->E[1], hb->E[2], N);
-
-  /* contiguous blocks of the lexicographic element order (slabs of the brick), or p8est's partition */
-  Eg = (PetscInt64)hb->E[0] * hb->E[1] * hb->E[2];
+  *glist = NULL;
   if (hb->forest) {
     PetscInt n = 0;
 
-    /* the list's positions 0..n-1 stand for the slab's e0..e1-1 below */
-    PetscCall(HBForestElements(hb, &n, &glist));
-    e0 = 0;
-    e1 = n;
+    PetscCall(HBForestElements(hb, &n, glist));
+    *e0 = 0;
+    *e1 = n;
   } else {
-    e0 = Eg * rank / size;
-    e1 = Eg * (rank + 1) / size;
+    *e0 = Eg * rank / size;
+    *e1 = Eg * (rank + 1) / size;
   }
-  nkeys64 = (e1 - e0) * Np;
-  PetscCheck(nkeys64 <= PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "rank %d would hold %" PetscInt64_FMT " element nodes, more than PetscInt indexes: use more ranks or 64-bit indices", rank, nkeys64);
-  hb->nelem = (PetscInt)(e1 - e0);
+  PetscCheck((*e1 - *e0) * hb->Np <= PETSC_INT_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "rank %d would hold %" PetscInt64_FMT " element nodes, more than PetscInt indexes: use more ranks or 64-bit indices", rank, (*e1 - *e0) * hb->Np);
+  hb->nelem = (PetscInt)(*e1 - *e0);
   if (hb->nelem) {
-    const PetscInt64 first = glist ? glist[0] : e0, last = glist ? glist[hb->nelem - 1] : e1 - 1;
+    const PetscInt64 first = *glist ? (*glist)[0] : *e0, last = *glist ? (*glist)[hb->nelem - 1] : *e1 - 1;
 
     PetscCall(PetscInfo(NULL, "-hb_partition %s: %" PetscInt_FMT " elements on this rank, lexicographic indices %" PetscInt64_FMT " to %" PetscInt64_FMT "\n", hb->forest ? "forest" : "slabs", hb->nelem, first, last));
   }
   hb->nelem_global = (PetscInt)Eg;
-  nloc             = hb->nelem * Np;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  /* a key per element node: its index in the lattice of all nodes; -1 on a Dirichlet boundary */
-  PetscCall(PetscMalloc1(nloc, &keys));
+/* a key per element node: its index in the lattice L of all nodes; -1 on a Dirichlet boundary */
+static PetscErrorCode HBLatticeKeys(Mat_HB *hb, const PetscInt L[3], PetscInt64 e0, const PetscInt *glist, PetscInt **keys)
+{
+  const PetscInt N = hb->N, Nq = hb->Nq, Np = hb->Np;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(hb->nelem * Np, keys));
   for (PetscInt e = 0; e < hb->nelem; e++) {
     const PetscInt g = glist ? glist[e] : (PetscInt)(e0 + e), ex = g % hb->E[0], ey = (g / hb->E[0]) % hb->E[1], ez = g / (hb->E[0] * hb->E[1]);
 
@@ -472,37 +464,38 @@ PetscErrorCode SquallHBSetUp(Mat_HB *hb)
           const PetscInt  ix = ex * N + i, iy = ey * N + j, iz = ez * N + k;
           const PetscBool bdry = (PetscBool)(ix == 0 || iy == 0 || iz == 0 || ix == L[0] - 1 || iy == L[1] - 1 || iz == L[2] - 1);
 
-          keys[e * Np + i + Nq * (j + Nq * k)] = hb->dirichlet && bdry ? -1 : ix + L[0] * (iy + L[1] * iz);
+          (*keys)[e * Np + i + Nq * (j + Nq * k)] = hb->dirichlet && bdry ? -1 : ix + L[0] * (iy + L[1] * iz);
         }
       }
     }
   }
-  if (hb->scramble) PetscCall(HBScrambleKeys((PetscInt64)L[0] * L[1] * L[2], nloc, keys));
-  PetscCall(SquallHBLogPhase(hb->comm, tlog, "lattice keys"));
-  PetscCall(SquallSEMNumberingCreate(hb->comm, nloc, keys, tlog, &hb->num));
-  PetscCall(PetscFree(keys));
-  hb->nown    = hb->num.nown;
-  hb->nshared = hb->num.nshared;
-  hb->nghost  = hb->num.nghost;
-  hb->nglobal = hb->num.nglobal;
+  if (hb->scramble) PetscCall(HBScrambleKeys((PetscInt64)L[0] * L[1] * L[2], hb->nelem * Np, *keys));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  /* interior elements (no ghost node) first, so that they can be computed while ghosts travel */
+/* element e (numbering order) touches a ghost node */
+static PetscBool HBHasGhostNode(const Mat_HB *hb, PetscInt e)
+{
+  for (PetscInt n = 0; n < hb->Np; n++)
+    if (hb->num.lidx[e * hb->Np + n] >= hb->nown) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* the element order of the kernels, interior elements (no ghost node) first so that they can be computed
+   while ghosts travel, with each element's lexicographic index, local node indices and inverse multiplicities */
+static PetscErrorCode HBElementOrder(Mat_HB *hb, PetscInt64 e0, const PetscInt *glist)
+{
+  const PetscInt Np = hb->Np;
+  PetscInt      *order, nint = 0;
+
+  PetscFunctionBegin;
   PetscCall(PetscMalloc1(hb->nelem, &order));
-  for (PetscInt e = 0; e < hb->nelem; e++) {
-    PetscBool halo = PETSC_FALSE;
-
-    for (PetscInt n = 0; n < Np && !halo; n++) halo = (PetscBool)(hb->num.lidx[e * Np + n] >= hb->nown);
-    if (!halo) order[nint++] = e;
-  }
+  for (PetscInt e = 0; e < hb->nelem; e++)
+    if (!HBHasGhostNode(hb, e)) order[nint++] = e;
   hb->nint = nint;
-  for (PetscInt e = 0, h = nint; e < hb->nelem; e++) {
-    PetscBool halo = PETSC_FALSE;
-
-    for (PetscInt n = 0; n < Np && !halo; n++) halo = (PetscBool)(hb->num.lidx[e * Np + n] >= hb->nown);
-    if (halo) order[h++] = e;
-  }
-  PetscCall(SquallHBLogPhase(hb->comm, tlog, "interior/halo element order"));
-  PetscCall(PetscMalloc3(hb->nelem, &hb->elem, nloc, &hb->gidx, nloc, &hb->W));
+  for (PetscInt e = 0, h = nint; e < hb->nelem; e++)
+    if (HBHasGhostNode(hb, e)) order[h++] = e;
+  PetscCall(PetscMalloc3(hb->nelem, &hb->elem, hb->nelem * Np, &hb->gidx, hb->nelem * Np, &hb->W));
   for (PetscInt e = 0; e < hb->nelem; e++) {
     const PetscInt o = order[e];
 
@@ -515,35 +508,64 @@ PetscErrorCode SquallHBSetUp(Mat_HB *hb)
     }
   }
   PetscCall(PetscFree(order));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Z^T as CSR over local nodes: each node's element-node positions, ascending within a row */
+static PetscErrorCode HBBuildGather(Mat_HB *hb)
+{
+  const PetscInt nrows = hb->nown + hb->nghost, nloc = hb->nelem * hb->Np;
+  PetscInt      *fill;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nrows + 1, &hb->rowptr));
+  for (PetscInt p = 0; p < nloc; p++)
+    if (hb->gidx[p] >= 0) hb->rowptr[hb->gidx[p] + 1]++;
+  for (PetscInt l = 0; l < nrows; l++) hb->rowptr[l + 1] += hb->rowptr[l];
+  PetscCall(PetscMalloc1(hb->rowptr[nrows], &hb->col));
+  PetscCall(PetscMalloc1(nrows, &fill));
+  PetscCall(PetscArraycpy(fill, hb->rowptr, nrows));
+  for (PetscInt p = 0; p < nloc; p++)
+    if (hb->gidx[p] >= 0) hb->col[fill[hb->gidx[p]]++] = p;
+  PetscCall(PetscFree(fill));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallHBSetUp(Mat_HB *hb)
+{
+  const PetscInt   N = hb->N, Nq = N + 1;
+  const PetscInt   L[3] = {hb->E[0] * N + 1, hb->E[1] * N + 1, hb->E[2] * N + 1};
+  PetscInt64       e0, e1;
+  PetscInt        *keys, *glist;
+  PetscLogDouble   t0, *tlog = hb->logsetup ? &t0 : NULL;
+  SquallHBGeometry g;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_HBSetUp, 0, 0, 0, 0));
+  PetscCall(PetscTime(&t0));
+  hb->Nq = Nq;
+  hb->Np = Nq * Nq * Nq;
+  PetscCall(SquallLGLNodesWeights(N, hb->r, hb->w));
+  PetscCall(SquallLGLDerivativeMatrix(N, NULL, hb->D));
+  PetscCheck((PetscInt64)L[0] * L[1] * L[2] <= PETSC_INT_MAX, hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
+             "-hb_elements %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " at -hb_order %" PetscInt_FMT " has more nodes than PetscInt indexes (configure PETSc with 64-bit indices)", hb->E[0], hb->E[1], hb->E[2], N);
+  PetscCall(HBPartition(hb, &e0, &e1, &glist));
+  PetscCall(HBLatticeKeys(hb, L, e0, glist, &keys));
+  PetscCall(SquallHBLogPhase(hb->comm, tlog, "lattice keys"));
+  PetscCall(SquallSEMNumberingCreate(hb->comm, hb->nelem * hb->Np, keys, tlog, &hb->num));
+  PetscCall(PetscFree(keys));
+  hb->nown    = hb->num.nown;
+  hb->nshared = hb->num.nshared;
+  hb->nghost  = hb->num.nghost;
+  hb->nglobal = hb->num.nglobal;
+  PetscCall(HBElementOrder(hb, e0, glist));
   PetscCall(PetscFree(glist));
+  PetscCall(SquallHBLogPhase(hb->comm, tlog, "interior/halo element order, indices, weights"));
   PetscCall(HBClassifyElements(hb));
-  {
-    SquallHBGeometry g;
-
-    PetscCall(SquallHBResolveGeometry(hb, &g));
-    PetscCall(SquallHBGeometryData(hb, g));
-  }
-  PetscCall(SquallHBLogPhase(hb->comm, tlog, "element indices, weights, geometry"));
-
-  /* Z^T as CSR over local nodes; positions ascend within a row */
-  {
-    const PetscInt nrows = hb->nown + hb->nghost;
-
-    PetscCall(PetscCalloc1(nrows + 1, &hb->rowptr));
-    for (PetscInt p = 0; p < nloc; p++)
-      if (hb->gidx[p] >= 0) hb->rowptr[hb->gidx[p] + 1]++;
-    for (PetscInt l = 0; l < nrows; l++) hb->rowptr[l + 1] += hb->rowptr[l];
-    PetscCall(PetscMalloc1(hb->rowptr[nrows], &hb->col));
-    {
-      PetscInt *fill;
-
-      PetscCall(PetscMalloc1(nrows, &fill));
-      PetscCall(PetscArraycpy(fill, hb->rowptr, nrows));
-      for (PetscInt p = 0; p < nloc; p++)
-        if (hb->gidx[p] >= 0) hb->col[fill[hb->gidx[p]]++] = p;
-      PetscCall(PetscFree(fill));
-    }
-  }
+  PetscCall(SquallHBResolveGeometry(hb, &g));
+  PetscCall(SquallHBGeometryData(hb, g));
+  PetscCall(SquallHBLogPhase(hb->comm, tlog, "geometry"));
+  PetscCall(HBBuildGather(hb));
   PetscCall(SquallHBLogPhase(hb->comm, tlog, "Z^T (CSR)"));
   PetscCall(PetscLogEventEnd(SQUALL_HBSetUp, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
