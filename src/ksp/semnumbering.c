@@ -155,129 +155,155 @@ static PetscErrorCode HaloMaps(MPI_Comm comm, PetscInt nu, const PetscInt ukey[]
 
   Collective.
 */
-PetscErrorCode SquallSEMNumberingCreate(MPI_Comm comm, PetscInt nkeys, const PetscInt keys[], PetscLogDouble *tlog, SquallSEMNumbering *num)
+/* per distinct key, in leafinfo[3 u ..]: its owner (the highest bid), its element copies over all ranks and the
+   number of ranks holding it, met at a directory that splits the key range evenly over the ranks (*sfdir, NULL on
+   one rank, where this rank owns every key) */
+static PetscErrorCode NumberingOwners(MPI_Comm comm, PetscInt nu, const PetscInt ukey[], const PetscInt ucount[], PetscLogDouble *tlog, PetscSF *sfdir, PetscInt **leafinfo)
 {
   PetscMPIInt  rank, size;
-  PetscInt     nu, *ukey, *ucount, *uid, kmax = -1, gkmax, nroots = 0, *newidx;
-  PetscInt    *leafinfo, *rootinfo, *leafnum, *rootnum, nown = 0, nshared = 0, nghost = 0, sstart = 0;
-  PetscLayout  dir   = NULL;
-  PetscSF      sfdir = NULL;
-  MPI_Datatype int3, int2;
+  PetscInt     kmax = -1, gkmax, nroots, *rootinfo, *leafcnt, *rootcnt;
+  PetscInt64  *leafbid, *rootbid;
+  PetscLayout  dir;
+  MPI_Datatype int2, int3;
 
   PetscFunctionBegin;
-  PetscCall(PetscMemzero(num, sizeof(*num)));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(UniqueKeys(nkeys, keys, &nu, &ukey, &ucount, &uid));
-  PetscCall(SquallHBLogPhase(comm, tlog, "numbering: distinct keys"));
-
-  /* the directory: the key range split evenly over the ranks */
+  *sfdir = NULL;
+  PetscCall(PetscMalloc1(3 * nu, leafinfo));
+  if (size == 1) {
+    for (PetscInt u = 0; u < nu; u++) {
+      (*leafinfo)[3 * u + 0] = 0;
+      (*leafinfo)[3 * u + 1] = ucount[u];
+      (*leafinfo)[3 * u + 2] = 1;
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (PetscInt u = 0; u < nu; u++) kmax = PetscMax(kmax, ukey[u]);
   PetscCallMPI(MPIU_Allreduce(&kmax, &gkmax, 1, MPIU_INT, MPI_MAX, comm));
-  if (size == 1) {
-    /* one rank: it owns every key, and there is nothing to meet at a directory */
-    PetscCall(PetscMalloc2(3 * nu, &leafinfo, 1, &rootinfo));
-    for (PetscInt u = 0; u < nu; u++) {
-      leafinfo[3 * u + 0] = 0;
-      leafinfo[3 * u + 1] = ucount[u];
-      leafinfo[3 * u + 2] = 1;
-    }
-  } else {
-    PetscCall(PetscLayoutCreateFromSizes(comm, PETSC_DECIDE, gkmax + 1, 1, &dir));
-    PetscCall(PetscLayoutGetLocalSize(dir, &nroots));
-    PetscCall(PetscSFCreate(comm, &sfdir));
-    PetscCall(PetscSFSetGraphLayout(sfdir, dir, nu, NULL, PETSC_COPY_VALUES, ukey));
-    PetscCall(PetscSFSetUp(sfdir));
-    PetscCall(SquallHBLogPhase(comm, tlog, "numbering: directory SF"));
+  PetscCall(PetscLayoutCreateFromSizes(comm, PETSC_DECIDE, gkmax + 1, 1, &dir));
+  PetscCall(PetscLayoutGetLocalSize(dir, &nroots));
+  PetscCall(PetscSFCreate(comm, sfdir));
+  PetscCall(PetscSFSetGraphLayout(*sfdir, dir, nu, NULL, PETSC_COPY_VALUES, ukey));
+  PetscCall(PetscSFSetUp(*sfdir));
+  PetscCall(PetscLayoutDestroy(&dir));
+  PetscCall(SquallHBLogPhase(comm, tlog, "numbering: directory SF"));
 
-    /* per key: the owner (highest bid), the element copies over all ranks and the number of ranks
-     holding it, by two reductions (PetscSF reduces contiguous integer types entry by entry) */
-    PetscCall(PetscMalloc2(3 * nu, &leafinfo, 3 * nroots, &rootinfo));
-    {
-      PetscInt   *leafcnt, *rootcnt;
-      PetscInt64 *leafbid, *rootbid;
-
-      PetscCall(PetscMalloc4(2 * nu, &leafcnt, 2 * nroots, &rootcnt, nu, &leafbid, nroots, &rootbid));
-      for (PetscInt u = 0; u < nu; u++) {
-        leafcnt[2 * u]     = ucount[u];
-        leafcnt[2 * u + 1] = 1;
-        leafbid[u]         = OwnerBid(ukey[u], rank);
-      }
-      PetscCall(PetscArrayzero(rootcnt, 2 * nroots));
-      for (PetscInt k = 0; k < nroots; k++) rootbid[k] = -1;
-      PetscCallMPI(MPI_Type_contiguous(2, MPIU_INT, &int2));
-      PetscCallMPI(MPI_Type_commit(&int2));
-      PetscCall(PetscSFReduceBegin(sfdir, int2, leafcnt, rootcnt, MPI_SUM));
-      PetscCall(PetscSFReduceBegin(sfdir, MPIU_INT64, leafbid, rootbid, MPI_MAX));
-      PetscCall(PetscSFReduceEnd(sfdir, int2, leafcnt, rootcnt, MPI_SUM));
-      PetscCall(PetscSFReduceEnd(sfdir, MPIU_INT64, leafbid, rootbid, MPI_MAX));
-      PetscCallMPI(MPI_Type_free(&int2));
-      for (PetscInt k = 0; k < nroots; k++) {
-        rootinfo[3 * k + 0] = rootbid[k] < 0 ? -1 : (PetscInt)(rootbid[k] & 0xffffffff);
-        rootinfo[3 * k + 1] = rootcnt[2 * k];
-        rootinfo[3 * k + 2] = rootcnt[2 * k + 1];
-      }
-      PetscCall(PetscFree4(leafcnt, rootcnt, leafbid, rootbid));
-    }
-    PetscCallMPI(MPI_Type_contiguous(3, MPIU_INT, &int3));
-    PetscCallMPI(MPI_Type_commit(&int3));
-    PetscCall(PetscSFBcastBegin(sfdir, int3, rootinfo, leafinfo, MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(sfdir, int3, rootinfo, leafinfo, MPI_REPLACE));
-    PetscCallMPI(MPI_Type_free(&int3));
+  /* two reductions (PetscSF reduces contiguous integer types entry by entry), then the result back to the keys */
+  PetscCall(PetscMalloc5(2 * nu, &leafcnt, 2 * nroots, &rootcnt, nu, &leafbid, nroots, &rootbid, 3 * nroots, &rootinfo));
+  for (PetscInt u = 0; u < nu; u++) {
+    leafcnt[2 * u]     = ucount[u];
+    leafcnt[2 * u + 1] = 1;
+    leafbid[u]         = OwnerBid(ukey[u], rank);
   }
-  PetscCall(SquallHBLogPhase(comm, tlog, "numbering: owners, multiplicities"));
+  PetscCall(PetscArrayzero(rootcnt, 2 * nroots));
+  for (PetscInt k = 0; k < nroots; k++) rootbid[k] = -1;
+  PetscCallMPI(MPI_Type_contiguous(2, MPIU_INT, &int2));
+  PetscCallMPI(MPI_Type_commit(&int2));
+  PetscCall(PetscSFReduceBegin(*sfdir, int2, leafcnt, rootcnt, MPI_SUM));
+  PetscCall(PetscSFReduceBegin(*sfdir, MPIU_INT64, leafbid, rootbid, MPI_MAX));
+  PetscCall(PetscSFReduceEnd(*sfdir, int2, leafcnt, rootcnt, MPI_SUM));
+  PetscCall(PetscSFReduceEnd(*sfdir, MPIU_INT64, leafbid, rootbid, MPI_MAX));
+  PetscCallMPI(MPI_Type_free(&int2));
+  for (PetscInt k = 0; k < nroots; k++) {
+    rootinfo[3 * k + 0] = rootbid[k] < 0 ? -1 : (PetscInt)(rootbid[k] & 0xffffffff);
+    rootinfo[3 * k + 1] = rootcnt[2 * k];
+    rootinfo[3 * k + 2] = rootcnt[2 * k + 1];
+  }
+  PetscCallMPI(MPI_Type_contiguous(3, MPIU_INT, &int3));
+  PetscCallMPI(MPI_Type_commit(&int3));
+  PetscCall(PetscSFBcastBegin(*sfdir, int3, rootinfo, *leafinfo, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(*sfdir, int3, rootinfo, *leafinfo, MPI_REPLACE));
+  PetscCallMPI(MPI_Type_free(&int3));
+  PetscCall(PetscFree5(leafcnt, rootcnt, leafbid, rootbid, rootinfo));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  /* local order: owned keys no other rank holds, owned keys others hold as ghosts, then ghosts */
-  PetscCall(PetscMalloc1(nu, &newidx));
+/* the local order: owned keys no other rank holds, owned keys others hold as ghosts, then ghosts; the counts
+   and the rank's first global and first shared row */
+static PetscErrorCode NumberingLocalOrder(MPI_Comm comm, PetscInt nu, const PetscInt leafinfo[], PetscInt **newidx, PetscInt *sstart, SquallSEMNumbering *num)
+{
+  PetscMPIInt rank;
+  PetscInt    nown = 0, nshared = 0, nghost = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc1(nu, newidx));
   for (PetscInt u = 0; u < nu; u++)
-    if (leafinfo[3 * u] == rank && leafinfo[3 * u + 2] == 1) newidx[u] = nown++;
+    if (leafinfo[3 * u] == rank && leafinfo[3 * u + 2] == 1) (*newidx)[u] = nown++;
   for (PetscInt u = 0; u < nu; u++)
     if (leafinfo[3 * u] == rank && leafinfo[3 * u + 2] > 1) {
-      newidx[u] = nown++;
+      (*newidx)[u] = nown++;
       nshared++;
     }
   for (PetscInt u = 0; u < nu; u++)
-    if (leafinfo[3 * u] != rank) newidx[u] = nown + nghost++;
+    if (leafinfo[3 * u] != rank) (*newidx)[u] = nown + nghost++;
   num->nown    = nown;
   num->nshared = nshared;
   num->nghost  = nghost;
+  *sstart      = 0;
   PetscCallMPI(MPI_Exscan(&nown, &num->rstart, 1, MPIU_INT, MPI_SUM, comm));
-  PetscCallMPI(MPI_Exscan(&nshared, &sstart, 1, MPIU_INT, MPI_SUM, comm));
-  if (rank == 0) num->rstart = sstart = 0;
+  PetscCallMPI(MPI_Exscan(&nshared, sstart, 1, MPIU_INT, MPI_SUM, comm));
+  if (rank == 0) num->rstart = *sstart = 0;
   PetscCallMPI(MPIU_Allreduce(&nown, &num->nglobal, 1, MPIU_INT, MPI_SUM, comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  /* owners publish (global index, index among all shared rows) through the directory */
-  PetscCall(PetscMalloc2(2 * nu, &leafnum, size > 1 ? 2 * nroots : 1, &rootnum));
+/* per key, in leafnum[2 u ..]: its global index and its index among all shared rows (-1: not shared), which
+   its owner publishes through the directory */
+static PetscErrorCode NumberingPublish(MPI_Comm comm, PetscSF sfdir, PetscInt nu, const PetscInt leafinfo[], const PetscInt newidx[], PetscInt sstart, const SquallSEMNumbering *num, PetscInt **leafnum)
+{
+  PetscMPIInt  rank;
+  PetscInt     nroots, *rootnum;
+  MPI_Datatype int2;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc1(2 * nu, leafnum));
   for (PetscInt u = 0; u < nu; u++) {
     const PetscBool own = (PetscBool)(leafinfo[3 * u] == rank);
 
-    leafnum[2 * u]     = own ? num->rstart + newidx[u] : -1;
-    leafnum[2 * u + 1] = own && leafinfo[3 * u + 2] > 1 ? sstart + newidx[u] - (nown - nshared) : -1;
+    (*leafnum)[2 * u]     = own ? num->rstart + newidx[u] : -1;
+    (*leafnum)[2 * u + 1] = own && leafinfo[3 * u + 2] > 1 ? sstart + newidx[u] - (num->nown - num->nshared) : -1;
   }
-  if (size > 1) {
-    for (PetscInt k = 0; k < 2 * nroots; k++) rootnum[k] = -1;
-    PetscCallMPI(MPI_Type_contiguous(2, MPIU_INT, &int2));
-    PetscCallMPI(MPI_Type_commit(&int2));
-    /* one owner per key: the max over the copies picks its pair out of the -1 of the others (PetscSF
-     reduces contiguous integer types entry by entry) */
-    PetscCall(PetscSFReduceBegin(sfdir, int2, leafnum, rootnum, MPI_MAX));
-    PetscCall(PetscSFReduceEnd(sfdir, int2, leafnum, rootnum, MPI_MAX));
-    PetscCall(PetscSFBcastBegin(sfdir, int2, rootnum, leafnum, MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(sfdir, int2, rootnum, leafnum, MPI_REPLACE));
-    PetscCallMPI(MPI_Type_free(&int2));
-    PetscCall(PetscSFDestroy(&sfdir));
-    PetscCall(PetscLayoutDestroy(&dir));
-  }
-  PetscCall(SquallHBLogPhase(comm, tlog, "numbering: global numbers"));
+  if (!sfdir) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscSFGetGraph(sfdir, &nroots, NULL, NULL, NULL));
+  PetscCall(PetscMalloc1(2 * nroots, &rootnum));
+  for (PetscInt k = 0; k < 2 * nroots; k++) rootnum[k] = -1;
+  PetscCallMPI(MPI_Type_contiguous(2, MPIU_INT, &int2));
+  PetscCallMPI(MPI_Type_commit(&int2));
+  /* one owner per key: the max over the copies picks its pair out of the -1 of the others */
+  PetscCall(PetscSFReduceBegin(sfdir, int2, *leafnum, rootnum, MPI_MAX));
+  PetscCall(PetscSFReduceEnd(sfdir, int2, *leafnum, rootnum, MPI_MAX));
+  PetscCall(PetscSFBcastBegin(sfdir, int2, rootnum, *leafnum, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sfdir, int2, rootnum, *leafnum, MPI_REPLACE));
+  PetscCallMPI(MPI_Type_free(&int2));
+  PetscCall(PetscFree(rootnum));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
+PetscErrorCode SquallSEMNumberingCreate(MPI_Comm comm, PetscInt nkeys, const PetscInt keys[], PetscLogDouble *tlog, SquallSEMNumbering *num)
+{
+  PetscInt nu, *ukey, *ucount, *uid, *leafinfo, *newidx, *leafnum, sstart;
+  PetscSF  sfdir;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(num, sizeof(*num)));
+  PetscCall(UniqueKeys(nkeys, keys, &nu, &ukey, &ucount, &uid));
+  PetscCall(SquallHBLogPhase(comm, tlog, "numbering: distinct keys"));
+  PetscCall(NumberingOwners(comm, nu, ukey, ucount, tlog, &sfdir, &leafinfo));
+  PetscCall(SquallHBLogPhase(comm, tlog, "numbering: owners, multiplicities"));
+  PetscCall(NumberingLocalOrder(comm, nu, leafinfo, &newidx, &sstart, num));
+  PetscCall(NumberingPublish(comm, sfdir, nu, leafinfo, newidx, sstart, num, &leafnum));
+  PetscCall(PetscSFDestroy(&sfdir));
+  PetscCall(SquallHBLogPhase(comm, tlog, "numbering: global numbers"));
   PetscCall(HaloMaps(comm, nu, ukey, newidx, leafinfo, leafnum, num));
   PetscCall(SquallHBLogPhase(comm, tlog, "numbering: halo SFs"));
   PetscCall(PetscMalloc1(nkeys, &num->lidx));
   for (PetscInt p = 0; p < nkeys; p++) num->lidx[p] = uid[p] < 0 ? -1 : newidx[uid[p]];
-
   PetscCall(PetscFree(newidx));
-  PetscCall(PetscFree2(leafnum, rootnum));
-  PetscCall(PetscFree2(leafinfo, rootinfo));
+  PetscCall(PetscFree(leafnum));
+  PetscCall(PetscFree(leafinfo));
   PetscCall(PetscFree(uid));
   PetscCall(PetscFree2(ukey, ucount));
   PetscFunctionReturn(PETSC_SUCCESS);
