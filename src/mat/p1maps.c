@@ -161,13 +161,110 @@ static PetscErrorCode P1SortDistinct(PetscInt n, PetscInt *v, PetscInt lo, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a scalar slot's entry of the reduce map (diagonal block: the slot; off-diagonal: nd + position), or -1 for a
+   contribution the map leaves out (none, or off-diagonal without withoff) */
+static inline PetscInt P1ReduceEntry(int s, PetscInt nd, PetscBool withoff)
+{
+  if (s == SQUALL_P1_SLOT_NONE || (s < 0 && !withoff)) return -1;
+  return s >= 0 ? s : nd + (-s - 2);
+}
+
+/* the work arrays of one block of the reduce map: mark[i] the block-local id of entry i while its block is built,
+   else -1; nblk[i] how many blocks touch entry i (1: the entry may be stored); loc, cnt the block's entries and
+   their contribution counts (tmp, ctmp: their reordering); bits the sort's bitmap */
+typedef struct {
+  int      *mark, *nblk, *cnt, *ctmp;
+  PetscInt *loc, *tmp;
+  uint64_t *bits;
+} P1ReduceWork;
+
+/* the block's distinct entries in loc[0..*nloc), ascending positions (the diagonal block's first), mark[] set */
+static PetscErrorCode P1ReduceBlockEntries(const int *sl, PetscInt ne, PetscInt nd, PetscBool withoff, PetscInt e0, PetscInt e1, P1ReduceWork *w, PetscInt *nloc)
+{
+  PetscInt lo = PETSC_INT_MAX, hi = -1, n = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt e = e0; e < e1; e++)
+    for (PetscInt q = 0; q < 16; q++) {
+      const PetscInt i = P1ReduceEntry(sl[q * ne + e], nd, withoff);
+
+      if (i >= 0 && w->mark[i] < 0) {
+        w->mark[i]  = 0;
+        w->loc[n++] = i;
+        lo          = PetscMin(lo, i);
+        hi          = PetscMax(hi, i);
+      }
+    }
+  PetscCall(P1SortDistinct(n, w->loc, lo, hi, w->bits));
+  for (PetscInt j = 0; j < n; j++) w->mark[w->loc[j]] = (int)j;
+  *nloc = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the entries' contribution counts into cnt[1..nloc], then entries with more than rlong contributions
+   (SQUALL_P1_REDUCE_LONG: the diagonal's ~10-20) first, each class in ascending position (rlong PETSC_INT_MAX:
+   position order only): the GPU's summing phase gives the 32 threads of a warp 32 consecutive entries, which would
+   otherwise wait on the one or two diagonal entries among them for ~7x the mean length of 2.9; each entry's own
+   sum, and so the matrix, is unchanged. cnt becomes the offsets of the entries' lists. */
+static void P1ReduceBlockCounts(const int *sl, PetscInt ne, PetscInt nd, PetscBool withoff, PetscInt e0, PetscInt e1, PetscInt rlong, PetscInt nloc, P1ReduceWork *w)
+{
+  PetscInt nl = 0;
+
+  for (PetscInt j = 0; j < nloc; j++) w->cnt[j + 1] = 0;
+  for (PetscInt e = e0; e < e1; e++)
+    for (PetscInt q = 0; q < 16; q++) {
+      const PetscInt i = P1ReduceEntry(sl[q * ne + e], nd, withoff);
+
+      if (i >= 0) w->cnt[w->mark[i] + 1]++;
+    }
+  for (int pass = 0; pass < 2; pass++)
+    for (PetscInt j = 0; j < nloc; j++)
+      if ((w->cnt[j + 1] > rlong) == (pass == 0)) {
+        w->tmp[nl]    = w->loc[j];
+        w->ctmp[nl++] = w->cnt[j + 1];
+      }
+  for (PetscInt j = 0; j < nloc; j++) {
+    w->loc[j]          = w->tmp[j];
+    w->cnt[j + 1]      = w->ctmp[j];
+    w->mark[w->loc[j]] = (int)j;
+  }
+  w->cnt[0] = 0;
+  for (PetscInt j = 0; j < nloc; j++) w->cnt[j + 1] += w->cnt[j];
+}
+
+/* the block's entries (from nu on) and contributions (from ncon on) into the map: each entry's slot, row and end
+   of its list, and the list of its contributions c = 16 (e - e0) + q, visited in ascending c so that each list
+   comes out ascending (a counting sort) */
+static void P1ReduceBlockStore(SquallP1 p1, const int *sl, PetscInt nd, PetscBool withoff, PetscInt e0, PetscInt e1, PetscInt nloc, PetscInt64 nu, PetscInt64 ncon, P1ReduceWork *w, SquallP1Reduce *R)
+{
+  const PetscInt ne = p1->ne;
+
+  for (PetscInt j = 0; j < nloc; j++) {
+    const PetscInt i = w->loc[j];
+
+    R->slot[nu + j] = i < nd ? (int)i : SQUALL_P1_SLOT_OFF((int)(i - nd));
+    R->end[nu + j]  = (uint16_t)w->cnt[j + 1];
+    w->nblk[i]++;
+  }
+  for (PetscInt e = e0; e < e1; e++)
+    for (PetscInt q = 0; q < 16; q++) {
+      const PetscInt i = P1ReduceEntry(sl[q * ne + e], nd, withoff);
+      int            j;
+
+      if (i < 0) continue;
+      j                           = w->mark[i];
+      R->row[nu + j]              = (int)p1->row[p1->tet[4 * e + q / 4]];
+      R->cidx[ncon + w->cnt[j]++] = (uint16_t)(16 * (e - e0) + q);
+    }
+  for (PetscInt j = 0; j < nloc; j++) w->mark[w->loc[j]] = -1;
+}
+
 PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, PetscInt rlong, SquallP1Reduce *R)
 {
   const PetscInt ne = p1->ne, n = p1->nowned, nd = p1->dI[n], nidx = nd + (withoff ? p1->oI[n] : 0);
   const PetscInt nblocks = (ne + nb - 1) / nb;
-  int           *sl, *mark, *nblk, *cnt, *ctmp;
-  PetscInt      *loc, *tmp;
-  uint64_t      *bits;
+  int           *sl;
+  P1ReduceWork   w;
   PetscInt64     nu = 0, ncon = 0, cap;
 
   PetscFunctionBegin;
@@ -179,15 +276,13 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
   PetscCall(PetscMemzero(R, sizeof(*R)));
   R->nb      = nb;
   R->nblocks = nblocks;
-  /* mark[i]: the block-local id of entry i (diagonal block i = slot, off-diagonal nd + position) while
-     its block is built, else -1; nblk[i]: how many blocks touch entry i (1: the entry may be stored) */
-  PetscCall(PetscMalloc2(PetscMax(nidx, 1), &mark, PetscMax(nidx, 1), &nblk));
-  PetscCall(PetscMalloc2(16 * nb, &loc, 16 * nb + 1, &cnt));
-  PetscCall(PetscMalloc2(16 * nb, &tmp, 16 * nb, &ctmp));
-  PetscCall(PetscCalloc1(4 * 16 * nb + 1, &bits));
+  PetscCall(PetscMalloc2(PetscMax(nidx, 1), &w.mark, PetscMax(nidx, 1), &w.nblk));
+  PetscCall(PetscMalloc2(16 * nb, &w.loc, 16 * nb + 1, &w.cnt));
+  PetscCall(PetscMalloc2(16 * nb, &w.tmp, 16 * nb, &w.ctmp));
+  PetscCall(PetscCalloc1(4 * 16 * nb + 1, &w.bits));
   for (PetscInt i = 0; i < nidx; i++) {
-    mark[i] = -1;
-    nblk[i] = 0;
+    w.mark[i] = -1;
+    w.nblk[i] = 0;
   }
   /* the contributions are counted exactly (a sequential pass); the entries are not known before the
      blocks are built: their arrays start at 1/3 of the contributions (a mesh's blocks have ~3 per
@@ -205,85 +300,19 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
   R->ublk[0] = R->cblk[0] = 0;
   for (PetscInt k = 0; k < nblocks; k++) {
     const PetscInt e0 = k * nb, e1 = PetscMin(ne, e0 + nb);
-    PetscInt       nloc = 0, nc, lo = PETSC_INT_MAX, hi = -1;
+    PetscInt       nloc = 0;
 
-    for (PetscInt e = e0; e < e1; e++)
-      for (PetscInt q = 0; q < 16; q++) {
-        const int      s = sl[q * ne + e];
-        const PetscInt i = s >= 0 ? s : nd + (-s - 2);
-
-        if (s == SQUALL_P1_SLOT_NONE || (s < 0 && !withoff)) continue;
-        if (mark[i] < 0) {
-          mark[i]     = 0;
-          loc[nloc++] = i;
-          lo          = PetscMin(lo, i);
-          hi          = PetscMax(hi, i);
-        }
-      }
+    PetscCall(P1ReduceBlockEntries(sl, ne, nd, withoff, e0, e1, &w, &nloc));
     if (nu + nloc > cap) {
       cap = PetscMax(2 * cap, nu + nloc);
       PetscCall(PetscRealloc(cap * sizeof(int), &R->slot));
       PetscCall(PetscRealloc(cap * sizeof(int), &R->row));
       PetscCall(PetscRealloc(cap * sizeof(uint16_t), &R->end));
     }
-    /* ascending positions: the diagonal block's entries first, each block's in its value order (then reordered by
-       length class, below) */
-    PetscCall(P1SortDistinct(nloc, loc, lo, hi, bits));
-    for (PetscInt j = 0; j < nloc; j++) {
-      mark[loc[j]] = (int)j;
-      cnt[j + 1]   = 0;
-    }
-    /* counting sort of the contributions by entry, visited in ascending c = 16*(e-e0) + q: each entry's
-       list comes out ascending */
-    for (PetscInt e = e0; e < e1; e++)
-      for (PetscInt q = 0; q < 16; q++) {
-        const int s = sl[q * ne + e];
-
-        if (s == SQUALL_P1_SLOT_NONE || (s < 0 && !withoff)) continue;
-        cnt[mark[s >= 0 ? s : nd + (-s - 2)] + 1]++;
-      }
-    /* entries with more than rlong contributions (SQUALL_P1_REDUCE_LONG: the diagonal's ~10-20) first, each class
-       in ascending position (rlong PETSC_INT_MAX: position order only): the GPU's summing phase gives the 32 threads of a warp 32 consecutive entries, which
-       would otherwise wait on the one or two diagonal entries among them for ~7x the mean length of 2.9; each
-       entry's own sum, and so the matrix, is unchanged */
-    {
-      PetscInt nl = 0;
-
-      for (int pass = 0; pass < 2; pass++)
-        for (PetscInt j = 0; j < nloc; j++)
-          if ((cnt[j + 1] > rlong) == (pass == 0)) {
-            tmp[nl]    = loc[j];
-            ctmp[nl++] = cnt[j + 1];
-          }
-      for (PetscInt j = 0; j < nloc; j++) {
-        loc[j]       = tmp[j];
-        cnt[j + 1]   = ctmp[j];
-        mark[loc[j]] = (int)j;
-      }
-    }
-    cnt[0] = 0;
-    for (PetscInt j = 0; j < nloc; j++) cnt[j + 1] += cnt[j];
-    nc = cnt[nloc];
-    for (PetscInt j = 0; j < nloc; j++) {
-      const PetscInt i = loc[j];
-
-      R->slot[nu + j] = i < nd ? (int)i : SQUALL_P1_SLOT_OFF((int)(i - nd));
-      R->end[nu + j]  = (uint16_t)cnt[j + 1];
-      nblk[i]++;
-    }
-    for (PetscInt e = e0; e < e1; e++)
-      for (PetscInt q = 0; q < 16; q++) {
-        const int s = sl[q * ne + e];
-        int       j;
-
-        if (s == SQUALL_P1_SLOT_NONE || (s < 0 && !withoff)) continue;
-        j                        = mark[s >= 0 ? s : nd + (-s - 2)];
-        R->row[nu + j]           = (int)p1->row[p1->tet[4 * e + q / 4]];
-        R->cidx[ncon + cnt[j]++] = (uint16_t)(16 * (e - e0) + q);
-      }
-    for (PetscInt j = 0; j < nloc; j++) mark[loc[j]] = -1;
+    P1ReduceBlockCounts(sl, ne, nd, withoff, e0, e1, rlong, nloc, &w);
+    P1ReduceBlockStore(p1, sl, nd, withoff, e0, e1, nloc, nu, ncon, &w, R);
     nu += nloc;
-    ncon += nc;
+    ncon += w.cnt[nloc];
     R->ublk[k + 1] = (int)nu;
     R->cblk[k + 1] = (int)ncon;
   }
@@ -292,15 +321,15 @@ PetscErrorCode SquallP1BuildReduce(SquallP1 p1, PetscInt nb, PetscBool withoff, 
   for (PetscInt u = 0; u < R->nu; u++) {
     const int s = R->slot[u];
 
-    if (nblk[s >= 0 ? s : nd + (-s - 2)] == 1) {
+    if (w.nblk[s >= 0 ? s : nd + (-s - 2)] == 1) {
       R->end[u] |= (uint16_t)SQUALL_P1_REDUCE_ONLY;
       R->nonly++;
     }
   }
-  PetscCall(PetscFree2(mark, nblk));
-  PetscCall(PetscFree2(loc, cnt));
-  PetscCall(PetscFree2(tmp, ctmp));
-  PetscCall(PetscFree(bits));
+  PetscCall(PetscFree2(w.mark, w.nblk));
+  PetscCall(PetscFree2(w.loc, w.cnt));
+  PetscCall(PetscFree2(w.tmp, w.ctmp));
+  PetscCall(PetscFree(w.bits));
   PetscCall(P1RestoreScalarSlots(p1, &sl));
   p1->rstats[0] = R->nu;
   p1->rstats[1] = R->ncon;
