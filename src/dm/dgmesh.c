@@ -301,56 +301,41 @@ static PetscErrorCode DGMeshBrickConnect(SquallDGMesh m, const PetscInt cellOf[]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
+/* The solution lives on a clone of the forest's plex with one block of nf*Np values per cell. (A PetscFV field
+   with nf*Np components on the forest itself would give the same layout, but PETSc's discretisation set-up costs
+   grow with the square of the component count.) */
+static PetscErrorCode DGMeshCreateStateDM(SquallDGMesh m, PetscInt cStart, PetscInt cEnd)
 {
-  PetscSection lsec, gsec;
-  PetscInt     cStart, cEnd, nloc, dofs, overlap, *cellOf;
-  Vec          g, l;
-  PetscInt     rstart;
+  PetscSection sec;
+  PetscInt     pStart, pEnd;
+  VecType      vtype;
 
   PetscFunctionBegin;
-  if (m->setup) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!m->dm) PetscCall(SquallDGMeshSetFromOptions(m));
-  PetscCall(PetscLogEventBegin(SQUALL_DGMeshSetUp, 0, 0, 0, 0));
-  PetscCall(DMForestGetPartitionOverlap(m->dm, &overlap));
-  PetscCheck(overlap >= 1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_forest_partition_overlap %" PetscInt_FMT ": the DG face coupling needs at least 1", overlap);
-  m->Nq  = m->N + 1;
-  m->Np  = m->Nq * m->Nq * m->Nq;
-  m->Nfp = m->Nq * m->Nq;
-  dofs   = m->nf * m->Np;
-  PetscCall(SquallLGLNodesWeights(m->N, m->r, m->w));
-  PetscCall(SquallLGLDerivativeMatrix(m->N, m->r, m->D));
+  PetscCall(DMClone(m->plex, &m->sdm));
+  PetscCall(PetscObjectSetName((PetscObject)m->sdm, "esdg"));
+  PetscCall(PetscSectionCreate(m->comm, &sec));
+  PetscCall(DMPlexGetChart(m->plex, &pStart, &pEnd));
+  PetscCall(PetscSectionSetChart(sec, pStart, pEnd));
+  for (PetscInt c = cStart; c < cEnd; c++) PetscCall(PetscSectionSetDof(sec, c, m->nf * m->Np));
+  PetscCall(PetscSectionSetUp(sec));
+  PetscCall(DMSetLocalSection(m->sdm, sec));
+  PetscCall(PetscSectionDestroy(&sec));
+  PetscCall(DMGetVecType(m->dm, &vtype));
+  PetscCall(DMSetVecType(m->sdm, vtype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  PetscCall(DMSetUp(m->dm));
-  PetscCall(DMConvert(m->dm, DMPLEX, &m->plex));
-  PetscCall(DMPlexGetHeightStratum(m->plex, 0, &cStart, &cEnd));
-  /* The solution lives on a clone of the forest's plex with one block of nf*Np values per cell.
-     (A PetscFV field with nf*Np components on the forest itself would give the same layout, but
-     PETSc's discretisation set-up costs grow with the square of the component count.) */
-  {
-    PetscSection sec;
-    PetscInt     pStart, pEnd;
-    VecType      vtype;
+/* the elements: owned ones first, then ghosts; each element's slot in the local vector, an owned one's in the
+   global vector (rstart: the first global entry of this rank), and its plex cell (*cellOf) */
+static PetscErrorCode DGMeshNumberElements(SquallDGMesh m, PetscInt cStart, PetscInt cEnd, PetscInt rstart, PetscInt **cellOf)
+{
+  const PetscInt nloc = cEnd - cStart, dofs = m->nf * m->Np;
+  PetscSection   lsec, gsec;
+  PetscInt       eo = 0, eg;
 
-    PetscCall(DMClone(m->plex, &m->sdm));
-    PetscCall(PetscObjectSetName((PetscObject)m->sdm, "esdg"));
-    PetscCall(PetscSectionCreate(m->comm, &sec));
-    PetscCall(DMPlexGetChart(m->plex, &pStart, &pEnd));
-    PetscCall(PetscSectionSetChart(sec, pStart, pEnd));
-    for (PetscInt c = cStart; c < cEnd; c++) PetscCall(PetscSectionSetDof(sec, c, dofs));
-    PetscCall(PetscSectionSetUp(sec));
-    PetscCall(DMSetLocalSection(m->sdm, sec));
-    PetscCall(PetscSectionDestroy(&sec));
-    PetscCall(DMGetVecType(m->dm, &vtype));
-    PetscCall(DMSetVecType(m->sdm, vtype));
-  }
+  PetscFunctionBegin;
   PetscCall(DMGetLocalSection(m->sdm, &lsec));
   PetscCall(DMGetGlobalSection(m->sdm, &gsec));
-  nloc = cEnd - cStart;
-
-  PetscCall(DMCreateGlobalVector(m->sdm, &g));
-  PetscCall(DMCreateLocalVector(m->sdm, &l));
-  PetscCall(VecGetOwnershipRange(g, &rstart, NULL));
   m->nOwned = m->nGhost = 0;
   for (PetscInt c = cStart; c < cEnd; c++) {
     PetscInt go;
@@ -360,24 +345,26 @@ PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
     else
       m->nGhost++;
   }
-  m->nGlobal = m->ncell[0] * m->ncell[1] * m->ncell[2]; /* the shell: 6 nh^2 nz */
   PetscCall(PetscMalloc3(nloc, &m->slot, m->nOwned, &m->gslot, 3 * nloc, &m->ijk));
-  PetscCall(PetscMalloc1(nloc, &cellOf));
-  {
-    PetscInt eo = 0, eg = m->nOwned;
-    for (PetscInt c = cStart; c < cEnd; c++) {
-      PetscInt go, lo, e;
-      PetscCall(PetscSectionGetOffset(gsec, c, &go));
-      PetscCall(PetscSectionGetOffset(lsec, c, &lo));
-      PetscCheck(lo % dofs == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected local section layout");
-      e          = go >= 0 ? eo++ : eg++;
-      m->slot[e] = lo / dofs;
-      cellOf[e]  = c;
-      if (go >= 0) m->gslot[e] = (go - rstart) / dofs;
-    }
+  PetscCall(PetscMalloc1(nloc, cellOf));
+  eg = m->nOwned;
+  for (PetscInt c = cStart; c < cEnd; c++) {
+    PetscInt go, lo, e;
+    PetscCall(PetscSectionGetOffset(gsec, c, &go));
+    PetscCall(PetscSectionGetOffset(lsec, c, &lo));
+    PetscCheck(lo % dofs == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unexpected local section layout");
+    e            = go >= 0 ? eo++ : eg++;
+    m->slot[e]   = lo / dofs;
+    (*cellOf)[e] = c;
+    if (go >= 0) m->gslot[e] = (go - rstart) / dofs;
   }
-  PetscCall(PetscMalloc2(6 * m->nOwned, &m->nbr, (size_t)6 * m->nOwned * m->Nfp, &m->vmapP));
-  PetscCall(PetscMalloc2(6 * m->nOwned, &m->nbrFace, 6 * m->nOwned, &m->nbrPerm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fmask[f Nfp + a + Nq b]: the element node at position (a, b) of face f (faces -x, +x, -y, +y, -z, +z) */
+static PetscErrorCode DGMeshFaceMask(SquallDGMesh m)
+{
+  PetscFunctionBegin;
   PetscCall(PetscMalloc1(6 * m->Nfp, &m->fmask));
   for (PetscInt f = 0; f < 6; f++) {
     const PetscInt d = f / 2, side = f % 2, t0 = d == 0 ? 1 : 0, t1 = d == 2 ? 1 : 2;
@@ -391,6 +378,38 @@ PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
       }
     }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallDGMeshSetUp(SquallDGMesh m)
+{
+  PetscInt cStart, cEnd, overlap, *cellOf, rstart;
+  Vec      g, l;
+
+  PetscFunctionBegin;
+  if (m->setup) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!m->dm) PetscCall(SquallDGMeshSetFromOptions(m));
+  PetscCall(PetscLogEventBegin(SQUALL_DGMeshSetUp, 0, 0, 0, 0));
+  PetscCall(DMForestGetPartitionOverlap(m->dm, &overlap));
+  PetscCheck(overlap >= 1, m->comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_forest_partition_overlap %" PetscInt_FMT ": the DG face coupling needs at least 1", overlap);
+  m->Nq  = m->N + 1;
+  m->Np  = m->Nq * m->Nq * m->Nq;
+  m->Nfp = m->Nq * m->Nq;
+  PetscCall(SquallLGLNodesWeights(m->N, m->r, m->w));
+  PetscCall(SquallLGLDerivativeMatrix(m->N, m->r, m->D));
+
+  PetscCall(DMSetUp(m->dm));
+  PetscCall(DMConvert(m->dm, DMPLEX, &m->plex));
+  PetscCall(DMPlexGetHeightStratum(m->plex, 0, &cStart, &cEnd));
+  PetscCall(DGMeshCreateStateDM(m, cStart, cEnd));
+  PetscCall(DMCreateGlobalVector(m->sdm, &g));
+  PetscCall(DMCreateLocalVector(m->sdm, &l));
+  PetscCall(VecGetOwnershipRange(g, &rstart, NULL));
+  PetscCall(DGMeshNumberElements(m, cStart, cEnd, rstart, &cellOf));
+  m->nGlobal = m->ncell[0] * m->ncell[1] * m->ncell[2]; /* the shell: 6 nh^2 nz */
+  PetscCall(PetscMalloc2(6 * m->nOwned, &m->nbr, (size_t)6 * m->nOwned * m->Nfp, &m->vmapP));
+  PetscCall(PetscMalloc2(6 * m->nOwned, &m->nbrFace, 6 * m->nOwned, &m->nbrPerm));
+  PetscCall(DGMeshFaceMask(m));
   if (m->shell)
     PetscCall(SquallDGMeshShellConnect(m, cellOf));
   else
