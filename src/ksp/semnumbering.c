@@ -20,11 +20,93 @@ static PetscInt64 OwnerBid(PetscInt key, PetscMPIInt rank)
   return (PetscInt64)(((h >> 33) << 32) | (uint64_t)rank);
 }
 
+/* UniqueKeys() when the keys span a range comparable to their number (any reasonable partition of a mesh numbered
+   with some locality): a direct-address table over [kmin, kmax] finds the distinct ones in linear time */
+static PetscErrorCode UniqueKeysTable(PetscInt nkeys, const PetscInt keys[], PetscInt kmin, PetscInt kmax, PetscInt *nu, PetscInt **ukey, PetscInt **ucount, PetscInt uid[])
+{
+  const PetscInt range = kmax - kmin + 1;
+  PetscInt      *table, n = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(range, &table));
+  for (PetscInt t = 0; t < range; t++) table[t] = -1;
+  for (PetscInt p = 0; p < nkeys; p++) {
+    if (keys[p] < 0) continue;
+    if (table[keys[p] - kmin] < 0) table[keys[p] - kmin] = n++;
+  }
+  PetscCall(PetscMalloc2(n, ukey, n, ucount));
+  PetscCall(PetscArrayzero(*ucount, n));
+  for (PetscInt p = 0; p < nkeys; p++) {
+    PetscInt u;
+
+    if (keys[p] < 0) {
+      uid[p] = -1;
+      continue;
+    }
+    u          = table[keys[p] - kmin];
+    uid[p]     = u;
+    (*ukey)[u] = keys[p];
+    (*ucount)[u] += 1;
+  }
+  PetscCall(PetscFree(table));
+  *nu = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* UniqueKeys() for keys scattered over a wide range: sorted, then the groups of equal keys numbered in the order
+   of their first appearance */
+static PetscErrorCode UniqueKeysSorted(PetscInt nkeys, const PetscInt keys[], PetscInt *nu, PetscInt **ukey, PetscInt **ucount, PetscInt uid[])
+{
+  PetscInt *sk, *sp, ng = 0, n = 0, *first, *order, *rank;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(nkeys, &sk, nkeys, &sp));
+  for (PetscInt p = 0; p < nkeys; p++) {
+    sk[p] = keys[p];
+    sp[p] = p;
+  }
+  PetscCall(PetscSortIntWithArray(nkeys, sk, sp));
+  for (PetscInt a = 0; a < nkeys; a++)
+    if (sk[a] >= 0 && (a == 0 || sk[a] != sk[a - 1])) ng++;
+  PetscCall(PetscMalloc3(ng, &first, ng, &order, ng, &rank));
+  /* groups in key order; their first appearance is the smallest position (sp is sorted within equal keys) */
+  for (PetscInt a = 0; a < nkeys; a++) {
+    if (sk[a] < 0) continue;
+    if (a == 0 || sk[a] != sk[a - 1]) {
+      first[n] = sp[a];
+      order[n] = n;
+      n++;
+    }
+  }
+  PetscCall(PetscSortIntWithArray(ng, first, order));
+  for (PetscInt g = 0; g < ng; g++) rank[order[g]] = g;
+  PetscCall(PetscMalloc2(ng, ukey, ng, ucount));
+  PetscCall(PetscArrayzero(*ucount, ng));
+  n = -1;
+  for (PetscInt a = 0; a < nkeys; a++) {
+    PetscInt u;
+
+    if (sk[a] < 0) {
+      uid[sp[a]] = -1;
+      continue;
+    }
+    if (a == 0 || sk[a] != sk[a - 1]) n++;
+    u          = rank[n];
+    uid[sp[a]] = u;
+    (*ukey)[u] = sk[a];
+    (*ucount)[u] += 1;
+  }
+  PetscCall(PetscFree3(first, order, rank));
+  PetscCall(PetscFree2(sk, sp));
+  *nu = ng;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the distinct keys of the rank, in order of first appearance (so that nodes an element touches
    are numbered close together), and the index of each element node in that list */
 static PetscErrorCode UniqueKeys(PetscInt nkeys, const PetscInt keys[], PetscInt *nu, PetscInt **ukey, PetscInt **ucount, PetscInt **uid)
 {
-  PetscInt kmin = PETSC_INT_MAX, kmax = -1, n = 0;
+  PetscInt kmin = PETSC_INT_MAX, kmax = -1;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(nkeys, uid));
@@ -37,80 +119,10 @@ static PetscErrorCode UniqueKeys(PetscInt nkeys, const PetscInt keys[], PetscInt
     for (PetscInt p = 0; p < nkeys; p++) (*uid)[p] = -1;
     PetscCall(PetscMalloc2(1, ukey, 1, ucount));
     *nu = 0;
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if ((PetscInt64)kmax - kmin < 4 * (PetscInt64)nkeys + 1024) {
-    /* the rank's keys span a range comparable to their number (any reasonable partition of a mesh
-       numbered with some locality): a direct-address table finds the distinct ones in linear time */
-    const PetscInt range = kmax - kmin + 1;
-    PetscInt      *table;
-
-    PetscCall(PetscMalloc1(range, &table));
-    for (PetscInt t = 0; t < range; t++) table[t] = -1;
-    for (PetscInt p = 0; p < nkeys; p++) {
-      if (keys[p] < 0) continue;
-      if (table[keys[p] - kmin] < 0) table[keys[p] - kmin] = n++;
-    }
-    PetscCall(PetscMalloc2(n, ukey, n, ucount));
-    PetscCall(PetscArrayzero(*ucount, n));
-    for (PetscInt p = 0; p < nkeys; p++) {
-      PetscInt u;
-
-      if (keys[p] < 0) {
-        (*uid)[p] = -1;
-        continue;
-      }
-      u          = table[keys[p] - kmin];
-      (*uid)[p]  = u;
-      (*ukey)[u] = keys[p];
-      (*ucount)[u] += 1;
-    }
-    PetscCall(PetscFree(table));
-  } else {
-    PetscInt *sk, *sp, ng = 0, *first, *order, *rank;
-
-    PetscCall(PetscMalloc2(nkeys, &sk, nkeys, &sp));
-    for (PetscInt p = 0; p < nkeys; p++) {
-      sk[p] = keys[p];
-      sp[p] = p;
-    }
-    PetscCall(PetscSortIntWithArray(nkeys, sk, sp));
-    for (PetscInt a = 0; a < nkeys; a++)
-      if (sk[a] >= 0 && (a == 0 || sk[a] != sk[a - 1])) ng++;
-    PetscCall(PetscMalloc3(ng, &first, ng, &order, ng, &rank));
-    /* groups in key order; their first appearance is the smallest position (sp is sorted within equal keys) */
-    n = 0;
-    for (PetscInt a = 0; a < nkeys; a++) {
-      if (sk[a] < 0) continue;
-      if (a == 0 || sk[a] != sk[a - 1]) {
-        first[n] = sp[a];
-        order[n] = n;
-        n++;
-      }
-    }
-    PetscCall(PetscSortIntWithArray(ng, first, order));
-    for (PetscInt g = 0; g < ng; g++) rank[order[g]] = g;
-    PetscCall(PetscMalloc2(ng, ukey, ng, ucount));
-    PetscCall(PetscArrayzero(*ucount, ng));
-    n = -1;
-    for (PetscInt a = 0; a < nkeys; a++) {
-      PetscInt u;
-
-      if (sk[a] < 0) {
-        (*uid)[sp[a]] = -1;
-        continue;
-      }
-      if (a == 0 || sk[a] != sk[a - 1]) n++;
-      u             = rank[n];
-      (*uid)[sp[a]] = u;
-      (*ukey)[u]    = sk[a];
-      (*ucount)[u] += 1;
-    }
-    n = ng;
-    PetscCall(PetscFree3(first, order, rank));
-    PetscCall(PetscFree2(sk, sp));
-  }
-  *nu = n;
+  } else if ((PetscInt64)kmax - kmin < 4 * (PetscInt64)nkeys + 1024)
+    PetscCall(UniqueKeysTable(nkeys, keys, kmin, kmax, nu, ukey, ucount, *uid));
+  else
+    PetscCall(UniqueKeysSorted(nkeys, keys, nu, ukey, ucount, *uid));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
