@@ -122,7 +122,9 @@ static PetscErrorCode ESDGFieldLayout(TS ts, PetscInt *stride, PetscInt *nfields
 /*@C
   SquallESDGSetUpTS - gives ts the ESDG DM and RHS, rejects stages with unphysical states, and
   installs the -esdg_cfl time-step control and the -esdg_monitor diagnostics. With -esdg_imex vertical
-  the RHS is F_H and the IFunction qdot - F_V with its IJacobian (src/ts/esdgimex.c), for TS ARKIMEX.
+  the RHS is F_H and the IFunction qdot - F_V with its IJacobian (src/ts/esdgimex.c), for TS ARKIMEX;
+  in single precision the TS's Newton then defaults to three fixed iterations per stage (docs/precision.md).
+  Call it before TSSetFromOptions(), so that options override these defaults.
 @*/
 PetscErrorCode SquallESDGSetUpTS(SquallESDG s, TS ts)
 {
