@@ -91,7 +91,8 @@ static PetscErrorCode HBCGDots(KSP ksp, HBCGBackend be, Vec R, Vec dinv, Vec Z, 
     }
     PetscCall(HBCGAllreduce(ksp, dots));
   }
-  PetscCall(PetscLogFlops((dinv ? 1.0 : 0.0) * n + (Z ? 6.0 : 2.0) * n));
+  /* the flops of the host loops (Vec operations and the CUDA kernels log their own) */
+  if (be == HBCG_HOST) PetscCall(PetscLogFlops((dinv ? 1.0 : 0.0) * n + (Z ? 6.0 : 2.0) * n));
   PetscCall(PetscLogEventEnd(SQUALL_HBCGDot, R, Z, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -127,7 +128,7 @@ static PetscErrorCode HBCGDirection(HBCGBackend be, PetscBool first, PetscReal b
     }
     PetscCall(VecRestoreArrayRead(Z, &z));
   }
-  if (!first) PetscCall(PetscLogFlops(2.0 * n));
+  if (be == HBCG_HOST && !first) PetscCall(PetscLogFlops(2.0 * n));
   PetscCall(PetscLogEventEnd(SQUALL_HBCGDirection, Z, P, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -190,7 +191,7 @@ static PetscErrorCode HBCGUpdate(KSP ksp, HBCGBackend be, PetscReal alpha, Vec W
     dots[SQUALL_HBCG_ZZ] = zz;
   }
   PetscCall(HBCGAllreduce(ksp, dots));
-  PetscCall(PetscLogFlops((dinv ? 9.0 : 4.0) * n + 2.0 * n));
+  if (be == HBCG_HOST) PetscCall(PetscLogFlops((dinv ? 9.0 : 4.0) * n + 2.0 * n));
   PetscCall(PetscLogEventEnd(SQUALL_HBCGUpdate, R, W, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,8 +1,8 @@
-static char help[] = "KSP hbcg on the hipBone operator (mesh from the -hb_* options): the residual history equals PETSc's cg\n"
-                     "(PC none, Jacobi, a generic PC; preconditioned, unpreconditioned and natural norms; fused and Vec\n"
-                     "backends; the MATSHELL and SquallHBAssemble()) to round-off, and equals the history of the same\n"
-                     "problem solved on 1, 2, ... ranks (sub-communicators of the run). -tol: allowed difference relative\n"
-                     "to the initial residual; -compare_cg 0: only the rank-count comparison.\n";
+static char help[] = "KSP hbcg on the hipBone operator (mesh from the -hb_* options): the residual history and the solution equal\n"
+                     "PETSc's cg (PC none, Jacobi, a generic PC; preconditioned, unpreconditioned and natural norms; fused and\n"
+                     "Vec backends; with a monitor and without; the MATSHELL and SquallHBAssemble()) to round-off, and equal\n"
+                     "the history of the same problem solved on 1, 2, ... ranks (sub-communicators of the run). -tol: allowed\n"
+                     "difference relative to the initial residual (and to max |x|); -compare_cg 0: only the rank-count comparison.\n";
 
 #include <squall.h>
 #include "squalltest.h"
@@ -15,6 +15,7 @@ typedef struct {
   PetscInt           n;
   PetscInt           its;
   KSPConvergedReason reason;
+  Vec                x; /* the solution */
 } History;
 
 static PetscErrorCode Source(const PetscReal x[3], PetscScalar *f, void *ctx)
@@ -34,8 +35,17 @@ static PetscErrorCode ShellPCApply(PC pc, Vec x, Vec y)
   return SquallTestScaleRows(x, y, ShellScale);
 }
 
-static PetscErrorCode Solve(Mat A, Vec b, KSPType type, PCType pctype, KSPNormType norm, PetscBool fused, History *hist)
+/* a monitor that reads nothing: counts its calls */
+static PetscErrorCode CountMonitor(KSP ksp, PetscInt it, PetscReal rnorm, void *ctx)
 {
+  (*(PetscInt *)ctx)++;
+  return PETSC_SUCCESS;
+}
+
+static PetscErrorCode Solve(Mat A, Vec b, KSPType type, PCType pctype, KSPNormType norm, PetscBool fused, PetscBool monitor, History *hist)
+{
+  PetscInt calls = 0;
+
   KSP        ksp;
   PC         pc;
   Vec        x;
@@ -55,6 +65,8 @@ static PetscErrorCode Solve(Mat A, Vec b, KSPType type, PCType pctype, KSPNormTy
   if (!fused) PetscCall(PetscOptionsSetValue(NULL, "-ksp_hbcg_fused", "0"));
   PetscCall(KSPSetFromOptions(ksp));
   if (!fused) PetscCall(PetscOptionsClearValue(NULL, "-ksp_hbcg_fused"));
+  if (monitor) PetscCall(KSPMonitorSet(ksp, CountMonitor, &calls, NULL));
+  PetscCall(VecDestroy(&hist->x));
   PetscCall(MatCreateVecs(A, &x, NULL));
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(KSPGetResidualHistory(ksp, (const PetscReal **)&h, &hist->n));
@@ -62,20 +74,37 @@ static PetscErrorCode Solve(Mat A, Vec b, KSPType type, PCType pctype, KSPNormTy
   PetscCall(KSPGetIterationNumber(ksp, &hist->its));
   PetscCall(KSPGetConvergedReason(ksp, &hist->reason));
   PetscCheck(hist->reason > 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "%s with PC %s did not converge: %s", type, pctype, KSPConvergedReasons[hist->reason]);
-  PetscCall(VecDestroy(&x));
+  CHECK(!monitor || calls == hist->its + 1, "the monitor ran %" PetscInt_FMT " times in %" PetscInt_FMT " iterations", calls, hist->its);
+  hist->x = x;
   PetscCall(KSPDestroy(&ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the histories, and (same communicator) the solutions: max |x_a - x_b| / max |x_a| */
 static PetscErrorCode Compare(MPI_Comm comm, const char what[], const History *a, const History *b, PetscReal tol)
 {
-  PetscReal d = 0;
+  PetscReal d = 0, dx = 0, xmax;
+  MPI_Comm  ca, cb;
+  int       same;
+  Vec       e;
 
   PetscFunctionBegin;
   CHECK(a->n == b->n, "%s: %" PetscInt_FMT " against %" PetscInt_FMT " residual norms", what, a->n, b->n);
   for (PetscInt i = 0; i < a->n; i++) d = PetscMax(d, PetscAbsReal(a->h[i] - b->h[i]) / a->h[0]);
-  PetscCall(PetscPrintf(comm, "%-52s %3" PetscInt_FMT " iterations, max |difference|/r0 = %.1e\n", what, a->its, (double)d));
+  PetscCall(PetscObjectGetComm((PetscObject)a->x, &ca));
+  PetscCall(PetscObjectGetComm((PetscObject)b->x, &cb));
+  PetscCallMPI(MPI_Comm_compare(ca, cb, &same));
+  if (same == MPI_IDENT) {
+    PetscCall(VecDuplicate(a->x, &e));
+    PetscCall(VecWAXPY(e, -1.0, a->x, b->x));
+    PetscCall(VecNorm(e, NORM_INFINITY, &dx));
+    PetscCall(VecNorm(a->x, NORM_INFINITY, &xmax));
+    PetscCall(VecDestroy(&e));
+    dx /= xmax;
+  }
+  PetscCall(PetscPrintf(comm, "%-60s %3" PetscInt_FMT " iterations, max |difference|/r0 = %.1e, solutions %.1e\n", what, a->its, (double)d, (double)dx));
   CHECK(d <= tol, "%s: residual histories differ by %g (relative to r0), more than %g", what, (double)d, (double)tol);
+  CHECK(dx <= tol, "%s: solutions differ by %g (relative to max |x|), more than %g", what, (double)dx, (double)tol);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -92,7 +121,7 @@ int main(int argc, char **argv)
 {
   Mat         A, B;
   Vec         b;
-  History     h1, h2, h0;
+  History     h1 = {.x = NULL}, h2 = {.x = NULL}, h0 = {.x = NULL};
   PetscReal   tol   = SQUALL_TOL(1e-12, 100); /* round-off of the residual norms, relative to r0 */
   PetscBool   cmpcg = PETSC_TRUE;
   PetscMPIInt size, rank;
@@ -118,24 +147,26 @@ int main(int argc, char **argv)
   for (size_t c = 0; c < (cmpcg ? PETSC_STATIC_ARRAY_LENGTH(cases) : 0); c++) {
     char what[128];
 
-    PetscCall(Solve(A, b, KSPCG, cases[c].pc, cases[c].norm, PETSC_TRUE, &h1));
-    PetscCall(Solve(A, b, SQUALL_KSPHBCG, cases[c].pc, cases[c].norm, PETSC_TRUE, &h2));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "hbcg vs cg, %s:", cases[c].name));
-    PetscCall(Compare(PETSC_COMM_WORLD, what, &h1, &h2, tol));
-    PetscCall(Solve(A, b, SQUALL_KSPHBCG, cases[c].pc, cases[c].norm, PETSC_FALSE, &h2));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "hbcg (Vec ops) vs cg, %s:", cases[c].name));
-    PetscCall(Compare(PETSC_COMM_WORLD, what, &h1, &h2, tol));
+    PetscCall(Solve(A, b, KSPCG, cases[c].pc, cases[c].norm, PETSC_TRUE, PETSC_FALSE, &h1));
+    for (PetscInt v = 0; v < 4; v++) {
+      const PetscBool fused = (PetscBool)(v % 2 == 0), monitor = (PetscBool)(v >= 2);
+
+      PetscCall(Solve(A, b, SQUALL_KSPHBCG, cases[c].pc, cases[c].norm, fused, monitor, &h2));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "hbcg%s%s vs cg, %s:", fused ? "" : " (Vec ops)", monitor ? " (monitor)" : "", cases[c].name));
+      PetscCall(Compare(PETSC_COMM_WORLD, what, &h1, &h2, tol));
+    }
   }
-  PetscCall(Solve(A, b, SQUALL_KSPHBCG, PCJACOBI, KSP_NORM_PRECONDITIONED, PETSC_TRUE, &h0));
+  PetscCall(Solve(A, b, SQUALL_KSPHBCG, PCJACOBI, KSP_NORM_PRECONDITIONED, PETSC_TRUE, PETSC_FALSE, &h0));
   if (cmpcg) {
     /* any Mat: the assembled operator */
     PetscCall(SquallHBAssemble(A, MATAIJ, &B));
-    PetscCall(Solve(B, b, SQUALL_KSPHBCG, PCJACOBI, KSP_NORM_PRECONDITIONED, PETSC_TRUE, &h2));
+    PetscCall(Solve(B, b, SQUALL_KSPHBCG, PCJACOBI, KSP_NORM_PRECONDITIONED, PETSC_TRUE, PETSC_FALSE, &h2));
     PetscCall(Compare(PETSC_COMM_WORLD, "hbcg: MATSHELL vs assembled MATAIJ, PC jacobi:", &h0, &h2, tol));
     PetscCall(MatDestroy(&B));
   }
   PetscCall(VecDestroy(&b));
   PetscCall(MatDestroy(&A));
+  PetscCall(VecDestroy(&h2.x));
 
   /* the same problem on sub-communicators of 1, 2, 4, ... ranks: the history of the whole run */
   for (PetscMPIInt s = 1; s < size; s *= 2) {
@@ -145,13 +176,16 @@ int main(int argc, char **argv)
     if (size % s) continue;
     PetscCallMPI(MPI_Comm_split(PETSC_COMM_WORLD, rank / s, rank, &sub));
     PetscCall(Problem(sub, &A, &b));
-    PetscCall(Solve(A, b, SQUALL_KSPHBCG, PCJACOBI, KSP_NORM_PRECONDITIONED, PETSC_TRUE, &h1));
+    PetscCall(Solve(A, b, SQUALL_KSPHBCG, PCJACOBI, KSP_NORM_PRECONDITIONED, PETSC_TRUE, PETSC_FALSE, &h1));
     PetscCall(PetscSNPrintf(what, sizeof(what), "hbcg on %d rank(s) vs %d ranks, PC jacobi:", s, size));
     PetscCall(Compare(PETSC_COMM_WORLD, what, &h0, &h1, tol));
     PetscCall(VecDestroy(&b));
     PetscCall(MatDestroy(&A));
+    PetscCall(VecDestroy(&h1.x));
     PetscCallMPI(MPI_Comm_free(&sub));
   }
+  PetscCall(VecDestroy(&h0.x));
+  PetscCall(VecDestroy(&h1.x));
   PetscCall(PetscFinalize());
   return 0;
 }
