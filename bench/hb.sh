@@ -30,6 +30,8 @@
 #   HB_GEOMETRIES    -hb_geometry modes to run in turn, each with all the steps above (default "auto"; on the
 #                    brick auto is affine; e.g. "stored trilinear affine", trilinear on -hb_mesh perturbed)
 #   HB_MESH          -hb_mesh of those steps (default brick)
+#   HB_SCATTERS      -hb_scatter modes to run in turn, each with all the steps above (default "gather"; "gather atomic"
+#                    adds Z^T by atomic adds from the element kernels)
 #   HB_KERSHAW       1: also the Kershaw record (-hb_mesh kershaw -hb_kershaw_eps 0.3, N = 7, 24 x 18 x 18 = 7776
 #                    elements, stored factors, hbcg to 100 iterations: DOF x iterations / s) (default 1)
 set -uo pipefail
@@ -77,10 +79,12 @@ step() { # N, then hb_bench arguments
 }
 
 mesh=${HB_MESH:-brick}
-for geo in ${HB_GEOMETRIES:-auto}; do
-  tag=$mesh-$geo
-  for N in 3 7 15; do step "$N" -dofs "$dofs" -cg_iterations "$iters" -solvers hbcg -hb_mesh "$mesh" -hb_geometry "$geo"; done
-  for N in 1 2 4 5 6 8 9 10 11 12 13 14; do step "$N" -dofs "${HB_SWEEP_DOFS:-2e7}" -cg_iterations 0 -hb_mesh "$mesh" -hb_geometry "$geo"; done
+for sc in ${HB_SCATTERS:-gather}; do
+  for geo in ${HB_GEOMETRIES:-auto}; do
+    tag=$mesh-$geo-$sc
+    for N in 3 7 15; do step "$N" -dofs "$dofs" -cg_iterations "$iters" -solvers hbcg -hb_mesh "$mesh" -hb_geometry "$geo" -hb_scatter "$sc"; done
+    for N in 1 2 4 5 6 8 9 10 11 12 13 14; do step "$N" -dofs "${HB_SWEEP_DOFS:-2e7}" -cg_iterations 0 -hb_mesh "$mesh" -hb_geometry "$geo" -hb_scatter "$sc"; done
+  done
 done
 if [ "${HB_KERSHAW:-1}" = 1 ]; then
   tag=kershaw

@@ -108,9 +108,9 @@ static PetscErrorCode BenchOperator(const Bench *b, Mat A, PetscLogDouble stream
     PetscCall(PetscPrintf(b->comm,
                           "{\"bench\":\"hb_operator\",\"tag\":\"%s\",\"N\":%" PetscInt_FMT ",\"E\":%" PetscInt_FMT ",\"NG\":%" PetscInt_FMT ",\"NL\":%" PetscInt_FMT ",\"ranks\":%d,\"device\":%s,\"kernel\":\"%s\",\"layers\":%" PetscInt_FMT
                           ",\"elements\":%" PetscInt_FMT ",\"reps\":%" PetscInt_FMT ",\"t_kernel\":%.6e,\"kernel_gflops\":%.2f,\"kernel_gbs\":%.1f,\"kernel_bytes\":%.6e,\"kernel_flops\":%.6e,\"stream_gbs\":%.1f,\"roofline_gflops\":%.2f"
-                          ",\"roofline_fraction\":%.3f,\"t_gather\":%.6e,\"t_mult\":%.6e,\"mult_gflops_nekbone\":%.2f,\"mesh\":\"%s\",\"geometry\":\"%s\",\"bytes_per_node\":%.3f}\n",
+                          ",\"roofline_fraction\":%.3f,\"t_gather\":%.6e,\"t_mult\":%.6e,\"mult_gflops_nekbone\":%.2f,\"mesh\":\"%s\",\"geometry\":\"%s\",\"bytes_per_node\":%.3f,\"scatter\":\"%s\"}\n",
                           b->tag, info.order, info.nelem_global, info.ndof_global, info.nlocal_global, b->size, b->device ? "true" : "false", info.kernel, info.layers, info.block_elements, b->reps, (double)tmax[0], b->events ? gflops : 0,
-                          b->events ? gbs : 0, glob[1], glob[0], stream, roof, b->events ? gflops / roof : 0, (double)tmax[1], (double)tmax[2], nekflops / tmax[2] / 1e9, info.mesh, info.geometry, (double)info.geometry_bytes_per_node));
+                          b->events ? gbs : 0, glob[1], glob[0], stream, roof, b->events ? gflops / roof : 0, (double)tmax[1], (double)tmax[2], nekflops / tmax[2] / 1e9, info.mesh, info.geometry, (double)info.geometry_bytes_per_node, info.scatter));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -183,9 +183,9 @@ static PetscErrorCode BenchCG(const Bench *b, KSP ksp, Vec x, Vec rhs, const cha
 
     PetscCall(PetscPrintf(b->comm,
                           "{\"bench\":\"hb_cg\",\"tag\":\"%s\",\"solver\":\"%s\",\"N\":%" PetscInt_FMT ",\"E\":%" PetscInt_FMT ",\"NG\":%" PetscInt_FMT ",\"ranks\":%d,\"device\":%s,\"kernel\":\"%s\",\"iterations\":%" PetscInt_FMT
-                          ",\"time\":%.6e,\"t_iter\":%.6e,\"fom_gflops\":%.2f,\"dofs_iter_per_s\":%.6e,\"rnorm\":%.6e,\"stream_gbs\":%.1f,\"gpu_timers\":%s,\"mesh\":\"%s\",\"geometry\":\"%s\",\"bytes_per_node\":%.3f}\n",
+                          ",\"time\":%.6e,\"t_iter\":%.6e,\"fom_gflops\":%.2f,\"dofs_iter_per_s\":%.6e,\"rnorm\":%.6e,\"stream_gbs\":%.1f,\"gpu_timers\":%s,\"mesh\":\"%s\",\"geometry\":\"%s\",\"bytes_per_node\":%.3f,\"scatter\":\"%s\"}\n",
                           b->tag, solver, info->order, info->nelem_global, info->ndof_global, b->size, b->device ? "true" : "false", info->kernel, its, dt, dt / its, flops / dt / 1e9, (PetscLogDouble)info->ndof_global * its / dt, (double)rnorm,
-                          stream, b->device && b->timers ? "true" : "false", info->mesh, info->geometry, (double)info->geometry_bytes_per_node));
+                          stream, b->device && b->timers ? "true" : "false", info->mesh, info->geometry, (double)info->geometry_bytes_per_node, info->scatter));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

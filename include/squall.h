@@ -152,6 +152,7 @@ typedef struct {
      (-hb_geometry resolved: "stored", "trilinear" or "affine") with its bytes read per element node */
   const char *mesh, *geometry;
   PetscReal   geometry_bytes_per_node;
+  const char *scatter; /* a device product's Z^T (-hb_scatter): "gather" or "atomic" */
 } SquallHBInfo;
 typedef PetscErrorCode (*SquallHBFunction)(const PetscReal x[3], PetscScalar *f, void *ctx);
 PETSC_EXTERN PetscErrorCode SquallHBCreateOperator(MPI_Comm, PetscInt order, const PetscInt elements[], Mat *);

@@ -52,6 +52,7 @@ typedef struct {
   PetscReal        lambda;
   PetscSF          sfx, sfy;         /* owned -> ghost values of x; ghost rows -> shared rows of y */
   PetscBool        overlap;          /* hide the halo exchanges behind the interior work */
+  PetscBool        atomic;           /* Z^T by atomic adds from the element kernels (with p.Ap there), not CSR row sums */
   SquallHBKernel   kernel;           /* never AUTO here: the caller resolves it */
   PetscInt         layers, elements; /* layers per step (layer kernels: 2, 3, 4), elements per block (layers: 1, at N = 5 also 2, 3, 4, 6) */
   PetscLogEvent    ev_localop, ev_gather;

@@ -259,9 +259,14 @@ template <int Nq, int L, int E, int GEO> __global__ static void __launch_bounds_
       }
     }
   }
-  if (active && valid) {
+  {
+    PetscReal dot = 0;
+
+    if (active && valid) {
 #pragma unroll
-    for (int k = 0; k < Nq; k++) a.yL[base + Nq2 * k] = ra[k];
+      for (int k = 0; k < Nq; k++) HBStoreNode(a, base + Nq2 * k, ra[k], sq[k * LQ + ijq], dot);
+    }
+    HBFlushDot(a, dot);
   }
 }
 

@@ -229,12 +229,17 @@ template <int Nq, int L, int GEO> __global__ static void __launch_bounds__(HBWid
       }
     }
   }
+  {
+    PetscReal dot = 0;
+
 #pragma unroll
-  for (int h = 0; h < 2; h++) {
-    if (own[h]) {
+    for (int h = 0; h < 2; h++) {
+      if (own[h]) {
 #pragma unroll
-      for (int k = 0; k < Nq; k++) a.yL[base[h] + Nq2 * k] = ra[h][k];
+        for (int k = 0; k < Nq; k++) HBStoreNode(a, base[h] + Nq2 * k, ra[h][k], sq[k * LM + ij[h]], dot);
+      }
     }
+    HBFlushDot(a, dot);
   }
 }
 

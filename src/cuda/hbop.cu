@@ -9,17 +9,20 @@
       - sweep (src/cuda/hbsweep.cuh, N <= 9): several elements per block, a thread per element column;
       - layers (src/cuda/hblayers.cuh): a thread per node of a layer, L layers per step;
       - layers_tiled (src/cuda/hblayerstiled.cuh): the same with two nodes per thread;
-   2. Z^T: a CSR row sum over the element copies of each node.
+   2. Z^T: a CSR row sum over the element copies of each node; or (-hb_scatter atomic) the element kernels add
+      their results into y and the ghost rows directly, and p.Ap is summed in them too, so that y_L is neither
+      written nor read.
    MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
    ghost rows of y are summed first and sent while the owned rows are summed. */
 #include "cuda/hbopdevice.cuh"
 
-/* y_L on local elements [e0, e1) */
-static PetscErrorCode HBLocalOp(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const PetscScalar *x, cudaStream_t stream)
+/* y_L on local elements [e0, e1); or with y (-hb_scatter atomic) their sums added into y and the ghost rows, and
+   with dot their p.Ap into dot's slots */
+static PetscErrorCode HBLocalOp(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const PetscScalar *x, PetscScalar *y, PetscReal *dot, cudaStream_t stream)
 {
   SquallHBCUDA   c = d->cuda;
-  const HBOpArgs a = {c->gidx, c->G, c->W, c->D, c->V, c->F, c->r, c->w, d->lambda, d->nown, x, c->xghost, c->yL};
+  const HBOpArgs a = {c->gidx, c->G, c->W, c->D, c->V, c->F, c->r, c->w, d->lambda, d->nown, x, c->xghost, c->yL, y, y ? c->yghost : NULL, dot};
 
   PetscFunctionBegin;
   if (e1 <= e0) PetscFunctionReturn(PETSC_SUCCESS);
@@ -33,7 +36,7 @@ static PetscErrorCode HBLocalOp(const SquallHBOpDesc *d, PetscInt e0, PetscInt e
   }
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((e1 - e0) * SquallSEMOperatorFlops(d->Nq)));
+  PetscCall(PetscLogGpuFlops((e1 - e0) * (SquallSEMOperatorFlops(d->Nq) + (y ? (dot ? 3.0 : 1.0) * d->Np : 0))));
   PetscCall(PetscLogEventEnd(d->ev_localop, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -122,6 +125,7 @@ static PetscErrorCode HBSetUpCUDA(SquallHBOpDesc *hb)
   PetscCall(HBUpload<PetscScalar>(&c->yghost, NULL, (size_t)hb->nghost));
   PetscCall(HBUpload<PetscScalar>(&c->yshared, NULL, (size_t)hb->nshared));
   PetscCall(HBUpload<PetscReal>(&c->partial, NULL, 2 * HB_MAX_BLOCKS + 1));
+  PetscCall(HBUpload<PetscReal>(&c->dotslots, NULL, HB_DOT_SLOTS + 1));
   PetscCallCUDA(cudaMallocHost((void **)&c->hdot, sizeof(PetscReal)));
   hb->cuda = c;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -160,6 +164,7 @@ PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *hb)
   PetscCallCUDA(cudaFree(c->yghost));
   PetscCallCUDA(cudaFree(c->yshared));
   PetscCallCUDA(cudaFree(c->partial));
+  PetscCallCUDA(cudaFree(c->dotslots));
   PetscCallCUDA(cudaFreeHost(c->hdot));
   PetscCall(PetscFree(hb->cuda));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -217,19 +222,62 @@ static PetscErrorCode HBGather(const SquallHBOpDesc *hb, PetscScalar *y, const P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -hb_scatter atomic: the ghost rows of y, summed by the element kernels, are reduced over the ranks into the shared
+   rows; with dot, p.Ap from the kernels' slots (the local part: the caller sums over the ranks; synchronises) */
+static PetscErrorCode HBAtomicFinish(const SquallHBOpDesc *hb, PetscScalar *y, PetscReal *dot, PetscBool parallel, cudaStream_t stream)
+{
+  SquallHBCUDA   c     = hb->cuda;
+  const PetscInt npriv = hb->nown - hb->nshared;
+
+  PetscFunctionBegin;
+  if (parallel) {
+    if (hb->nshared) PetscCallCUDA(cudaMemsetAsync(c->yshared, 0, (size_t)hb->nshared * sizeof(PetscScalar), stream));
+    PetscCall(PetscSFReduceWithMemTypeBegin(hb->sfy, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, c->yghost, PETSC_MEMTYPE_CUDA, c->yshared, MPI_SUM));
+    PetscCall(PetscSFReduceEnd(hb->sfy, MPIU_SCALAR, c->yghost, c->yshared, MPI_SUM));
+    if (hb->nshared) {
+      PetscCall(PetscLogEventBegin(hb->ev_gather, 0, 0, 0, 0));
+      PetscCall(PetscLogGpuTimeBegin());
+      HBSharedAddKernel<false><<<HBGrid(hb->nshared), HB_BLOCK, 0, stream>>>(hb->nshared, c->yshared, y + npriv, NULL, NULL);
+      PetscCallCUDA(cudaGetLastError());
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(PetscLogGpuFlops((PetscLogDouble)hb->nshared));
+      PetscCall(PetscLogEventEnd(hb->ev_gather, 0, 0, 0, 0));
+    }
+  }
+  if (dot) {
+    HBFinalSum<1><<<1, HB_BLOCK, 0, stream>>>(HB_DOT_SLOTS, c->dotslots, c->dotslots + HB_DOT_SLOTS);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCallCUDA(cudaMemcpyAsync(c->hdot, c->dotslots + HB_DOT_SLOTS, sizeof(PetscReal), cudaMemcpyDeviceToHost, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    PetscCall(PetscLogGpuToCpu(sizeof(PetscReal)));
+    *dot = *c->hdot;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode HBMultDevice(const SquallHBOpDesc *hb, const PetscScalar *x, PetscScalar *y, PetscBool wantdot, PetscReal *dot, cudaStream_t stream)
 {
   SquallHBCUDA c = hb->cuda;
   PetscMPIInt  size;
+  PetscScalar *ya    = hb->atomic ? y : NULL;
+  PetscReal   *slots = hb->atomic && wantdot ? c->dotslots : NULL;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
+  if (hb->atomic) {
+    PetscCallCUDA(cudaMemsetAsync(y, 0, (size_t)hb->nown * sizeof(PetscScalar), stream));
+    if (hb->nghost) PetscCallCUDA(cudaMemsetAsync(c->yghost, 0, (size_t)hb->nghost * sizeof(PetscScalar), stream));
+    if (slots) PetscCallCUDA(cudaMemsetAsync(slots, 0, HB_DOT_SLOTS * sizeof(PetscReal), stream));
+  }
   if (size > 1) PetscCall(PetscSFBcastWithMemTypeBegin(hb->sfx, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, x, PETSC_MEMTYPE_CUDA, c->xghost, MPI_REPLACE));
   if (size > 1 && !hb->overlap) PetscCall(PetscSFBcastEnd(hb->sfx, MPIU_SCALAR, x, c->xghost, MPI_REPLACE));
-  PetscCall(HBLocalOp(hb, 0, hb->nint, x, stream));
+  PetscCall(HBLocalOp(hb, 0, hb->nint, x, ya, slots, stream));
   if (size > 1 && hb->overlap) PetscCall(PetscSFBcastEnd(hb->sfx, MPIU_SCALAR, x, c->xghost, MPI_REPLACE));
-  PetscCall(HBLocalOp(hb, hb->nint, hb->nelem, x, stream));
-  PetscCall(HBGather(hb, y, wantdot ? x : NULL, dot, (PetscBool)(size > 1), stream));
+  PetscCall(HBLocalOp(hb, hb->nint, hb->nelem, x, ya, slots, stream));
+  if (hb->atomic)
+    PetscCall(HBAtomicFinish(hb, y, wantdot ? dot : NULL, (PetscBool)(size > 1), stream));
+  else
+    PetscCall(HBGather(hb, y, wantdot ? x : NULL, dot, (PetscBool)(size > 1), stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

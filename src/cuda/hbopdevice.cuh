@@ -5,14 +5,20 @@
 #include "cuda/hbreduce.cuh"
 #include "physics/sem.h"
 #include <type_traits>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
+/* -hb_scatter atomic: the sums p.Ap is accumulated in, one per warp modulo this (few atomics on each) */
+#define HB_DOT_SLOTS 4096
 
 struct _n_SquallHBCUDA {
   PetscInt    *gidx, *rowptr, *col;
   PetscReal   *G, *W, *D;
   PetscReal   *V, *F, *r, *w; /* trilinear vertices, affine factors (each uploaded when first used), GLL nodes and weights */
   PetscScalar *yL, *xghost, *yghost, *yshared;
-  PetscReal   *partial; /* [HB_MAX_BLOCKS] per dot, then the result */
-  PetscReal   *hdot;    /* pinned */
+  PetscReal   *partial;  /* [HB_MAX_BLOCKS] per dot, then the result */
+  PetscReal   *dotslots; /* [HB_DOT_SLOTS] then the result: -hb_scatter atomic's p.Ap */
+  PetscReal   *hdot;     /* pinned */
 };
 
 /* the element kernels' arguments, by value */
@@ -24,6 +30,8 @@ typedef struct {
   PetscInt           nown;
   const PetscScalar *x, *xg;
   PetscScalar       *yL;
+  PetscScalar       *y, *yg; /* -hb_scatter atomic: the owned and ghost rows the kernels add into (y NULL: write yL) */
+  PetscReal         *dot;    /* -hb_scatter atomic with p.Ap wanted: HB_DOT_SLOTS sums, else NULL */
 } HBOpArgs;
 
 /* the six factors of a node: 48 (24) contiguous bytes, read as three 16 (8) byte vectors */
@@ -108,6 +116,40 @@ __device__ static inline PetscScalar HBReadXLdg(const HBOpArgs &a, PetscInt l)
 
   if (l >= 0) v = __ldg(src);
   return v;
+}
+
+/* The element's result v at its node idx, where x is xv: into y_L, or (-hb_scatter atomic) added to the node's
+   row of y or of the ghost rows, with xv v added to the thread's part of p.Ap (a masked node has neither) */
+__device__ static inline void HBStoreNode(const HBOpArgs &a, size_t idx, PetscScalar v, PetscScalar xv, PetscReal &dot)
+{
+  PetscInt l;
+
+  if (!a.y) {
+    a.yL[idx] = v;
+    return;
+  }
+  l = __ldg(a.gidx + idx);
+  if (l >= 0) {
+    atomicAdd(l < a.nown ? a.y + l : a.yg + (l - a.nown), v);
+    dot += xv * v;
+  }
+}
+
+/* the threads' parts of p.Ap summed per warp into one of the HB_DOT_SLOTS sums; called once by every thread of
+   the block (those without a node with 0) */
+__device__ static inline void HBFlushDot(const HBOpArgs &a, PetscReal dot)
+{
+  namespace cg = cooperative_groups;
+
+  if (!a.dot) return;
+  {
+    const cg::coalesced_group g    = cg::coalesced_threads();
+    const PetscReal           s    = cg::reduce(g, dot, cg::plus<PetscReal>());
+    const unsigned            nw   = (blockDim.x * blockDim.y * blockDim.z + 31) / 32;
+    const unsigned            warp = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32;
+
+    if (g.thread_rank() == 0) atomicAdd(a.dot + (blockIdx.x * nw + warp) % HB_DOT_SLOTS, s);
+  }
 }
 
 /* blocks per SM to ask nvcc for, so that a block of T threads gets at most about R registers per

@@ -163,8 +163,13 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(HBThreadsSwe
       }
     }
   }
-  if (active) {
+  {
+    PetscReal dot = 0;
+
+    if (active) {
 #pragma unroll
-    for (int k = 0; k < Nq; k++) a.yL[base + Nq2 * k] = ra[k];
+      for (int k = 0; k < Nq; k++) HBStoreNode(a, base + Nq2 * k, ra[k], rq[k], dot);
+    }
+    HBFlushDot(a, dot);
   }
 }

@@ -62,6 +62,7 @@ typedef struct {
   PetscBool        scramble;  /* -hb_scramble_keys: number the nodes from a scrambled bijection of the lattice keys */
   PetscBool        forest;    /* -hb_partition forest: the elements of each rank are those p8est gives it on the same brick */
   PetscBool        overlap;   /* hide the halo exchanges behind the interior elements and owned rows (default) */
+  PetscBool        atomic;    /* -hb_scatter atomic: the device product's Z^T by atomic adds from the element kernels */
   char             vectype[64];
 
   /* CUDA element kernel as asked for (-hb_kernel, -hb_kernel_layers, -hb_kernel_elements; AUTO and 0:
