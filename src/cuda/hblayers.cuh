@@ -125,7 +125,7 @@ template <int Nq, int L, int E, int GEO> __global__ static void __launch_bounds_
   const bool                                    valid  = E == 1 || eb < e1; /* the last block's slots past e1 read the last element, store nothing */
   const PetscInt                                elem   = valid ? eb : e1 - 1;
   const size_t                                  base   = (size_t)elem * Np + (active ? i : Nq - 1) + Nq * j;
-  const HBGeoColumn<GEO>                        geo(a, base, elem, active ? i : Nq - 1, j);
+  const HBGeoColumn<HBGeo(GEO)>                 geo(a, base, elem, active ? i : Nq - 1, j);
   PetscReal                                     ra[Nq], g[L][SQUALL_SEM_NGEO], w[L];
 
   {
@@ -264,9 +264,9 @@ template <int Nq, int L, int E, int GEO> __global__ static void __launch_bounds_
 
     if (active && valid) {
 #pragma unroll
-      for (int k = 0; k < Nq; k++) HBStoreNode(a, base + Nq2 * k, ra[k], sq[k * LQ + ijq], dot);
+      for (int k = 0; k < Nq; k++) HBStoreNode<HBAtomic(GEO)>(a, base + Nq2 * k, ra[k], sq[k * LQ + ijq], dot);
     }
-    HBFlushDot(a, dot);
+    HBFlushDot<HBAtomic(GEO)>(a, dot);
   }
 }
 

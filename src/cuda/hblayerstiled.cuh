@@ -71,7 +71,7 @@ template <int Nq, int L, int GEO> __global__ static void __launch_bounds__(HBWid
   const bool                                    own[2]  = {i < Nq, i < Nq && j + J < Nq};           /* pads own no node */
   const size_t                                  e       = (size_t)(e0 + (PetscInt)blockIdx.x) * Np; /* pads read their neighbour */
   const size_t                                  base[2] = {e + ig + Nq * j, e + ig + Nq * (j + J < Nq ? j + J : Nq - 1)};
-  const HBGeoColumn<GEO>                        geo[2]  = {HBGeoColumn<GEO>(a, base[0], e0 + (PetscInt)blockIdx.x, ig, j), HBGeoColumn<GEO>(a, base[1], e0 + (PetscInt)blockIdx.x, ig, j + J < Nq ? j + J : Nq - 1)};
+  const HBGeoColumn<HBGeo(GEO)>                 geo[2]  = {HBGeoColumn<HBGeo(GEO)>(a, base[0], e0 + (PetscInt)blockIdx.x, ig, j), HBGeoColumn<HBGeo(GEO)>(a, base[1], e0 + (PetscInt)blockIdx.x, ig, j + J < Nq ? j + J : Nq - 1)};
   PetscReal                                     ra[2][Nq], g[L][2][SQUALL_SEM_NGEO], w[L][2];
 
   {
@@ -236,10 +236,10 @@ template <int Nq, int L, int GEO> __global__ static void __launch_bounds__(HBWid
     for (int h = 0; h < 2; h++) {
       if (own[h]) {
 #pragma unroll
-        for (int k = 0; k < Nq; k++) HBStoreNode(a, base[h] + Nq2 * k, ra[h][k], sq[k * LM + ij[h]], dot);
+        for (int k = 0; k < Nq; k++) HBStoreNode<HBAtomic(GEO)>(a, base[h] + Nq2 * k, ra[h][k], sq[k * LM + ij[h]], dot);
       }
     }
-    HBFlushDot(a, dot);
+    HBFlushDot<HBAtomic(GEO)>(a, dot);
   }
 }
 

@@ -28,10 +28,13 @@ static PetscErrorCode HBLocalOp(const SquallHBOpDesc *d, PetscInt e0, PetscInt e
   if (e1 <= e0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(d->ev_localop, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
-  switch (d->geometry) {
+  switch (d->geometry + (y ? HB_ATOMIC_BIT : 0)) {
     case SQUALL_HB_GEOMETRY_STORED: PetscCall(HBLocalOpGeo<SQUALL_HB_GEOMETRY_STORED>(d, e0, e1, a, stream)); break;
     case SQUALL_HB_GEOMETRY_TRILINEAR: PetscCall(HBLocalOpGeo<SQUALL_HB_GEOMETRY_TRILINEAR>(d, e0, e1, a, stream)); break;
     case SQUALL_HB_GEOMETRY_AFFINE: PetscCall(HBLocalOpGeo<SQUALL_HB_GEOMETRY_AFFINE>(d, e0, e1, a, stream)); break;
+    case SQUALL_HB_GEOMETRY_STORED | HB_ATOMIC_BIT: PetscCall(HBLocalOpGeo<SQUALL_HB_GEOMETRY_STORED | HB_ATOMIC_BIT>(d, e0, e1, a, stream)); break;
+    case SQUALL_HB_GEOMETRY_TRILINEAR | HB_ATOMIC_BIT: PetscCall(HBLocalOpGeo<SQUALL_HB_GEOMETRY_TRILINEAR | HB_ATOMIC_BIT>(d, e0, e1, a, stream)); break;
+    case SQUALL_HB_GEOMETRY_AFFINE | HB_ATOMIC_BIT: PetscCall(HBLocalOpGeo<SQUALL_HB_GEOMETRY_AFFINE | HB_ATOMIC_BIT>(d, e0, e1, a, stream)); break;
     default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The operator's geometry must be resolved (stored, trilinear, affine) before a device product");
   }
   PetscCallCUDA(cudaGetLastError());

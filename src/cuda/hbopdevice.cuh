@@ -10,6 +10,17 @@
 
 /* -hb_scatter atomic: the sums p.Ap is accumulated in, one per warp modulo this (few atomics on each) */
 #define HB_DOT_SLOTS 4096
+/* An element kernel's template parameter GEO holds its geometry source (HBGeo) and, in HB_ATOMIC_BIT, whether it
+   scatters by atomic adds (HBAtomic): separate instantiations, so that the gather kernels compile as without it */
+#define HB_ATOMIC_BIT 4
+__host__ __device__ constexpr int HBGeo(int GEO)
+{
+  return GEO & (HB_ATOMIC_BIT - 1);
+}
+__host__ __device__ constexpr bool HBAtomic(int GEO)
+{
+  return (GEO & HB_ATOMIC_BIT) != 0;
+}
 
 struct _n_SquallHBCUDA {
   PetscInt    *gidx, *rowptr, *col;
@@ -120,28 +131,27 @@ __device__ static inline PetscScalar HBReadXLdg(const HBOpArgs &a, PetscInt l)
 
 /* The element's result v at its node idx, where x is xv: into y_L, or (-hb_scatter atomic) added to the node's
    row of y or of the ghost rows, with xv v added to the thread's part of p.Ap (a masked node has neither) */
-__device__ static inline void HBStoreNode(const HBOpArgs &a, size_t idx, PetscScalar v, PetscScalar xv, PetscReal &dot)
+template <bool ATOMIC> __device__ static inline void HBStoreNode(const HBOpArgs &a, size_t idx, PetscScalar v, PetscScalar xv, PetscReal &dot)
 {
-  PetscInt l;
-
-  if (!a.y) {
+  if constexpr (!ATOMIC) {
     a.yL[idx] = v;
-    return;
-  }
-  l = __ldg(a.gidx + idx);
-  if (l >= 0) {
-    atomicAdd(l < a.nown ? a.y + l : a.yg + (l - a.nown), v);
-    dot += xv * v;
+  } else {
+    const PetscInt l = __ldg(a.gidx + idx);
+
+    if (l >= 0) {
+      atomicAdd(l < a.nown ? a.y + l : a.yg + (l - a.nown), v);
+      dot += xv * v;
+    }
   }
 }
 
 /* the threads' parts of p.Ap summed per warp into one of the HB_DOT_SLOTS sums; called once by every thread of
    the block (those without a node with 0) */
-__device__ static inline void HBFlushDot(const HBOpArgs &a, PetscReal dot)
+template <bool ATOMIC> __device__ static inline void HBFlushDot(const HBOpArgs &a, PetscReal dot)
 {
   namespace cg = cooperative_groups;
 
-  if (!a.dot) return;
+  if (!ATOMIC || !a.dot) return;
   {
     const cg::coalesced_group g    = cg::coalesced_threads();
     const PetscReal           s    = cg::reduce(g, dot, cg::plus<PetscReal>());
@@ -181,6 +191,7 @@ __host__ __device__ constexpr int HBConstOffset(int Nq)
 }
 static __constant__ PetscReal HBConstD[HBConstOffset(SQUALL_HB_MAX_ORDER + 2)];
 
-/* the element kernels of one geometry source, by order (instantiated in src/cuda/hbop<geometry>.cu) */
+/* the element kernels of one geometry source (with or without HB_ATOMIC_BIT), by order (instantiated in
+   src/cuda/hbop<geometry>.cu) */
 template <int GEO> PetscErrorCode HBLocalOpGeo(const SquallHBOpDesc *, PetscInt, PetscInt, const HBOpArgs &, cudaStream_t);
 template <int GEO> PetscErrorCode HBUploadConstD(const PetscReal *, PetscInt);

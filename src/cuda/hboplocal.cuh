@@ -58,6 +58,7 @@ template <int GEO> PetscErrorCode HBUploadConstD(const PetscReal *D, PetscInt Nq
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#define HB_INSTANTIATE_GEOMETRY(GEO)                                                                                     \
-  template PetscErrorCode HBLocalOpGeo<GEO>(const SquallHBOpDesc *, PetscInt, PetscInt, const HBOpArgs &, cudaStream_t); \
+#define HB_INSTANTIATE_GEOMETRY(GEO)                                                                                                     \
+  template PetscErrorCode HBLocalOpGeo<GEO>(const SquallHBOpDesc *, PetscInt, PetscInt, const HBOpArgs &, cudaStream_t);                 \
+  template PetscErrorCode HBLocalOpGeo<GEO | HB_ATOMIC_BIT>(const SquallHBOpDesc *, PetscInt, PetscInt, const HBOpArgs &, cudaStream_t); \
   template PetscErrorCode HBUploadConstD<GEO>(const PetscReal *, PetscInt)

@@ -83,9 +83,9 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(HBThreadsSwe
   PetscReal                          rq[Nq], ra[Nq], g[Nq][SQUALL_SEM_NGEO], di[Nq], dti[Nq];
 
   {
-    const HBGeoColumn<GEO> geo(a, base, elem, i, j);
-    PetscInt               l[Nq];
-    PetscReal              w[Nq];
+    const HBGeoColumn<HBGeo(GEO)> geo(a, base, elem, i, j);
+    PetscInt                      l[Nq];
+    PetscReal                     w[Nq];
 
 #pragma unroll
     for (int k = 0; k < Nq; k++) l[k] = __ldg(a.gidx + base + Nq2 * k);
@@ -168,8 +168,8 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(HBThreadsSwe
 
     if (active) {
 #pragma unroll
-      for (int k = 0; k < Nq; k++) HBStoreNode(a, base + Nq2 * k, ra[k], rq[k], dot);
+      for (int k = 0; k < Nq; k++) HBStoreNode<HBAtomic(GEO)>(a, base + Nq2 * k, ra[k], rq[k], dot);
     }
-    HBFlushDot(a, dot);
+    HBFlushDot<HBAtomic(GEO)>(a, dot);
   }
 }
