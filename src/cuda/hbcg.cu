@@ -1,11 +1,17 @@
 /* Fused CG vector kernels of KSP hbcg on device vectors (see src/ksp/hbcg.c). The dot products of
    an iteration come from the pass that updates r (and z), are summed by a fixed tree, and reach
    the host through pinned memory; the solution AXPY is queued behind that copy, so it runs while
-   the host sums the dot products over the ranks. */
+   the host sums the dot products over the ranks. On one rank the operator may leave p.Ap on the
+   device (SquallHBCGDeviceDot()); alpha is then formed there and the update reads it, so that an
+   iteration makes one trip to the host instead of two. */
 #include "cuda/hbreduce.cuh"
 #include "physics/sem.h"
 
-/* device partial sums and pinned results, kept for the whole run */
+/* the device scalars after the partial sums: the dots' sums, then p.Ap, the previous p.Ap, alpha and whether the
+   update is skipped (p.Ap unusable: the host then stops the solve as KSPCG does, before any update) */
+enum { HBCG_PAP = SQUALL_HBCG_NDOTS, HBCG_PAP_OLD, HBCG_ALPHA, HBCG_SKIP, HBCG_NSCALARS };
+
+/* device partial sums with the scalars behind them, and pinned results (the dots and p.Ap), kept for the whole run */
 static PetscReal  *HBCGPartial = NULL, *HBCGHost = NULL;
 static cudaEvent_t HBCGCopied;
 
@@ -23,8 +29,9 @@ static PetscErrorCode HBCGWork(void)
 {
   PetscFunctionBegin;
   if (HBCGPartial) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaMalloc((void **)&HBCGPartial, (SQUALL_HBCG_NDOTS * HB_MAX_BLOCKS + SQUALL_HBCG_NDOTS) * sizeof(PetscReal)));
-  PetscCallCUDA(cudaMallocHost((void **)&HBCGHost, SQUALL_HBCG_NDOTS * sizeof(PetscReal)));
+  PetscCallCUDA(cudaMalloc((void **)&HBCGPartial, (SQUALL_HBCG_NDOTS * HB_MAX_BLOCKS + HBCG_NSCALARS) * sizeof(PetscReal)));
+  PetscCallCUDA(cudaMemset(HBCGPartial, 0, (SQUALL_HBCG_NDOTS * HB_MAX_BLOCKS + HBCG_NSCALARS) * sizeof(PetscReal)));
+  PetscCallCUDA(cudaMallocHost((void **)&HBCGHost, (HBCG_PAP + 1) * sizeof(PetscReal)));
   PetscCallCUDA(cudaEventCreateWithFlags(&HBCGCopied, cudaEventDisableTiming));
   PetscCall(PetscRegisterFinalize(HBCGFinalize));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -47,22 +54,35 @@ template <bool PC> __device__ static inline void HBCGStoreDots(PetscReal rz, Pet
   }
 }
 
+/* alpha as given, or (scalars not NULL) the device's, which may say to skip the update */
+__device__ static inline PetscReal HBCGAlpha(PetscReal alpha, const PetscReal *scalars, bool *skip)
+{
+  *skip = scalars && scalars[HBCG_SKIP] != 0;
+  return scalars ? scalars[HBCG_ALPHA] : alpha;
+}
+
 /* r -= alpha w; with a preconditioner z = dinv r */
 template <bool PC>
-__global__ static void __launch_bounds__(HB_BLOCK)
-  HBCGUpdateKernel(PetscInt n, PetscReal alpha, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ r, const PetscScalar *__restrict__ dinv, PetscScalar *__restrict__ z, PetscReal *__restrict__ partial)
+__global__ static void __launch_bounds__(HB_BLOCK) HBCGUpdateKernel(PetscInt n, PetscReal alpha0, const PetscReal *__restrict__ scalars, const PetscScalar *__restrict__ w, PetscScalar *__restrict__ r, const PetscScalar *__restrict__ dinv,
+                                                                    PetscScalar *__restrict__ z, PetscReal *__restrict__ partial)
 {
-  PetscReal rz = 0, rr = 0, zz = 0;
+  PetscReal       rz = 0, rr = 0, zz = 0;
+  bool            skip;
+  const PetscReal alpha = HBCGAlpha(alpha0, scalars, &skip);
 
   for (PetscInt i = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * HB_BLOCK) {
     PetscScalar ri = r[i], zi;
 
+    /* skip: r stays as it is (w may hold anything); z = dinv r again */
     if (PC) {
-      SquallSEMCGResidualUpdate(alpha, w[i], dinv[i], &ri, &zi);
+      if (skip)
+        zi = dinv[i] * ri;
+      else
+        SquallSEMCGResidualUpdate(alpha, w[i], dinv[i], &ri, &zi);
       z[i] = zi;
       rz += ri * zi;
       zz += zi * zi;
-    } else
+    } else if (!skip)
       ri -= alpha * w[i];
     rr += ri * ri;
     r[i] = ri;
@@ -94,9 +114,26 @@ template <bool PC, bool SCALE> __global__ static void __launch_bounds__(HB_BLOCK
   HBCGStoreDots<PC>(rz, rr, zz, partial);
 }
 
-__global__ static void __launch_bounds__(HB_BLOCK) HBCGAXPYKernel(PetscInt n, PetscReal alpha, const PetscScalar *__restrict__ p, PetscScalar *__restrict__ x)
+__global__ static void __launch_bounds__(HB_BLOCK) HBCGAXPYKernel(PetscInt n, PetscReal alpha0, const PetscReal *__restrict__ scalars, const PetscScalar *__restrict__ p, PetscScalar *__restrict__ x)
 {
+  bool            skip;
+  const PetscReal alpha = HBCGAlpha(alpha0, scalars, &skip);
+
+  if (skip) return;
   for (PetscInt i = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * HB_BLOCK) x[i] += alpha * p[i];
+}
+
+/* alpha = (r.z) / (p.Ap) from the device's sums, unless p.Ap is not finite, zero, or of the other sign than the
+   previous iteration's (first: there is none): the tests of KSPCG, which the host repeats on the copied p.Ap */
+__global__ static void HBCGAlphaKernel(bool first, bool pc, PetscReal *__restrict__ s)
+{
+  const PetscReal pap = s[HBCG_PAP], old = s[HBCG_PAP_OLD], rz = s[pc ? SQUALL_HBCG_RZ : SQUALL_HBCG_RR];
+  const bool      flip = !first && ((pap > 0 && old < 0) || (pap < 0 && old > 0));
+  const bool      bad  = !isfinite(pap) || pap == 0 || flip;
+
+  s[HBCG_ALPHA]   = bad ? 0 : rz / pap;
+  s[HBCG_SKIP]    = bad ? 1 : 0;
+  s[HBCG_PAP_OLD] = pap;
 }
 
 template <bool FIRST> __global__ static void __launch_bounds__(HB_BLOCK) HBCGDirectionKernel(PetscInt n, PetscReal beta, const PetscScalar *__restrict__ z, PetscScalar *__restrict__ p)
@@ -110,19 +147,44 @@ static PetscErrorCode HBCGFinishDots(int nb, PetscBool pc, cudaStream_t stream)
   PetscFunctionBegin;
   HBFinalSum<SQUALL_HBCG_NDOTS><<<1, HB_BLOCK, 0, stream>>>(nb, HBCGPartial, HBCGPartial + SQUALL_HBCG_NDOTS * HB_MAX_BLOCKS);
   PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaMemcpyAsync(HBCGHost, HBCGPartial + SQUALL_HBCG_NDOTS * HB_MAX_BLOCKS, SQUALL_HBCG_NDOTS * sizeof(PetscReal), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaMemcpyAsync(HBCGHost, HBCGPartial + SQUALL_HBCG_NDOTS * HB_MAX_BLOCKS, (HBCG_PAP + 1) * sizeof(PetscReal), cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaEventRecord(HBCGCopied, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode HBCGReadDots(PetscBool pc, PetscReal dots[])
+/* the dots, and with pap the device's p.Ap copied with them */
+static PetscErrorCode HBCGReadDots(PetscBool pc, PetscReal dots[], PetscReal *pap)
 {
   PetscFunctionBegin;
   PetscCallCUDA(cudaEventSynchronize(HBCGCopied));
-  PetscCall(PetscLogGpuToCpu(SQUALL_HBCG_NDOTS * sizeof(PetscReal)));
+  PetscCall(PetscLogGpuToCpu((HBCG_PAP + 1) * sizeof(PetscReal)));
   dots[SQUALL_HBCG_RR] = HBCGHost[SQUALL_HBCG_RR];
   dots[SQUALL_HBCG_RZ] = pc ? HBCGHost[SQUALL_HBCG_RZ] : HBCGHost[SQUALL_HBCG_RR];
   dots[SQUALL_HBCG_ZZ] = pc ? HBCGHost[SQUALL_HBCG_ZZ] : HBCGHost[SQUALL_HBCG_RR];
+  if (pap) *pap = HBCGHost[HBCG_PAP];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallHBCGDeviceDot(PetscReal **pap)
+{
+  PetscFunctionBegin;
+  PetscCall(HBCGWork());
+  *pap = HBCGPartial + SQUALL_HBCG_NDOTS * HB_MAX_BLOCKS + HBCG_PAP;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallHBCGAlphaCUDA(PetscBool first, PetscBool pc)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(HBCGWork());
+  PetscCall(SquallCUDAGetStream(&stream));
+  PetscCall(PetscLogGpuTimeBegin());
+  HBCGAlphaKernel<<<1, 1, 0, stream>>>((bool)first, (bool)pc, HBCGPartial + SQUALL_HBCG_NDOTS * HB_MAX_BLOCKS);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(1.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -158,24 +220,26 @@ static PetscErrorCode HBCGRestoreJacobi(Vec dinv, Vec Z, const PetscScalar **di,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscLogEvent ev_solution, PetscReal dots[])
+PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, PetscReal *pap, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscLogEvent ev_solution, PetscReal dots[])
 {
   PetscInt           n;
   const PetscScalar *w, *p, *di = NULL;
   PetscScalar       *r, *z = NULL, *x;
+  const PetscReal   *scalars;
   cudaStream_t       stream;
   int                nb;
 
   PetscFunctionBegin;
   PetscCall(HBCGLaunchSetUp(R, &n, &nb, &stream));
+  scalars = pap ? HBCGPartial + SQUALL_HBCG_NDOTS * HB_MAX_BLOCKS : NULL;
   PetscCall(VecCUDAGetArrayRead(W, &w));
   PetscCall(VecCUDAGetArray(R, &r));
   PetscCall(HBCGGetJacobi(dinv, Z, &di, &z));
   PetscCall(PetscLogGpuTimeBegin());
   if (dinv)
-    HBCGUpdateKernel<true><<<nb, HB_BLOCK, 0, stream>>>(n, alpha, w, r, di, z, HBCGPartial);
+    HBCGUpdateKernel<true><<<nb, HB_BLOCK, 0, stream>>>(n, alpha, scalars, w, r, di, z, HBCGPartial);
   else
-    HBCGUpdateKernel<false><<<nb, HB_BLOCK, 0, stream>>>(n, alpha, w, r, NULL, NULL, HBCGPartial);
+    HBCGUpdateKernel<false><<<nb, HB_BLOCK, 0, stream>>>(n, alpha, scalars, w, r, NULL, NULL, HBCGPartial);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(HBCGFinishDots(nb, (PetscBool) !!dinv, stream));
   PetscCall(PetscLogGpuTimeEnd());
@@ -189,14 +253,14 @@ PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec
   PetscCall(VecCUDAGetArrayRead(P, &p));
   PetscCall(VecCUDAGetArray(X, &x));
   PetscCall(PetscLogGpuTimeBegin());
-  HBCGAXPYKernel<<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, alpha, p, x);
+  HBCGAXPYKernel<<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, alpha, scalars, p, x);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * n));
   PetscCall(VecCUDARestoreArray(X, &x));
   PetscCall(VecCUDARestoreArrayRead(P, &p));
   PetscCall(PetscLogEventEnd(ev_solution, X, P, 0, 0));
-  PetscCall(HBCGReadDots((PetscBool) !!dinv, dots));
+  PetscCall(HBCGReadDots((PetscBool) !!dinv, dots, pap));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -227,7 +291,7 @@ PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[])
   PetscCall(HBCGRestoreJacobi(dinv, Z, &di, &z));
   if (!dinv && Z) PetscCall(VecCUDARestoreArrayRead(Z, (const PetscScalar **)&z));
   PetscCall(VecCUDARestoreArrayRead(R, &r));
-  PetscCall(HBCGReadDots((PetscBool) !!Z, dots));
+  PetscCall(HBCGReadDots((PetscBool) !!Z, dots, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -34,10 +34,10 @@ typedef enum {
 
 typedef struct _n_SquallHBCUDA *SquallHBCUDA;
 
-/* The operator A = Z^T (S_L + lambda W) Z as the device code needs it. Host arrays (uploaded on the
+/* The operator A = Z^T S_L Z + lambda I as the device code needs it. Host arrays (uploaded on the
    first device product): per element node gidx (local node index, owned then ghosts, -1 where masked),
-   G (6 geometric factors, packed per node), W (inverse multiplicity); D (Nq x Nq); Z^T as CSR (rowptr,
-   col) over the nown + nghost local nodes. Elements [0, nint) read no ghost. The geometry of the mode
+   G (6 geometric factors, packed per node); D (Nq x Nq); Z^T as CSR (rowptr, col) over the nown + nghost
+   local nodes. Elements [0, nint) read no ghost. The geometry of the mode
    in use: G (stored), V (trilinear: 24 reals per element), F (affine: 6 per element); r, w the GLL nodes
    and weights. */
 typedef struct {
@@ -46,7 +46,7 @@ typedef struct {
   PetscInt         nelem, nint;
   PetscInt         nown, nshared, nghost; /* owned rows (the shared ones last), ghosts */
   const PetscInt  *gidx, *rowptr, *col;
-  const PetscReal *G, *W, *D;
+  const PetscReal *G, *D;
   const PetscReal *V, *F, *r, *w;
   SquallHBGeometry geometry; /* never AUTO here */
   PetscReal        lambda;
@@ -59,11 +59,17 @@ typedef struct {
   SquallHBCUDA     cuda; /* device copy, made on the first device product */
 } SquallHBOpDesc;
 
-PETSC_INTERN PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *, Vec x, Vec y, PetscBool wantdot, PetscReal *xdoty);
+/* y = A x; with wantdot the local x.y, into *xdoty (synchronises) or, with dxdoty (device memory), left there */
+PETSC_INTERN PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *, Vec x, Vec y, PetscBool wantdot, PetscReal *xdoty, PetscReal *dxdoty);
 PETSC_INTERN PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *);
 
 /* fused CG vector work; dots[] = (r.z, r.r, z.z) local to the rank */
 enum { SQUALL_HBCG_RZ, SQUALL_HBCG_RR, SQUALL_HBCG_ZZ, SQUALL_HBCG_NDOTS };
-PETSC_INTERN PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscLogEvent ev_solution, PetscReal dots[]);
+/* pap NULL: the update with the given alpha; else with the device's alpha (SquallHBCGAlphaCUDA()), and the device's
+   p.Ap is returned in *pap with the dots */
+PETSC_INTERN PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, PetscReal *pap, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscLogEvent ev_solution, PetscReal dots[]);
+/* one rank: where the operator leaves p.Ap on the device, and alpha formed from it there */
+PETSC_INTERN PetscErrorCode SquallHBCGDeviceDot(PetscReal **pap);
+PETSC_INTERN PetscErrorCode SquallHBCGAlphaCUDA(PetscBool first, PetscBool pc);
 PETSC_INTERN PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[]);
 PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P);

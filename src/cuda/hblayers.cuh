@@ -126,7 +126,7 @@ template <int Nq, int L, int E, int GEO> __global__ static void __launch_bounds_
   const PetscInt                                elem   = valid ? eb : e1 - 1;
   const size_t                                  base   = (size_t)elem * Np + (active ? i : Nq - 1) + Nq * j;
   const HBGeoColumn<HBGeo(GEO)>                 geo(a, base, elem, active ? i : Nq - 1, j);
-  PetscReal                                     ra[Nq], g[L][SQUALL_SEM_NGEO], w[L];
+  PetscReal                                     ra[Nq], g[L][SQUALL_SEM_NGEO];
 
   {
     PetscInt l[Nq];
@@ -139,10 +139,7 @@ template <int Nq, int L, int E, int GEO> __global__ static void __launch_bounds_
   if constexpr (ahead) {
 #pragma unroll
     for (int l = 0; l < L; l++) {
-      if (l < Nq) {
-        geo.template at<Nq>(a, l, g[l]);
-        w[l] = __ldg(a.W + base + Nq2 * l);
-      }
+      if (l < Nq) geo.template at<Nq>(a, l, g[l]);
     }
   }
   if (threadIdx.z == 0) {
@@ -163,10 +160,7 @@ template <int Nq, int L, int E, int GEO> __global__ static void __launch_bounds_
     if constexpr (!ahead) { /* this step's factors, to arrive during its gradient */
 #pragma unroll
       for (int l = 0; l < L; l++) {
-        if (l < nl) {
-          geo.template at<Nq>(a, k0 + l, g[l]);
-          w[l] = __ldg(a.W + base + Nq2 * (k0 + l));
-        }
+        if (l < nl) geo.template at<Nq>(a, k0 + l, g[l]);
       }
     }
 #pragma unroll
@@ -212,7 +206,6 @@ template <int Nq, int L, int E, int GEO> __global__ static void __launch_bounds_
         PetscReal gr, gs, gt;
 
         SquallSEMGeoApply(g[l], qr[l], qs[l], qt[l], &gr, &gs, &gt);
-        ra[k0 + l] += a.lambda * w[l] * sq[(k0 + l) * LQ + ijq];
         r[l * LR + ijr] = gr;
         s[l * LS + ijs] = gs;
         /* the t-derivative's transpose stays in the thread: layer k feeds every layer m of its column */
@@ -224,10 +217,7 @@ template <int Nq, int L, int E, int GEO> __global__ static void __launch_bounds_
     if constexpr (ahead) {
 #pragma unroll
       for (int l = 0; l < L; l++) {
-        if (k0 + L + l < Nq) {
-          geo.template at<Nq>(a, k0 + L + l, g[l]);
-          w[l] = __ldg(a.W + base + Nq2 * (k0 + L + l));
-        }
+        if (k0 + L + l < Nq) geo.template at<Nq>(a, k0 + L + l, g[l]);
       }
     }
     /* the previous step read the other copy of r, s; every thread passed that read before this barrier */

@@ -72,7 +72,7 @@ template <int Nq, int L, int GEO> __global__ static void __launch_bounds__(HBWid
   const size_t                                  e       = (size_t)(e0 + (PetscInt)blockIdx.x) * Np; /* pads read their neighbour */
   const size_t                                  base[2] = {e + ig + Nq * j, e + ig + Nq * (j + J < Nq ? j + J : Nq - 1)};
   const HBGeoColumn<HBGeo(GEO)>                 geo[2]  = {HBGeoColumn<HBGeo(GEO)>(a, base[0], e0 + (PetscInt)blockIdx.x, ig, j), HBGeoColumn<HBGeo(GEO)>(a, base[1], e0 + (PetscInt)blockIdx.x, ig, j + J < Nq ? j + J : Nq - 1)};
-  PetscReal                                     ra[2][Nq], g[L][2][SQUALL_SEM_NGEO], w[L][2];
+  PetscReal                                     ra[2][Nq], g[L][2][SQUALL_SEM_NGEO];
 
   {
     PetscInt l[2][Nq];
@@ -112,10 +112,7 @@ template <int Nq, int L, int GEO> __global__ static void __launch_bounds__(HBWid
     for (int l = 0; l < L; l++) {
       if (l < nl) {
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-          geo[h].template at<Nq>(a, k0 + l, g[l][h]);
-          w[l][h] = __ldg(a.W + base[h] + Nq2 * (k0 + l));
-        }
+        for (int h = 0; h < 2; h++) geo[h].template at<Nq>(a, k0 + l, g[l][h]);
       }
     }
 #pragma unroll
@@ -180,7 +177,6 @@ template <int Nq, int L, int GEO> __global__ static void __launch_bounds__(HBWid
           PetscReal gr, gs, gt;
 
           SquallSEMGeoApply(g[l][h], qr[l][h], qs[l][h], qt[l][h], &gr, &gs, &gt);
-          ra[h][k0 + l] += a.lambda * w[l][h] * sq[(k0 + l) * LM + ij[h]];
           r[l * LM + ij[h]] = gr;
           s[l * LM + ij[h]] = gs;
           /* the t-derivative's transpose stays in the thread: layer k feeds every layer m of its column */

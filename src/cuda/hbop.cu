@@ -1,17 +1,18 @@
-/* CUDA operator of the hipBone CG: y = Z^T (S_L + lambda W) Z x on device vectors, for the operator
+/* CUDA operator of the hipBone CG: y = Z^T S_L Z x + lambda x on device vectors, for the operator
    described by a SquallHBOpDesc (src/cuda/hbkernels.h).
 
    1. one fused kernel per element range reads x_G indirectly through Z (gidx), differentiates,
       applies the six packed geometric factors (read per node, or formed from the element's vertices or
       its one affine matrix: the descriptor's geometry, a template parameter of the kernel's
-      HBGeoColumn) and lambda W, differentiates back and writes y_L. The
+      HBGeoColumn), differentiates back and writes y_L. The
       kernel (the descriptor's, by order from SquallHBGetDefaultKernel() unless -hb_kernel says):
       - sweep (src/cuda/hbsweep.cuh, N <= 9): several elements per block, a thread per element column;
       - layers (src/cuda/hblayers.cuh): a thread per node of a layer, L layers per step;
       - layers_tiled (src/cuda/hblayerstiled.cuh): the same with two nodes per thread;
-   2. Z^T: a CSR row sum over the element copies of each node; or (-hb_scatter atomic) the element kernels add
-      their results into y and the ghost rows directly, and p.Ap is summed in them too, so that y_L is neither
-      written nor read.
+   2. Z^T: a CSR row sum over the element copies of each node, plus lambda x; or (-hb_scatter atomic) the element
+      kernels add their results into y = lambda x and into the ghost rows directly, and p.Ap is summed in them
+      too, so that y_L is neither written nor read. (hipBone reads lambda W per element node, W the inverse
+      multiplicity; Z^T W Z = I, so lambda x on the assembled rows is the same operator without reading W.)
    MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
    ghost rows of y are summed first and sent while the owned rows are summed. */
@@ -22,7 +23,7 @@
 static PetscErrorCode HBLocalOp(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const PetscScalar *x, PetscScalar *y, PetscReal *dot, cudaStream_t stream)
 {
   SquallHBCUDA   c = d->cuda;
-  const HBOpArgs a = {c->gidx, c->G, c->W, c->D, c->V, c->F, c->r, c->w, d->lambda, d->nown, x, c->xghost, c->yL, y, y ? c->yghost : NULL, dot};
+  const HBOpArgs a = {c->gidx, c->G, c->D, c->V, c->F, c->r, c->w, d->nown, x, c->xghost, c->yL, y, y ? c->yghost : NULL, dot};
 
   PetscFunctionBegin;
   if (e1 <= e0) PetscFunctionReturn(PETSC_SUCCESS);
@@ -44,17 +45,17 @@ static PetscErrorCode HBLocalOp(const SquallHBOpDesc *d, PetscInt e0, PetscInt e
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y[l - r0] = sum of y_L over the copies of rows l in [r0, r1); with x, the partial sums of
-   x[l - r0] y[l - r0] over rows below dotend go to partial[block] */
-template <bool DOT>
-__global__ static void __launch_bounds__(HB_BLOCK) HBGatherKernel(PetscInt r0, PetscInt r1, PetscInt dotend, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ col, const PetscScalar *__restrict__ yL, PetscScalar *__restrict__ y,
-                                                                  const PetscScalar *__restrict__ x, PetscReal *__restrict__ partial)
+/* y[l - r0] = sum of y_L over the copies of rows l in [r0, r1), plus (OWNED) lambda x[l - r0]; with DOT, the
+   partial sums of x[l - r0] y[l - r0] over rows below dotend go to partial[block] */
+template <bool OWNED, bool DOT>
+__global__ static void __launch_bounds__(HB_BLOCK) HBGatherKernel(PetscInt r0, PetscInt r1, PetscInt dotend, const PetscInt *__restrict__ rowptr, const PetscInt *__restrict__ col, const PetscScalar *__restrict__ yL, PetscReal lambda,
+                                                                  PetscScalar *__restrict__ y, const PetscScalar *__restrict__ x, PetscReal *__restrict__ partial)
 {
   PetscReal d[1] = {0};
 
   for (PetscInt l = r0 + (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; l < r1; l += (PetscInt)gridDim.x * HB_BLOCK) {
     const PetscInt c1 = rowptr[l + 1];
-    PetscScalar    s  = 0;
+    PetscScalar    s  = OWNED ? lambda * x[l - r0] : 0;
 
     for (PetscInt c = rowptr[l]; c < c1; c++) s += yL[col[c]];
     y[l - r0] = s;
@@ -63,6 +64,24 @@ __global__ static void __launch_bounds__(HB_BLOCK) HBGatherKernel(PetscInt r0, P
   if (DOT) {
     HBBlockSum<1>(d);
     if (threadIdx.x == 0) partial[blockIdx.x] = d[0];
+  }
+}
+
+/* -hb_scatter atomic: y = lambda x on the owned rows, which the element kernels then add into; with DOT, the
+   block's lambda x.x (p.Ap's lambda term) into one of the slots */
+template <bool DOT> __global__ static void __launch_bounds__(HB_BLOCK) HBAtomicInitKernel(PetscInt n, PetscReal lambda, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscReal *__restrict__ slots)
+{
+  PetscReal d[1] = {0};
+
+  for (PetscInt l = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; l < n; l += (PetscInt)gridDim.x * HB_BLOCK) {
+    const PetscScalar xl = x[l], v = lambda * xl;
+
+    y[l] = v;
+    if (DOT) d[0] += xl * v;
+  }
+  if (DOT) {
+    HBBlockSum<1>(d);
+    if (threadIdx.x == 0) atomicAdd(slots + blockIdx.x % HB_DOT_SLOTS, d[0]);
   }
 }
 
@@ -115,7 +134,6 @@ static PetscErrorCode HBSetUpCUDA(SquallHBOpDesc *hb)
   PetscCall(HBUpload(&c->gidx, hb->gidx, nl));
   PetscCall(HBUpload(&c->r, hb->r, (size_t)hb->Nq));
   PetscCall(HBUpload(&c->w, hb->w, (size_t)hb->Nq));
-  PetscCall(HBUpload(&c->W, hb->W, nl));
   PetscCall(HBUpload(&c->D, hb->D, (size_t)hb->Nq * hb->Nq));
   /* each geometry's translation unit has its own constant D */
   PetscCall(HBUploadConstD<SQUALL_HB_GEOMETRY_STORED>(hb->D, hb->Nq));
@@ -158,7 +176,6 @@ PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *hb)
   PetscCallCUDA(cudaFree(c->F));
   PetscCallCUDA(cudaFree(c->r));
   PetscCallCUDA(cudaFree(c->w));
-  PetscCallCUDA(cudaFree(c->W));
   PetscCallCUDA(cudaFree(c->D));
   PetscCallCUDA(cudaFree(c->rowptr));
   PetscCallCUDA(cudaFree(c->col));
@@ -173,8 +190,23 @@ PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *hb)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = Z^T y_L with the ghost rows reduced over the ranks; with x, the local x.y (synchronises) */
-static PetscErrorCode HBGather(const SquallHBOpDesc *hb, PetscScalar *y, const PetscScalar *x, PetscReal *dot, PetscBool parallel, cudaStream_t stream)
+/* x.y's sum from the device to *dot (synchronises), unless it is to stay on the device (ddot) */
+static PetscErrorCode HBDotToHost(const SquallHBOpDesc *hb, const PetscReal *src, PetscReal *ddot, PetscReal *dot, cudaStream_t stream)
+{
+  SquallHBCUDA c = hb->cuda;
+
+  PetscFunctionBegin;
+  if (ddot) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaMemcpyAsync(c->hdot, src, sizeof(PetscReal), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(PetscLogGpuToCpu(sizeof(PetscReal)));
+  *dot = *c->hdot;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = Z^T y_L + lambda x with the ghost rows reduced over the ranks; with dot, the local x.y (into *dot, or left in
+   device memory at ddot) */
+static PetscErrorCode HBGather(const SquallHBOpDesc *hb, PetscScalar *y, const PetscScalar *x, PetscReal *dot, PetscReal *ddot, PetscBool parallel, cudaStream_t stream)
 {
   SquallHBCUDA   c    = hb->cuda;
   const PetscInt nown = hb->nown, npriv = hb->nown - hb->nshared, nrows = hb->nown + hb->nghost;
@@ -184,7 +216,7 @@ static PetscErrorCode HBGather(const SquallHBOpDesc *hb, PetscScalar *y, const P
   PetscCall(PetscLogEventBegin(hb->ev_gather, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   if (parallel) {
-    if (hb->nghost) HBGatherKernel<false><<<HBGrid(hb->nghost), HB_BLOCK, 0, stream>>>(nown, nrows, 0, c->rowptr, c->col, c->yL, c->yghost, NULL, NULL);
+    if (hb->nghost) HBGatherKernel<false, false><<<HBGrid(hb->nghost), HB_BLOCK, 0, stream>>>(nown, nrows, 0, c->rowptr, c->col, c->yL, 0, c->yghost, NULL, NULL);
     PetscCallCUDA(cudaGetLastError());
     if (hb->nshared) PetscCallCUDA(cudaMemsetAsync(c->yshared, 0, (size_t)hb->nshared * sizeof(PetscScalar), stream));
     PetscCall(PetscLogGpuTimeEnd());
@@ -192,42 +224,38 @@ static PetscErrorCode HBGather(const SquallHBOpDesc *hb, PetscScalar *y, const P
     if (!hb->overlap) PetscCall(PetscSFReduceEnd(hb->sfy, MPIU_SCALAR, c->yghost, c->yshared, MPI_SUM));
     PetscCall(PetscLogGpuTimeBegin());
   }
-  if (x)
-    HBGatherKernel<true><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, npriv, c->rowptr, c->col, c->yL, y, x, c->partial);
+  if (dot)
+    HBGatherKernel<true, true><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, npriv, c->rowptr, c->col, c->yL, hb->lambda, y, x, c->partial);
   else
-    HBGatherKernel<false><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, 0, c->rowptr, c->col, c->yL, y, NULL, NULL);
+    HBGatherKernel<true, false><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, 0, c->rowptr, c->col, c->yL, hb->lambda, y, x, NULL);
   PetscCallCUDA(cudaGetLastError());
   if (parallel) {
     PetscCall(PetscLogGpuTimeEnd());
     if (hb->overlap) PetscCall(PetscSFReduceEnd(hb->sfy, MPIU_SCALAR, c->yghost, c->yshared, MPI_SUM));
     PetscCall(PetscLogGpuTimeBegin());
     if (hb->nshared) {
-      if (x)
+      if (dot)
         HBSharedAddKernel<true><<<nb2, HB_BLOCK, 0, stream>>>(hb->nshared, c->yshared, y + npriv, x + npriv, c->partial + HB_MAX_BLOCKS);
       else
         HBSharedAddKernel<false><<<nb2, HB_BLOCK, 0, stream>>>(hb->nshared, c->yshared, y + npriv, NULL, NULL);
       PetscCallCUDA(cudaGetLastError());
     }
   }
-  if (x) {
-    HBDotFinal<<<1, HB_BLOCK, 0, stream>>>(nb1, parallel && hb->nshared ? nb2 : 0, c->partial, c->partial + 2 * HB_MAX_BLOCKS);
+  if (dot) {
+    HBDotFinal<<<1, HB_BLOCK, 0, stream>>>(nb1, parallel && hb->nshared ? nb2 : 0, c->partial, ddot ? ddot : c->partial + 2 * HB_MAX_BLOCKS);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((PetscLogDouble)hb->rowptr[nrows] + (x ? 2.0 * nown : 0)));
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)hb->rowptr[nrows] + (dot ? 4.0 : 2.0) * nown));
   PetscCall(PetscLogEventEnd(hb->ev_gather, 0, 0, 0, 0));
-  if (x) {
-    PetscCallCUDA(cudaMemcpyAsync(c->hdot, c->partial + 2 * HB_MAX_BLOCKS, sizeof(PetscReal), cudaMemcpyDeviceToHost, stream));
-    PetscCallCUDA(cudaStreamSynchronize(stream));
-    PetscCall(PetscLogGpuToCpu(sizeof(PetscReal)));
-    *dot = *c->hdot;
-  }
+  if (dot) PetscCall(HBDotToHost(hb, c->partial + 2 * HB_MAX_BLOCKS, ddot, dot, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* -hb_scatter atomic: the ghost rows of y, summed by the element kernels, are reduced over the ranks into the shared
-   rows; with dot, p.Ap from the kernels' slots (the local part: the caller sums over the ranks; synchronises) */
-static PetscErrorCode HBAtomicFinish(const SquallHBOpDesc *hb, PetscScalar *y, PetscReal *dot, PetscBool parallel, cudaStream_t stream)
+   rows; with dot, p.Ap from the kernels' slots (the local part: the caller sums over the ranks), into *dot or left in
+   device memory at ddot */
+static PetscErrorCode HBAtomicFinish(const SquallHBOpDesc *hb, PetscScalar *y, PetscReal *dot, PetscReal *ddot, PetscBool parallel, cudaStream_t stream)
 {
   SquallHBCUDA   c     = hb->cuda;
   const PetscInt npriv = hb->nown - hb->nshared;
@@ -248,17 +276,36 @@ static PetscErrorCode HBAtomicFinish(const SquallHBOpDesc *hb, PetscScalar *y, P
     }
   }
   if (dot) {
-    HBFinalSum<1><<<1, HB_BLOCK, 0, stream>>>(HB_DOT_SLOTS, c->dotslots, c->dotslots + HB_DOT_SLOTS);
+    HBFinalSum<1><<<1, HB_BLOCK, 0, stream>>>(HB_DOT_SLOTS, c->dotslots, ddot ? ddot : c->dotslots + HB_DOT_SLOTS);
     PetscCallCUDA(cudaGetLastError());
-    PetscCallCUDA(cudaMemcpyAsync(c->hdot, c->dotslots + HB_DOT_SLOTS, sizeof(PetscReal), cudaMemcpyDeviceToHost, stream));
-    PetscCallCUDA(cudaStreamSynchronize(stream));
-    PetscCall(PetscLogGpuToCpu(sizeof(PetscReal)));
-    *dot = *c->hdot;
+    PetscCall(HBDotToHost(hb, c->dotslots + HB_DOT_SLOTS, ddot, dot, stream));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode HBMultDevice(const SquallHBOpDesc *hb, const PetscScalar *x, PetscScalar *y, PetscBool wantdot, PetscReal *dot, cudaStream_t stream)
+/* -hb_scatter atomic, before the element kernels: y = lambda x, the ghost rows and (with slots) p.Ap's slots zero,
+   then lambda x.x into the slots */
+static PetscErrorCode HBAtomicStart(const SquallHBOpDesc *hb, const PetscScalar *x, PetscScalar *y, PetscReal *slots, cudaStream_t stream)
+{
+  SquallHBCUDA c = hb->cuda;
+
+  PetscFunctionBegin;
+  if (hb->nghost) PetscCallCUDA(cudaMemsetAsync(c->yghost, 0, (size_t)hb->nghost * sizeof(PetscScalar), stream));
+  if (slots) PetscCallCUDA(cudaMemsetAsync(slots, 0, HB_DOT_SLOTS * sizeof(PetscReal), stream));
+  PetscCall(PetscLogEventBegin(hb->ev_gather, 0, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (slots)
+    HBAtomicInitKernel<true><<<HBGrid(hb->nown), HB_BLOCK, 0, stream>>>(hb->nown, hb->lambda, x, y, slots);
+  else
+    HBAtomicInitKernel<false><<<HBGrid(hb->nown), HB_BLOCK, 0, stream>>>(hb->nown, hb->lambda, x, y, NULL);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops((slots ? 3.0 : 1.0) * hb->nown));
+  PetscCall(PetscLogEventEnd(hb->ev_gather, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode HBMultDevice(const SquallHBOpDesc *hb, const PetscScalar *x, PetscScalar *y, PetscBool wantdot, PetscReal *dot, PetscReal *ddot, cudaStream_t stream)
 {
   SquallHBCUDA c = hb->cuda;
   PetscMPIInt  size;
@@ -267,24 +314,20 @@ static PetscErrorCode HBMultDevice(const SquallHBOpDesc *hb, const PetscScalar *
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
-  if (hb->atomic) {
-    PetscCallCUDA(cudaMemsetAsync(y, 0, (size_t)hb->nown * sizeof(PetscScalar), stream));
-    if (hb->nghost) PetscCallCUDA(cudaMemsetAsync(c->yghost, 0, (size_t)hb->nghost * sizeof(PetscScalar), stream));
-    if (slots) PetscCallCUDA(cudaMemsetAsync(slots, 0, HB_DOT_SLOTS * sizeof(PetscReal), stream));
-  }
+  if (hb->atomic) PetscCall(HBAtomicStart(hb, x, y, slots, stream));
   if (size > 1) PetscCall(PetscSFBcastWithMemTypeBegin(hb->sfx, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, x, PETSC_MEMTYPE_CUDA, c->xghost, MPI_REPLACE));
   if (size > 1 && !hb->overlap) PetscCall(PetscSFBcastEnd(hb->sfx, MPIU_SCALAR, x, c->xghost, MPI_REPLACE));
   PetscCall(HBLocalOp(hb, 0, hb->nint, x, ya, slots, stream));
   if (size > 1 && hb->overlap) PetscCall(PetscSFBcastEnd(hb->sfx, MPIU_SCALAR, x, c->xghost, MPI_REPLACE));
   PetscCall(HBLocalOp(hb, hb->nint, hb->nelem, x, ya, slots, stream));
   if (hb->atomic)
-    PetscCall(HBAtomicFinish(hb, y, wantdot ? dot : NULL, (PetscBool)(size > 1), stream));
+    PetscCall(HBAtomicFinish(hb, y, wantdot ? dot : NULL, ddot, (PetscBool)(size > 1), stream));
   else
-    PetscCall(HBGather(hb, y, wantdot ? x : NULL, dot, (PetscBool)(size > 1), stream));
+    PetscCall(HBGather(hb, y, x, wantdot ? dot : NULL, ddot, (PetscBool)(size > 1), stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *hb, Vec x, Vec y, PetscBool wantdot, PetscReal *dot)
+PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *hb, Vec x, Vec y, PetscBool wantdot, PetscReal *dot, PetscReal *ddot)
 {
   const PetscScalar *xd;
   PetscScalar       *yd;
@@ -296,7 +339,7 @@ PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *hb, Vec x, Vec y, PetscBool want
   PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(VecCUDAGetArrayRead(x, &xd));
   PetscCall(VecCUDAGetArrayWrite(y, &yd));
-  PetscCall(HBMultDevice(hb, xd, yd, wantdot, dot, stream));
+  PetscCall(HBMultDevice(hb, xd, yd, wantdot, dot, ddot, stream));
   PetscCall(VecCUDARestoreArrayWrite(y, &yd));
   PetscCall(VecCUDARestoreArrayRead(x, &xd));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -24,7 +24,7 @@ __host__ __device__ constexpr bool HBAtomic(int GEO)
 
 struct _n_SquallHBCUDA {
   PetscInt    *gidx, *rowptr, *col;
-  PetscReal   *G, *W, *D;
+  PetscReal   *G, *D;
   PetscReal   *V, *F, *r, *w; /* trilinear vertices, affine factors (each uploaded when first used), GLL nodes and weights */
   PetscScalar *yL, *xghost, *yghost, *yshared;
   PetscReal   *partial;  /* [HB_MAX_BLOCKS] per dot, then the result */
@@ -35,9 +35,8 @@ struct _n_SquallHBCUDA {
 /* the element kernels' arguments, by value */
 typedef struct {
   const PetscInt    *gidx;
-  const PetscReal   *G, *W, *D;
+  const PetscReal   *G, *D;
   const PetscReal   *V, *F, *r, *w;
-  PetscReal          lambda;
   PetscInt           nown;
   const PetscScalar *x, *xg;
   PetscScalar       *yL;

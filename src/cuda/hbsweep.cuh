@@ -18,8 +18,8 @@
    elements' slices start HBPitchSweep reals apart, which moves the conflicts to the node-shaped stores.
    The q, r and s slices alternate between two copies and the next layer's q is stored with this layer's
    r and s, so that one barrier per layer suffices. Every global load of the column is written before the
-   first barrier (index, W, the six factors of all layers, then x); ptxas keeps in flight what
-   HBRegsSweep allows and moves the later layers' factors into the sweep. lambda W q starts each result.
+   first barrier (index, the six factors of all layers, then x); ptxas keeps in flight what
+   HBRegsSweep allows and moves the later layers' factors into the sweep.
    A block's elements past e1 read the last element (no predicated loads), write nothing.
    ptxas -v (sm_90, nvcc 13.0), registers and spill bytes, Nq = 2..10: double (cap 128, 2 blocks of up
    to 8 warps per SM) 72, 112, then 128; 8 bytes of spill at Nq = 8, 9 and 16 at 10, none at Nq <= 7;
@@ -85,18 +85,15 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(HBThreadsSwe
   {
     const HBGeoColumn<HBGeo(GEO)> geo(a, base, elem, i, j);
     PetscInt                      l[Nq];
-    PetscReal                     w[Nq];
 
 #pragma unroll
     for (int k = 0; k < Nq; k++) l[k] = __ldg(a.gidx + base + Nq2 * k);
-#pragma unroll
-    for (int k = 0; k < Nq; k++) w[k] = __ldg(a.W + base + Nq2 * k);
 #pragma unroll
     for (int k = 0; k < Nq; k++) geo.template at<Nq>(a, k, g[k]);
 #pragma unroll
     for (int k = 0; k < Nq; k++) rq[k] = HBReadXLdg(a, l[k]);
 #pragma unroll
-    for (int k = 0; k < Nq; k++) ra[k] = a.lambda * w[k] * rq[k];
+    for (int k = 0; k < Nq; k++) ra[k] = 0;
   }
   if (t < Nq2) {
     const PetscReal d = __ldg(a.D + t);

@@ -62,7 +62,7 @@ PetscErrorCode SquallHBAssemble(Mat A, MatType type, Mat *B)
         }
       }
     }
-    for (PetscInt p = 0; p < Np; p++) Ke[(size_t)p * Np + p] += hb->lambda * hb->W[e * Np + p];
+    for (PetscInt p = 0; p < Np; p++) Ke[(size_t)p * Np + p] += gi[p] < 0 ? 0 : hb->lambda / hb->num.mult[gi[p]];
     for (PetscInt p = 0; p < Np; p++) {
       if (gi[p] < 0) continue;
       for (PetscInt q = 0; q < Np; q++) {

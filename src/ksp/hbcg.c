@@ -7,7 +7,11 @@
    src/cuda/hbcg.cu), or through plain Vec operations for any other vector type or with
    -ksp_hbcg_fused 0. Jacobi is fused into the residual update; other preconditioners are applied
    through PCApply(). The iteration, norms and stopping tests are those of KSPCG, so both give the
-   same residual history up to round-off. */
+   same residual history up to round-off.
+   On one rank with squall's operator on the device (-ksp_hbcg_device_scalars), p.Ap stays on the device
+   and alpha is formed there: the update is queued right behind the product, and p.Ap reaches the host
+   with the update's dot products, where it passes KSPCG's tests; a p.Ap that fails them has made the
+   device skip the update, so the solve stops in the state KSPCG stops in. */
 #include <petsc/private/kspimpl.h>
 #include "ksp/hbimpl.h"
 #include "physics/sem.h"
@@ -16,10 +20,12 @@ typedef enum { HBCG_HOST, HBCG_CUDA, HBCG_VEC } HBCGBackend;
 static const char *const HBCGBackends[] = {"fused host loops", "fused CUDA kernels", "Vec operations"};
 
 typedef struct {
-  PetscBool   fused;   /* -ksp_hbcg_fused */
-  HBCGBackend backend; /* of the last solve */
-  PetscBool   fusedpc; /* Jacobi applied inside the residual update */
-  Vec         dinv;    /* the Jacobi scaling, taken from the PC itself */
+  PetscBool   fused;      /* -ksp_hbcg_fused */
+  PetscBool   devscalars; /* -ksp_hbcg_device_scalars */
+  HBCGBackend backend;    /* of the last solve */
+  PetscBool   fusedpc;    /* Jacobi applied inside the residual update */
+  PetscBool   devpap;     /* the last solve formed p.Ap and alpha on the device */
+  Vec         dinv;       /* the Jacobi scaling, taken from the PC itself */
 } KSP_HBCG;
 
 /* sum the local dot products over the ranks: one reduction per iteration for all of them */
@@ -134,8 +140,9 @@ static PetscErrorCode HBCGDirection(HBCGBackend be, PetscBool first, PetscReal b
 }
 
 /* r -= alpha w, z = dinv r (if dinv), dots (as HBCGDots), x += alpha p; the AXPY of x is issued
-   before the dot products are reduced over the ranks, so on the device it overlaps the reduction */
-static PetscErrorCode HBCGUpdate(KSP ksp, HBCGBackend be, PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscReal dots[])
+   before the dot products are reduced over the ranks, so on the device it overlaps the reduction.
+   pap (device only): alpha is the device's, and *pap returns the device's p.Ap */
+static PetscErrorCode HBCGUpdate(KSP ksp, HBCGBackend be, PetscReal alpha, PetscReal *pap, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscReal dots[])
 {
   PetscInt n;
 
@@ -153,7 +160,7 @@ static PetscErrorCode HBCGUpdate(KSP ksp, HBCGBackend be, PetscReal alpha, Vec W
   }
   PetscCall(PetscLogEventBegin(SQUALL_HBCGUpdate, R, W, 0, 0));
   if (be == HBCG_CUDA) {
-    PetscCall(SquallHBCGUpdateCUDA(alpha, W, R, dinv, dinv ? Z : NULL, P, X, SQUALL_HBCGSolution, dots));
+    PetscCall(SquallHBCGUpdateCUDA(alpha, pap, W, R, dinv, dinv ? Z : NULL, P, X, SQUALL_HBCGSolution, dots));
   } else {
     const PetscScalar *w, *p, *di = NULL;
     PetscScalar       *r, *x, *z  = NULL;
@@ -236,16 +243,103 @@ static PetscErrorCode HBCGChooseBackend(KSP ksp, HBCGBackend *be)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* KSPCG's test of a new direction: r.z = 0 has converged, a change of its sign means an indefinite preconditioner */
+static PetscErrorCode HBCGCheckDirection(KSP ksp, PetscInt i, PetscReal beta, PetscReal betaold, PetscBool *stop)
+{
+  PetscFunctionBegin;
+  *stop = PETSC_TRUE;
+  if (beta == 0.0) {
+    ksp->reason = KSP_CONVERGED_ATOL;
+    PetscCall(PetscInfo(ksp, "converged due to beta = 0\n"));
+  } else if (i > 0 && beta * betaold < 0.0) {
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite preconditioner, beta %g, betaold %g", (double)beta, (double)betaold);
+    ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+    PetscCall(PetscInfo(ksp, "diverging due to indefinite preconditioner\n"));
+  } else
+    *stop = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* KSPCG's test of p.Ap: not a number, zero, or a change of its sign stops the solve */
+static PetscErrorCode HBCGCheckCurvature(KSP ksp, PetscInt i, PetscReal dpi, PetscReal dpiold, PetscBool *stop)
+{
+  PetscFunctionBegin;
+  PetscCall(HBCGNaN(ksp, dpi, stop));
+  if (*stop) PetscFunctionReturn(PETSC_SUCCESS);
+  if (dpi == 0.0 || (i > 0 && PetscSign(dpi) * PetscSign(dpiold) < 0.0)) {
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix, dpi %g, dpiold %g", (double)dpi, (double)dpiold);
+    ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
+    PetscCall(PetscInfo(ksp, "diverging due to indefinite or negative definite matrix\n"));
+    *stop = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* p.Ap and alpha on the device: one rank, the CUDA backend, squall's operator, no PC or fused Jacobi, a plain solve */
+static PetscErrorCode HBCGUseDeviceScalars(KSP ksp, HBCGBackend be, Mat A, PetscBool pcnone, PetscBool *use)
+{
+  KSP_HBCG   *cg = (KSP_HBCG *)ksp->data;
+  PetscMPIInt size;
+  PetscErrorCode (*f)(void) = NULL;
+
+  PetscFunctionBegin;
+  *use = PETSC_FALSE;
+  if (!cg->devscalars || be != HBCG_CUDA || ksp->transpose_solve || !(pcnone || cg->fusedpc)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, SquallHBComposedName, &f));
+  *use = (PetscBool)(size == 1 && f);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* w = A p and p.Ap; with pap (device scalars) p.Ap stays on the device and alpha is formed there, and the update is
+   queued behind them (*updated) */
+static PetscErrorCode HBCGProduct(KSP ksp, HBCGBackend be, Mat A, PetscInt i, PetscReal *pap, Vec dinv, Vec Zv, PetscReal *dpi, PetscReal dots[], PetscBool *updated)
+{
+  Vec R = ksp->work[0], P = ksp->work[2], W = ksp->work[3];
+
+  PetscFunctionBegin;
+  *updated = PETSC_FALSE;
+  if (pap) {
+    PetscCall(SquallHBMatMultDotDevice(A, P, W, pap));
+    PetscCall(SquallHBCGAlphaCUDA((PetscBool)(i == 0), (PetscBool) !!Zv));
+    PetscCall(HBCGUpdate(ksp, be, 0, dpi, W, R, dinv, Zv, P, ksp->vec_sol, dots));
+    *updated = PETSC_TRUE;
+  } else if (ksp->transpose_solve) {
+    PetscScalar d;
+
+    PetscCall(KSP_MatMult(ksp, A, P, W));
+    PetscCall(VecDot(W, P, &d));
+    *dpi = PetscRealPart(d);
+  } else
+    PetscCall(SquallHBMultDot(A, P, W, dpi));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the update with alpha from the host; a preconditioner other than the fused Jacobi is applied after it, then the dots */
+static PetscErrorCode HBCGUpdateWith(KSP ksp, HBCGBackend be, PetscReal alpha, Vec dinv, Vec Zv, PetscReal dots[])
+{
+  Vec R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], W = ksp->work[3];
+
+  PetscFunctionBegin;
+  if (Zv && !dinv) {
+    PetscCall(HBCGUpdate(ksp, be, alpha, NULL, W, R, NULL, NULL, P, ksp->vec_sol, dots));
+    PetscCall(KSP_PCApply(ksp, R, Z));
+    PetscCall(HBCGDots(ksp, be, R, NULL, Z, dots));
+  } else
+    PetscCall(HBCGUpdate(ksp, be, alpha, NULL, W, R, dinv, Zv, P, ksp->vec_sol, dots));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPSolve_HBCG(KSP ksp)
 {
   KSP_HBCG    *cg = (KSP_HBCG *)ksp->data;
-  Vec          X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], W = ksp->work[3];
+  Vec          X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2];
   Vec          Zv, dinv = NULL;
   Mat          Amat, Pmat;
   MatNullSpace nullsp = NULL;
   PetscBool    pcnone, jacobi, stop;
   HBCGBackend  be = HBCG_VEC;
-  PetscReal    dots[SQUALL_HBCG_NDOTS], dp, beta, betaold = 0, dpi = 0, dpiold, alpha;
+  PetscReal    dots[SQUALL_HBCG_NDOTS], dp, beta, betaold = 0, dpi = 0, dpiold, *pap = NULL;
   PetscInt     i;
 
   PetscFunctionBegin;
@@ -266,6 +360,8 @@ static PetscErrorCode KSPSolve_HBCG(KSP ksp)
     dinv = cg->dinv;
   }
   Zv = pcnone ? NULL : Z;
+  PetscCall(HBCGUseDeviceScalars(ksp, be, Amat, pcnone, &cg->devpap));
+  if (cg->devpap) PetscCall(SquallHBCGDeviceDot(&pap));
 
   ksp->its = 0;
   if (!ksp->guess_zero) {
@@ -286,43 +382,18 @@ static PetscErrorCode KSPSolve_HBCG(KSP ksp)
   if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
 
   for (i = 0; i < ksp->max_it; i++) {
+    PetscBool updated;
+
     ksp->its = i + 1;
-    if (beta == 0.0) {
-      ksp->reason = KSP_CONVERGED_ATOL;
-      PetscCall(PetscInfo(ksp, "converged due to beta = 0\n"));
-      break;
-    } else if (i > 0 && beta * betaold < 0.0) {
-      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite preconditioner, beta %g, betaold %g", (double)beta, (double)betaold);
-      ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
-      PetscCall(PetscInfo(ksp, "diverging due to indefinite preconditioner\n"));
-      break;
-    }
+    PetscCall(HBCGCheckDirection(ksp, i, beta, betaold, &stop));
+    if (stop) break;
     PetscCall(HBCGDirection(be, (PetscBool)(i == 0), i ? beta / betaold : 0, Zv ? Zv : R, P));
     dpiold = dpi;
-    if (ksp->transpose_solve) {
-      PetscScalar d;
-
-      PetscCall(KSP_MatMult(ksp, Amat, P, W));
-      PetscCall(VecDot(W, P, &d));
-      dpi = PetscRealPart(d);
-    } else
-      PetscCall(SquallHBMultDot(Amat, P, W, &dpi));
+    PetscCall(HBCGProduct(ksp, be, Amat, i, pap, dinv, Zv, &dpi, dots, &updated));
     betaold = beta;
-    PetscCall(HBCGNaN(ksp, dpi, &stop));
+    PetscCall(HBCGCheckCurvature(ksp, i, dpi, dpiold, &stop));
     if (stop) break;
-    if (dpi == 0.0 || (i > 0 && PetscSign(dpi) * PetscSign(dpiold) < 0.0)) {
-      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix, dpi %g, dpiold %g", (double)dpi, (double)dpiold);
-      ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
-      PetscCall(PetscInfo(ksp, "diverging due to indefinite or negative definite matrix\n"));
-      break;
-    }
-    alpha = beta / dpi;
-    if (Zv && !dinv) {
-      PetscCall(HBCGUpdate(ksp, be, alpha, W, R, NULL, NULL, P, X, dots));
-      PetscCall(KSP_PCApply(ksp, R, Z));
-      PetscCall(HBCGDots(ksp, be, R, NULL, Z, dots));
-    } else
-      PetscCall(HBCGUpdate(ksp, be, alpha, W, R, dinv, Zv, P, X, dots));
+    if (!updated) PetscCall(HBCGUpdateWith(ksp, be, beta / dpi, dinv, Zv, dots));
     beta = dots[SQUALL_HBCG_RZ];
     PetscCall(HBCGNaN(ksp, beta + dots[SQUALL_HBCG_RR] + dots[SQUALL_HBCG_ZZ], &stop));
     if (stop) break;
@@ -368,6 +439,7 @@ static PetscErrorCode KSPSetFromOptions_HBCG(KSP ksp, SquallOptionItems PetscOpt
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "hipBone-style CG options");
   PetscCall(PetscOptionsBool("-ksp_hbcg_fused", "Fused vector kernels (host loops or CUDA) instead of Vec operations", "KSPHBCG", cg->fused, &cg->fused, NULL));
+  PetscCall(PetscOptionsBool("-ksp_hbcg_device_scalars", "On one rank, form p.Ap and alpha on the device (squall's operator, CUDA vectors)", "KSPHBCG", cg->devscalars, &cg->devscalars, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -381,7 +453,7 @@ static PetscErrorCode KSPView_HBCG(KSP ksp, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (isascii) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work: %s%s\n", cg->fused ? "fused" : "Vec operations (-ksp_hbcg_fused 0)", ksp->its || ksp->reason ? "" : " (backend chosen at the first solve)"));
-    if (ksp->its || ksp->reason) PetscCall(PetscViewerASCIIPrintf(viewer, "  last solve: %s%s\n", HBCGBackends[cg->backend], cg->fusedpc ? ", Jacobi fused into the residual update" : ""));
+    if (ksp->its || ksp->reason) PetscCall(PetscViewerASCIIPrintf(viewer, "  last solve: %s%s%s\n", HBCGBackends[cg->backend], cg->fusedpc ? ", Jacobi fused into the residual update" : "", cg->devpap ? ", p.Ap and alpha on the device" : ""));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -393,6 +465,7 @@ static PetscErrorCode KSPView_HBCG(KSP ksp, PetscViewer viewer)
 
   Options Database Keys:
 . -ksp_hbcg_fused <bool> - fused host loops / CUDA kernels (default) or plain Vec operations
+. -ksp_hbcg_device_scalars <bool> - on one rank with squall's operator on CUDA vectors, p.Ap and alpha stay on the device (default true)
 
   Notes:
   Works with any Mat through MatMult(). Same iteration, norms (preconditioned, unpreconditioned,
@@ -406,8 +479,9 @@ PetscErrorCode KSPCreate_HBCG(KSP ksp)
   PetscFunctionBegin;
   PetscCall(SquallInitializePackage());
   PetscCall(PetscNew(&cg));
-  cg->fused = PETSC_TRUE;
-  ksp->data = (void *)cg;
+  cg->fused      = PETSC_TRUE;
+  cg->devscalars = PETSC_TRUE;
+  ksp->data      = (void *)cg;
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 3));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 2));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NATURAL, PC_LEFT, 2));

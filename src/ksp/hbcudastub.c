@@ -3,7 +3,7 @@
    reports the build; the destroy function succeeds. */
 #include "ksp/hbimpl.h"
 
-PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *d, Vec x, Vec y, PetscBool wantdot, PetscReal *dot)
+PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *d, Vec x, Vec y, PetscBool wantdot, PetscReal *dot, PetscReal *ddot)
 {
   PetscFunctionBegin;
   SETERRQ(d->comm, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG " (hipBone operator on device vectors)");
@@ -15,7 +15,7 @@ PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscLogEvent ev_solution, PetscReal dots[])
+PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, PetscReal *pap, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscLogEvent ev_solution, PetscReal dots[])
 {
   PetscFunctionBegin;
   SETERRQ(PetscObjectComm((PetscObject)R), PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG " (hbcg on device vectors)");
@@ -31,4 +31,16 @@ PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, V
 {
   PetscFunctionBegin;
   SETERRQ(PetscObjectComm((PetscObject)Z), PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG " (hbcg on device vectors)");
+}
+
+PetscErrorCode SquallHBCGDeviceDot(PetscReal **pap)
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG " (hbcg on device vectors)");
+}
+
+PetscErrorCode SquallHBCGAlphaCUDA(PetscBool first, PetscBool pc)
+{
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG " (hbcg on device vectors)");
 }

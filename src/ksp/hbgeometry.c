@@ -247,7 +247,7 @@ PetscErrorCode SquallHBResolveGeometry(const Mat_HB *hb, SquallHBGeometry *g)
    the index, W, y_L, and the geometry (per node, or per element spread over its Np nodes) */
 PetscReal SquallHBGeometryBytesPerNode(SquallHBGeometry g, PetscInt Np)
 {
-  const PetscReal base = 2 * sizeof(PetscScalar) + sizeof(PetscInt) + sizeof(PetscReal);
+  const PetscReal base = 2 * sizeof(PetscScalar) + sizeof(PetscInt); /* x, its index, y_L */
 
   switch (g) {
     case SQUALL_HB_GEOMETRY_STORED: return base + SQUALL_SEM_NGEO * sizeof(PetscReal);
@@ -482,7 +482,7 @@ static PetscBool HBHasGhostNode(const Mat_HB *hb, PetscInt e)
 }
 
 /* the element order of the kernels, interior elements (no ghost node) first so that they can be computed
-   while ghosts travel, with each element's lexicographic index, local node indices and inverse multiplicities */
+   while ghosts travel, with each element's lexicographic index and local node indices */
 static PetscErrorCode HBElementOrder(Mat_HB *hb, PetscInt64 e0, const PetscInt *glist)
 {
   const PetscInt Np = hb->Np;
@@ -495,17 +495,12 @@ static PetscErrorCode HBElementOrder(Mat_HB *hb, PetscInt64 e0, const PetscInt *
   hb->nint = nint;
   for (PetscInt e = 0, h = nint; e < hb->nelem; e++)
     if (HBHasGhostNode(hb, e)) order[h++] = e;
-  PetscCall(PetscMalloc3(hb->nelem, &hb->elem, hb->nelem * Np, &hb->gidx, hb->nelem * Np, &hb->W));
+  PetscCall(PetscMalloc2(hb->nelem, &hb->elem, hb->nelem * Np, &hb->gidx));
   for (PetscInt e = 0; e < hb->nelem; e++) {
     const PetscInt o = order[e];
 
     hb->elem[e] = glist ? glist[o] : (PetscInt)(e0 + o);
-    for (PetscInt n = 0; n < Np; n++) {
-      const PetscInt l = hb->num.lidx[o * Np + n];
-
-      hb->gidx[e * Np + n] = l;
-      hb->W[e * Np + n]    = l < 0 ? 0 : (PetscReal)1 / hb->num.mult[l];
-    }
+    for (PetscInt n = 0; n < Np; n++) hb->gidx[e * Np + n] = hb->num.lidx[o * Np + n];
   }
   PetscCall(PetscFree(order));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -598,7 +593,7 @@ static PetscErrorCode HBNodalLoop(Mat A, SquallHBFunction f, void *ctx, PetscBoo
       }
     }
   }
-  if (rhs) PetscCall(SquallHBGatherHost(hb, hb->yL, va, NULL, NULL));
+  if (rhs) PetscCall(SquallHBGatherHost(hb, hb->yL, va, 0, NULL, NULL));
   PetscCall(VecRestoreArrayWrite(v, &va));
   PetscCall(PetscFree2(xyz, wJ));
   PetscFunctionReturn(PETSC_SUCCESS);

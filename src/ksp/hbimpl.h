@@ -82,7 +82,6 @@ typedef struct {
   PetscReal *G;    /* stored: 6 geometric factors per node, packed per node (made when a product needs it) */
   PetscReal *V;    /* trilinear: 24 reals per element, its vertices relative to vertex 0 (made when needed) */
   PetscReal *F;    /* affine: 6 reals per element, |J| J^{-1} J^{-T} (made when needed) */
-  PetscReal *W;    /* inverse multiplicity (0 where masked: such nodes hold no unknown) */
 
   SquallSEMNumbering num;
   PetscInt           nown, nshared, nghost, nglobal;
@@ -117,9 +116,10 @@ PETSC_INTERN PetscReal         SquallHBGeometryBytesPerNode(SquallHBGeometry, Pe
 
 /* products on the host and the MATSHELL operations (src/ksp/hbmult.c), the viewer (src/ksp/hbview.c) */
 PETSC_INTERN PetscErrorCode SquallHBHostWork(Mat_HB *);
-PETSC_INTERN PetscErrorCode SquallHBGatherHost(Mat_HB *, const PetscScalar *yL, PetscScalar *y, const PetscScalar *x, PetscReal *dot);
+PETSC_INTERN PetscErrorCode SquallHBGatherHost(Mat_HB *, const PetscScalar *yL, PetscScalar *y, PetscReal shift, const PetscScalar *x, PetscReal *dot);
 PETSC_INTERN PetscErrorCode SquallHBMatMult(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode SquallHBMatMultDot(Mat, Vec, Vec, PetscReal *);
+PETSC_INTERN PetscErrorCode SquallHBMatMultDotDevice(Mat, Vec, Vec, PetscReal *);
 PETSC_INTERN PetscErrorCode SquallHBMatGetDiagonal(Mat, Vec);
 PETSC_INTERN PetscErrorCode SquallHBMatView(Mat, PetscViewer);
 PETSC_INTERN const char     SquallHBComposedName[];

@@ -1,6 +1,8 @@
-/* Products of the hipBone operator: the host reference y = Z^T (S_L + lambda W) Z x (element loop and
-   Z^T gather, with the halo exchanges overlapped), the dispatch to the CUDA kernels of src/cuda/hbop.cu
-   for device vectors, x.Ax from the same pass, and the diagonal (Jacobi). */
+/* Products of the hipBone operator: the host reference y = Z^T S_L Z x + lambda x (element loop, then the Z^T
+   gather, which adds lambda x, with the halo exchanges overlapped), the dispatch to the CUDA kernels of
+   src/cuda/hbop.cu for device vectors, x.Ax from the same pass, and the diagonal (Jacobi).
+   hipBone applies lambda W per element node, W the inverse multiplicity; Z^T W Z = I, so the assembled
+   lambda x is the same operator without reading W. */
 #include "ksp/hbimpl.h"
 #include "physics/sem.h"
 
@@ -15,7 +17,7 @@ PetscErrorCode SquallHBHostWork(Mat_HB *hb)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y_L = (S_L + lambda W) Z x on elements [e0, e1); x: owned values, xg: ghost values */
+/* y_L = S_L Z x on elements [e0, e1); x: owned values, xg: ghost values */
 static PetscErrorCode HBLocalOpHost(Mat_HB *hb, PetscInt e0, PetscInt e1, const PetscScalar *x, const PetscScalar *xg, PetscScalar *yL)
 {
   const PetscInt   Nq = hb->Nq, Np = hb->Np, nown = hb->nown;
@@ -36,7 +38,7 @@ static PetscErrorCode HBLocalOpHost(Mat_HB *hb, PetscInt e0, PetscInt e1, const 
       PetscCall(SquallHBElementFactors(hb, g, e, Gs));
       Ge = Gs;
     }
-    SquallSEMElementApply(Nq, hb->D, Ge, hb->W + e * Np, hb->lambda, q, gr, gs, gt, yL + e * Np);
+    SquallSEMElementApply(Nq, hb->D, Ge, q, gr, gs, gt, yL + e * Np);
   }
   PetscCall(PetscLogFlops((e1 - e0) * SquallSEMOperatorFlops(Nq)));
   PetscCall(PetscLogEventEnd(SQUALL_HBLocalOp, 0, 0, 0, 0));
@@ -51,9 +53,10 @@ static inline PetscScalar HBRowSum(const Mat_HB *hb, const PetscScalar *yL, Pets
   return s;
 }
 
-/* y = Z^T y_L summed over ranks; with x, also the local part of x.y. The ghost rows go out first,
-   the owned rows are summed while they travel; the received sums land in the shared rows. */
-PetscErrorCode SquallHBGatherHost(Mat_HB *hb, const PetscScalar *yL, PetscScalar *y, const PetscScalar *x, PetscReal *dot)
+/* y = Z^T y_L summed over ranks, plus shift x (x NULL: plus shift); with dot, also the local part of x.y. The
+   ghost rows go out first, the owned rows are summed while they travel; the received sums land in the shared
+   rows. */
+PetscErrorCode SquallHBGatherHost(Mat_HB *hb, const PetscScalar *yL, PetscScalar *y, PetscReal shift, const PetscScalar *x, PetscReal *dot)
 {
   const PetscInt nown = hb->nown, npriv = hb->nown - hb->nshared;
   PetscMPIInt    size;
@@ -67,15 +70,16 @@ PetscErrorCode SquallHBGatherHost(Mat_HB *hb, const PetscScalar *yL, PetscScalar
     PetscCall(PetscArrayzero(hb->yshared, hb->nshared));
     PetscCall(PetscSFReduceWithMemTypeBegin(hb->num.sfy, MPIU_SCALAR, PETSC_MEMTYPE_HOST, hb->yghost, PETSC_MEMTYPE_HOST, hb->yshared, MPI_SUM));
   }
-  for (PetscInt l = 0; l < nown; l++) y[l] = HBRowSum(hb, yL, l);
+  for (PetscInt l = 0; l < nown; l++) y[l] = HBRowSum(hb, yL, l) + shift * (x ? x[l] : 1);
   if (size > 1) {
     PetscCall(PetscSFReduceEnd(hb->num.sfy, MPIU_SCALAR, hb->yghost, hb->yshared, MPI_SUM));
     for (PetscInt s = 0; s < hb->nshared; s++) y[npriv + s] += hb->yshared[s];
   }
-  if (x)
+  if (dot) {
     for (PetscInt l = 0; l < nown; l++) d += PetscRealPart(x[l] * y[l]);
-  if (dot) *dot = d;
-  PetscCall(PetscLogFlops(hb->rowptr[nown + hb->nghost] + (x ? 2.0 * nown : 0)));
+    *dot = d;
+  }
+  PetscCall(PetscLogFlops(hb->rowptr[nown + hb->nghost] + 2.0 * nown + (dot ? 2.0 * nown : 0)));
   PetscCall(PetscLogEventEnd(SQUALL_HBGather, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -96,7 +100,7 @@ static PetscErrorCode HBMultHost(Mat_HB *hb, Vec x, Vec y, PetscBool wantdot, Pe
   PetscCall(HBLocalOpHost(hb, 0, hb->nint, xa, NULL, hb->yL));
   if (size > 1 && hb->overlap) PetscCall(PetscSFBcastEnd(hb->num.sfx, MPIU_SCALAR, xa, hb->xghost, MPI_REPLACE));
   PetscCall(HBLocalOpHost(hb, hb->nint, hb->nelem, xa, hb->xghost, hb->yL));
-  PetscCall(SquallHBGatherHost(hb, hb->yL, ya, wantdot ? xa : NULL, dot));
+  PetscCall(SquallHBGatherHost(hb, hb->yL, ya, hb->lambda, xa, wantdot ? dot : NULL));
   PetscCall(VecRestoreArrayWrite(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -128,7 +132,6 @@ static PetscErrorCode HBFillDescriptor(Mat_HB *hb)
   d->F          = hb->F;
   d->r          = hb->r;
   d->w          = hb->w;
-  d->W          = hb->W;
   d->D          = hb->D;
   d->lambda     = hb->lambda;
   d->sfx        = hb->num.sfx;
@@ -154,7 +157,7 @@ static PetscErrorCode HBMult(Mat A, Vec x, Vec y, PetscBool wantdot, PetscReal *
   PetscCall(SquallHBIsDeviceVec(x, &dev));
   if (dev) {
     PetscCall(HBFillDescriptor(hb));
-    PetscCall(SquallHBMultCUDA(&hb->dev, x, y, wantdot, &ldot));
+    PetscCall(SquallHBMultCUDA(&hb->dev, x, y, wantdot, &ldot, NULL));
   } else
     PetscCall(HBMultHost(hb, x, y, wantdot, &ldot));
   PetscCall(PetscLogEventEnd(SQUALL_HBMult, A, x, y, 0));
@@ -173,6 +176,26 @@ PetscErrorCode SquallHBMatMultDot(Mat A, Vec x, Vec y, PetscReal *dot)
 {
   PetscFunctionBegin;
   PetscCall(HBMult(A, x, y, PETSC_TRUE, dot));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one rank, device vectors: y = A x with x.y left in device memory at ddot, for KSP hbcg to form alpha there */
+PetscErrorCode SquallHBMatMultDotDevice(Mat A, Vec x, Vec y, PetscReal *ddot)
+{
+  Mat_HB     *hb;
+  PetscMPIInt size;
+  PetscBool   dev;
+  PetscReal   unused;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &hb));
+  PetscCallMPI(MPI_Comm_size(hb->comm, &size));
+  PetscCall(SquallHBIsDeviceVec(x, &dev));
+  PetscCheck(size == 1 && dev, hb->comm, PETSC_ERR_ARG_WRONG, "p.Ap left on the device needs one rank and device vectors");
+  PetscCall(PetscLogEventBegin(SQUALL_HBMult, A, x, y, 0));
+  PetscCall(HBFillDescriptor(hb));
+  PetscCall(SquallHBMultCUDA(&hb->dev, x, y, PETSC_TRUE, &unused, ddot));
+  PetscCall(PetscLogEventEnd(SQUALL_HBMult, A, x, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -201,7 +224,7 @@ PetscErrorCode SquallHBMultDot(Mat A, Vec x, Vec y, PetscReal *dot)
 }
 
 /* the diagonal is formed on the host, element by element from the factors of the geometry in use, and
-   gathered like A x */
+   gathered like A x (which adds lambda) */
 PetscErrorCode SquallHBMatGetDiagonal(Mat A, Vec d)
 {
   Mat_HB          *hb;
@@ -219,10 +242,10 @@ PetscErrorCode SquallHBMatGetDiagonal(Mat A, Vec d)
     PetscCall(SquallHBElementFactors(hb, g, e, Ge));
     for (PetscInt k = 0; k < hb->Nq; k++)
       for (PetscInt j = 0; j < hb->Nq; j++)
-        for (PetscInt i = 0; i < hb->Nq; i++) hb->yL[e * hb->Np + i + hb->Nq * (j + hb->Nq * k)] = SquallSEMNodeDiagonal(hb->Nq, hb->D, Ge, hb->W + e * hb->Np, hb->lambda, i, j, k);
+        for (PetscInt i = 0; i < hb->Nq; i++) hb->yL[e * hb->Np + i + hb->Nq * (j + hb->Nq * k)] = SquallSEMNodeDiagonal(hb->Nq, hb->D, Ge, i, j, k);
   }
   PetscCall(VecGetArrayWrite(d, &da));
-  PetscCall(SquallHBGatherHost(hb, hb->yL, da, NULL, NULL));
+  PetscCall(SquallHBGatherHost(hb, hb->yL, da, hb->lambda, NULL, NULL));
   PetscCall(VecRestoreArrayWrite(d, &da));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

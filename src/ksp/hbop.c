@@ -126,7 +126,7 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
   PetscFunctionBegin;
   PetscCall(SquallHBDestroyCUDA(&hb->dev));
   PetscCall(SquallSEMNumberingDestroy(&hb->num));
-  PetscCall(PetscFree3(hb->elem, hb->gidx, hb->W));
+  PetscCall(PetscFree2(hb->elem, hb->gidx));
   PetscCall(PetscFree(hb->G));
   PetscCall(PetscFree(hb->V));
   PetscCall(PetscFree(hb->F));
@@ -174,8 +174,8 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 - -hb_vec_type <standard,cuda>      - type of the vectors of MatCreateVecs() (default: -vec_type if that is one of these, else standard)
 
   Notes:
-  W holds the inverse multiplicity of each element node, so Z^T W Z = I and A = Z^T S_L Z + lambda I
-  (see src/physics/sem.h). The global numbering is built from lattice keys of the element nodes as
+  W holds the inverse multiplicity of each element node, so Z^T W Z = I and A = Z^T S_L Z + lambda I: the
+  products apply the element stiffness S_L and add lambda x to the assembled rows, so W is never stored or read. The global numbering is built from lattice keys of the element nodes as
   for an unstructured mesh; a node shared by several ranks is owned by one of them, chosen by rendezvous hashing
   of its key (an even split of each interface).
 @*/

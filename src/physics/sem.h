@@ -131,9 +131,9 @@ SQUALL_HOST_DEVICE static inline PetscReal SquallSEMDivergence(PetscInt Nq, Pets
   return a;
 }
 
-/* one element of the local operator: Aq = (S_e + lambda W_e) q. Ge: 6 factors per node (node-major),
-   We: inverse multiplicities, gr/gs/gt: scratch of Np each. The reference for the CUDA kernels. */
-SQUALL_HOST_DEVICE static inline void SquallSEMElementApply(PetscInt Nq, const PetscReal *D, const PetscReal *Ge, const PetscReal *We, PetscReal lambda, const PetscScalar *q, PetscReal *gr, PetscReal *gs, PetscReal *gt, PetscScalar *Aq)
+/* one element of the local stiffness: Aq = S_e q. Ge: 6 factors per node (node-major), gr/gs/gt: scratch of
+   Np each. The reference for the CUDA kernels. (The operator's lambda term is added in assembled form.) */
+SQUALL_HOST_DEVICE static inline void SquallSEMElementApply(PetscInt Nq, const PetscReal *D, const PetscReal *Ge, const PetscScalar *q, PetscReal *gr, PetscReal *gs, PetscReal *gt, PetscScalar *Aq)
 {
   for (PetscInt k = 0; k < Nq; k++) {
     for (PetscInt j = 0; j < Nq; j++) {
@@ -148,22 +148,18 @@ SQUALL_HOST_DEVICE static inline void SquallSEMElementApply(PetscInt Nq, const P
   }
   for (PetscInt k = 0; k < Nq; k++) {
     for (PetscInt j = 0; j < Nq; j++) {
-      for (PetscInt i = 0; i < Nq; i++) {
-        const PetscInt n = i + Nq * (j + Nq * k);
-
-        Aq[n] = lambda * We[n] * q[n] + SquallSEMDivergence(Nq, Nq, D, gr, gs, gt, i, j, k);
-      }
+      for (PetscInt i = 0; i < Nq; i++) Aq[i + Nq * (j + Nq * k)] = SquallSEMDivergence(Nq, Nq, D, gr, gs, gt, i, j, k);
     }
   }
 }
 
-/* diagonal entry of S_e + lambda W_e at node (i,j,k): the D_a(m,n)^2 G_aa terms summed along the
-   three lines through the node, plus the cross terms, which only the node itself contributes */
-SQUALL_HOST_DEVICE static inline PetscReal SquallSEMNodeDiagonal(PetscInt Nq, const PetscReal *D, const PetscReal *Ge, const PetscReal *We, PetscReal lambda, PetscInt i, PetscInt j, PetscInt k)
+/* diagonal entry of S_e at node (i,j,k): the D_a(m,n)^2 G_aa terms summed along the three lines through the
+   node, plus the cross terms, which only the node itself contributes */
+SQUALL_HOST_DEVICE static inline PetscReal SquallSEMNodeDiagonal(PetscInt Nq, const PetscReal *D, const PetscReal *Ge, PetscInt i, PetscInt j, PetscInt k)
 {
   const PetscInt   n = i + Nq * (j + Nq * k);
   const PetscReal *G = Ge + SQUALL_SEM_NGEO * n, di = D[i * Nq + i], dj = D[j * Nq + j], dk = D[k * Nq + k];
-  PetscReal        d = 2 * (di * dj * G[1] + di * dk * G[2] + dj * dk * G[4]) + lambda * We[n];
+  PetscReal        d = 2 * (di * dj * G[1] + di * dk * G[2] + dj * dk * G[4]);
 
   for (PetscInt m = 0; m < Nq; m++) {
     const PetscReal a = D[m * Nq + i], b = D[m * Nq + j], c = D[m * Nq + k];
@@ -181,11 +177,11 @@ SQUALL_HOST_DEVICE static inline void SquallSEMCGResidualUpdate(PetscReal alpha,
   *z = dinv * *r;
 }
 
-/* flops of the operator kernel per element, and NekBone's per element and CG iteration */
+/* flops of the element kernel (S_e q) per element, and NekBone's per element and CG iteration */
 SQUALL_HOST_DEVICE static inline PetscLogDouble SquallSEMOperatorFlops(PetscInt Nq)
 {
   const PetscLogDouble q = (PetscLogDouble)Nq, Np = q * q * q;
-  return 12 * Np * q + 18 * Np;
+  return 12 * Np * q + 15 * Np;
 }
 
 SQUALL_HOST_DEVICE static inline PetscLogDouble SquallSEMNekBoneFlops(PetscInt Nq)

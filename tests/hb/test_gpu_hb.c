@@ -2,7 +2,8 @@ static char help[] = "GPU hipBone CG: the CUDA operator (the kernel of -hb_kerne
                      "reference for the orders -orders (default 1..15) to -tol (default 1e-13, relative), x.Ax from the fused\n"
                      "gather equals the host one, and KSP hbcg on device vectors reproduces the host residual history (PC none\n"
                      "and Jacobi) to -cg_tol (default 1e-11, relative to r0) plus 100 times the spread that round-off alone gives between\n"
-                     "equivalent host variants at each iteration (-cg 0 skips it). Exits with 200 (skipped) without CUDA or without a device.\n";
+                     "equivalent host variants at each iteration (-cg 0 skips it); on one rank, fused hbcg on the device forms p.Ap and\n"
+                     "alpha there unless -ksp_hbcg_device_scalars 0. Exits with 200 (skipped) without CUDA or without a device.\n";
 
 #include <squall.h>
 #include "cuda/squallcuda.h"
@@ -51,6 +52,43 @@ static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* on one rank, whether hbcg's last solve formed p.Ap and alpha on the device, as its KSPView says */
+static PetscErrorCode DeviceScalarsUsed(KSP ksp, PetscBool *used)
+{
+  char       *buf = NULL;
+  size_t      len = 0;
+  FILE       *fp  = open_memstream(&buf, &len);
+  PetscViewer v;
+
+  PetscFunctionBegin;
+  CHECK(fp, "open_memstream failed");
+  PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, fp, &v));
+  PetscCall(KSPView(ksp, v));
+  PetscCall(PetscViewerDestroy(&v));
+  CHECK(!fclose(fp), "fclose of the memory stream failed");
+  *used = (PetscBool)(strstr(buf, "p.Ap and alpha on the device") != NULL);
+  free(buf);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fused hbcg on device vectors on one rank forms p.Ap and alpha on the device unless -ksp_hbcg_device_scalars 0 */
+static PetscErrorCode CheckDeviceScalars(KSP ksp, KSPType type, PetscBool fused, Vec x)
+{
+  PetscMPIInt size;
+  PetscBool   dev, hbcg, expect = PETSC_TRUE, used;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
+  PetscCall(PetscObjectTypeCompare((PetscObject)x, VECSEQCUDA, &dev));
+  PetscCall(PetscStrcmp(type, SQUALL_KSPHBCG, &hbcg));
+  if (size > 1 || !hbcg) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-ksp_hbcg_device_scalars", &expect, NULL));
+  expect = (PetscBool)(expect && dev && fused);
+  PetscCall(DeviceScalarsUsed(ksp, &used));
+  CHECK(used == expect, "hbcg %s p.Ap and alpha on the device (expected %s)", used ? "formed" : "did not form", expect ? "on the device" : "on the host");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* residual history and solution of KSP type (hbcg: fused or plain Vec operations) from x = 0 */
 static PetscErrorCode History(Mat A, Vec b, KSPType type, PetscBool fused, PCType pctype, PetscReal h[], PetscInt *n, Vec x)
 {
@@ -75,6 +113,7 @@ static PetscErrorCode History(Mat A, Vec b, KSPType type, PetscBool fused, PCTyp
   PetscCall(PetscOptionsClearValue(NULL, "-ksp_hbcg_fused"));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   CHECK(reason > 0, "%s (%s) did not converge: %s", type, pctype, KSPConvergedReasons[reason]);
+  PetscCall(CheckDeviceScalars(ksp, type, fused, x));
   PetscCall(KSPGetResidualHistory(ksp, &r, n));
   for (PetscInt i = 0; i < *n; i++) h[i] = r[i];
   PetscCall(KSPDestroy(&ksp));
