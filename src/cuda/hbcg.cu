@@ -1,7 +1,8 @@
 /* Fused CG vector kernels of KSP hbcg on device vectors (see src/ksp/hbcg.c). The dot products of
    an iteration come from the pass that updates r (and z), are summed by a fixed tree, and reach
    the host through pinned memory; the solution AXPY is queued behind that copy, so it runs while
-   the host sums the dot products over the ranks. On one rank the operator may leave p.Ap on the
+   the host sums the dot products over the ranks, or (when KSP hbcg lags it) goes into the next
+   direction's pass over p. On one rank the operator may leave p.Ap on the
    device (SquallHBCGDeviceDot()); alpha is then formed there and the update reads it, so that an
    iteration makes one trip to the host instead of two. */
 #include "cuda/hbreduce.cuh"
@@ -136,9 +137,19 @@ __global__ static void HBCGAlphaKernel(bool first, bool pc, PetscReal *__restric
   s[HBCG_PAP_OLD] = pap;
 }
 
-template <bool FIRST> __global__ static void __launch_bounds__(HB_BLOCK) HBCGDirectionKernel(PetscInt n, PetscReal beta, const PetscScalar *__restrict__ z, PetscScalar *__restrict__ p)
+/* p = z + beta p (FIRST: p = z); with AXPY, first x += alpha p (the previous iteration's update, in the same pass) */
+template <bool FIRST, bool AXPY> __global__ static void __launch_bounds__(HB_BLOCK) HBCGDirectionKernel(PetscInt n, PetscReal beta, const PetscScalar *__restrict__ z, PetscScalar *__restrict__ p, PetscReal alpha, PetscScalar *__restrict__ x)
 {
-  for (PetscInt i = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * HB_BLOCK) p[i] = FIRST ? z[i] : z[i] + beta * p[i];
+  for (PetscInt i = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; i < n; i += (PetscInt)gridDim.x * HB_BLOCK) {
+    if (FIRST) {
+      p[i] = z[i];
+    } else {
+      const PetscScalar pi = p[i];
+
+      if (AXPY) x[i] += alpha * pi;
+      p[i] = z[i] + beta * pi;
+    }
+  }
 }
 
 /* reduce the partials, start the copy to the host and record its completion */
@@ -248,7 +259,12 @@ PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, PetscReal *pap, Vec W, Vec 
   PetscCall(VecCUDARestoreArray(R, &r));
   PetscCall(VecCUDARestoreArrayRead(W, &w));
 
-  /* x += alpha p goes behind the copy of the dot products: it runs while they are summed over the ranks */
+  /* x += alpha p goes behind the copy of the dot products: it runs while they are summed over the ranks (X NULL: the
+     next direction's pass does it) */
+  if (!X) {
+    PetscCall(HBCGReadDots((PetscBool) !!dinv, dots, pap));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscLogEventBegin(ev_solution, X, P, 0, 0));
   PetscCall(VecCUDAGetArrayRead(P, &p));
   PetscCall(VecCUDAGetArray(X, &x));
@@ -295,11 +311,11 @@ PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P)
+PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P, PetscReal alpha, Vec X)
 {
   PetscInt           n;
   const PetscScalar *z;
-  PetscScalar       *p;
+  PetscScalar       *p, *x;
   cudaStream_t       stream;
 
   PetscFunctionBegin;
@@ -310,15 +326,22 @@ PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, V
   if (first) {
     /* the first direction: p is not read (it may hold anything, NaN included) */
     PetscCall(VecCUDAGetArrayWrite(P, &p));
-    HBCGDirectionKernel<true><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, beta, z, p);
+    HBCGDirectionKernel<true, false><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, beta, z, p, 0, NULL);
     PetscCallCUDA(cudaGetLastError());
     PetscCall(VecCUDARestoreArrayWrite(P, &p));
   } else {
     PetscCall(VecCUDAGetArray(P, &p));
-    HBCGDirectionKernel<false><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, beta, z, p);
-    PetscCallCUDA(cudaGetLastError());
+    if (X) {
+      PetscCall(VecCUDAGetArray(X, &x));
+      HBCGDirectionKernel<false, true><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, beta, z, p, alpha, x);
+      PetscCallCUDA(cudaGetLastError());
+      PetscCall(VecCUDARestoreArray(X, &x));
+    } else {
+      HBCGDirectionKernel<false, false><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, beta, z, p, 0, NULL);
+      PetscCallCUDA(cudaGetLastError());
+    }
     PetscCall(VecCUDARestoreArray(P, &p));
-    PetscCall(PetscLogGpuFlops(2.0 * n));
+    PetscCall(PetscLogGpuFlops((X ? 4.0 : 2.0) * n));
   }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecCUDARestoreArrayRead(Z, &z));

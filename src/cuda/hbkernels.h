@@ -72,4 +72,5 @@ PETSC_INTERN PetscErrorCode SquallHBCGUpdateCUDA(PetscReal alpha, PetscReal *pap
 PETSC_INTERN PetscErrorCode SquallHBCGDeviceDot(PetscReal **pap);
 PETSC_INTERN PetscErrorCode SquallHBCGAlphaCUDA(PetscBool first, PetscBool pc);
 PETSC_INTERN PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[]);
-PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P);
+/* p = z + beta p (first: p = z); with X, x += alpha p in the same pass, before p changes */
+PETSC_INTERN PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P, PetscReal alpha, Vec X);

@@ -2,7 +2,8 @@
      p = z + beta p;  w = A p with p.w from the same pass (SquallHBMultDot() for squall's operator);
      r -= alpha w, z = D^{-1} r and all dot products of r and z in one pass;
      x += alpha p, queued behind that pass so that it runs while the dot products are summed over
-     the ranks.
+     the ranks; or, when nothing reads x during the solve (no monitor, the default convergence test),
+     in the next iteration's pass over p that forms the new direction (and once more at the end).
    The vector work runs as fused loops on the host (VECSTANDARD), as fused CUDA kernels (VECCUDA;
    src/cuda/hbcg.cu), or through plain Vec operations for any other vector type or with
    -ksp_hbcg_fused 0. Jacobi is fused into the residual update; other preconditioners are applied
@@ -25,6 +26,7 @@ typedef struct {
   HBCGBackend backend;    /* of the last solve */
   PetscBool   fusedpc;    /* Jacobi applied inside the residual update */
   PetscBool   devpap;     /* the last solve formed p.Ap and alpha on the device */
+  PetscBool   lagx;       /* the last solve updated x in the next direction's pass */
   Vec         dinv;       /* the Jacobi scaling, taken from the PC itself */
 } KSP_HBCG;
 
@@ -103,24 +105,27 @@ static PetscErrorCode HBCGDots(KSP ksp, HBCGBackend be, Vec R, Vec dinv, Vec Z, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* p = z + beta p; the first direction is z itself (p holds garbage then) */
-static PetscErrorCode HBCGDirection(HBCGBackend be, PetscBool first, PetscReal beta, Vec Z, Vec P)
+/* p = z + beta p; the first direction is z itself (p holds garbage then). With X, first x += alpha p (the previous
+   iteration's solution update, in the same pass over p) */
+static PetscErrorCode HBCGDirection(HBCGBackend be, PetscBool first, PetscReal beta, Vec Z, Vec P, PetscReal alpha, Vec X)
 {
   PetscInt n;
 
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(Z, &n));
   PetscCall(PetscLogEventBegin(SQUALL_HBCGDirection, Z, P, 0, 0));
+  PetscCheck(!(first && X), PETSC_COMM_SELF, PETSC_ERR_PLIB, "The first direction has no solution update before it");
   if (be == HBCG_VEC) {
+    if (X) PetscCall(VecAXPY(X, alpha, P));
     if (first)
       PetscCall(VecCopy(Z, P));
     else
       PetscCall(VecAYPX(P, beta, Z));
   } else if (be == HBCG_CUDA) {
-    PetscCall(SquallHBCGDirectionCUDA(first, beta, Z, P));
+    PetscCall(SquallHBCGDirectionCUDA(first, beta, Z, P, alpha, X));
   } else {
     const PetscScalar *z;
-    PetscScalar       *p;
+    PetscScalar       *p, *x = NULL;
 
     PetscCall(VecGetArrayRead(Z, &z));
     if (first) {
@@ -129,17 +134,25 @@ static PetscErrorCode HBCGDirection(HBCGBackend be, PetscBool first, PetscReal b
       PetscCall(VecRestoreArrayWrite(P, &p));
     } else {
       PetscCall(VecGetArray(P, &p));
-      for (PetscInt i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+      if (X) {
+        PetscCall(VecGetArray(X, &x));
+        for (PetscInt i = 0; i < n; i++) {
+          x[i] += alpha * p[i];
+          p[i] = z[i] + beta * p[i];
+        }
+        PetscCall(VecRestoreArray(X, &x));
+      } else
+        for (PetscInt i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
       PetscCall(VecRestoreArray(P, &p));
     }
     PetscCall(VecRestoreArrayRead(Z, &z));
   }
-  if (be == HBCG_HOST && !first) PetscCall(PetscLogFlops(2.0 * n));
+  if (be == HBCG_HOST && !first) PetscCall(PetscLogFlops((X ? 4.0 : 2.0) * n));
   PetscCall(PetscLogEventEnd(SQUALL_HBCGDirection, Z, P, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* r -= alpha w, z = dinv r (if dinv), dots (as HBCGDots), x += alpha p; the AXPY of x is issued
+/* r -= alpha w, z = dinv r (if dinv), dots (as HBCGDots), and (X not NULL) x += alpha p; the AXPY of x is issued
    before the dot products are reduced over the ranks, so on the device it overlaps the reduction.
    pap (device only): alpha is the device's, and *pap returns the device's p.Ap */
 static PetscErrorCode HBCGUpdate(KSP ksp, HBCGBackend be, PetscReal alpha, PetscReal *pap, Vec W, Vec R, Vec dinv, Vec Z, Vec P, Vec X, PetscReal dots[])
@@ -149,9 +162,11 @@ static PetscErrorCode HBCGUpdate(KSP ksp, HBCGBackend be, PetscReal alpha, Petsc
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(R, &n));
   if (be == HBCG_VEC) {
-    PetscCall(PetscLogEventBegin(SQUALL_HBCGSolution, X, P, 0, 0));
-    PetscCall(VecAXPY(X, alpha, P));
-    PetscCall(PetscLogEventEnd(SQUALL_HBCGSolution, X, P, 0, 0));
+    if (X) {
+      PetscCall(PetscLogEventBegin(SQUALL_HBCGSolution, X, P, 0, 0));
+      PetscCall(VecAXPY(X, alpha, P));
+      PetscCall(PetscLogEventEnd(SQUALL_HBCGSolution, X, P, 0, 0));
+    }
     PetscCall(PetscLogEventBegin(SQUALL_HBCGUpdate, R, W, 0, 0));
     PetscCall(VecAXPY(R, -alpha, W));
     PetscCall(PetscLogEventEnd(SQUALL_HBCGUpdate, R, W, 0, 0));
@@ -188,17 +203,19 @@ static PetscErrorCode HBCGUpdate(KSP ksp, HBCGBackend be, PetscReal alpha, Petsc
     }
     PetscCall(VecRestoreArray(R, &r));
     PetscCall(VecRestoreArrayRead(W, &w));
-    PetscCall(VecGetArrayRead(P, &p));
-    PetscCall(VecGetArray(X, &x));
-    for (PetscInt i = 0; i < n; i++) x[i] += alpha * p[i];
-    PetscCall(VecRestoreArray(X, &x));
-    PetscCall(VecRestoreArrayRead(P, &p));
+    if (X) {
+      PetscCall(VecGetArrayRead(P, &p));
+      PetscCall(VecGetArray(X, &x));
+      for (PetscInt i = 0; i < n; i++) x[i] += alpha * p[i];
+      PetscCall(VecRestoreArray(X, &x));
+      PetscCall(VecRestoreArrayRead(P, &p));
+    }
     dots[SQUALL_HBCG_RZ] = rz;
     dots[SQUALL_HBCG_RR] = rr;
     dots[SQUALL_HBCG_ZZ] = zz;
   }
   PetscCall(HBCGAllreduce(ksp, dots));
-  if (be == HBCG_HOST) PetscCall(PetscLogFlops((dinv ? 9.0 : 4.0) * n + 2.0 * n));
+  if (be == HBCG_HOST) PetscCall(PetscLogFlops((dinv ? 9.0 : 4.0) * n + (X ? 2.0 * n : 0)));
   PetscCall(PetscLogEventEnd(SQUALL_HBCGUpdate, R, W, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -291,9 +308,9 @@ static PetscErrorCode HBCGUseDeviceScalars(KSP ksp, HBCGBackend be, Mat A, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* w = A p and p.Ap; with pap (device scalars) p.Ap stays on the device and alpha is formed there, and the update is
-   queued behind them (*updated) */
-static PetscErrorCode HBCGProduct(KSP ksp, HBCGBackend be, Mat A, PetscInt i, PetscReal *pap, Vec dinv, Vec Zv, PetscReal *dpi, PetscReal dots[], PetscBool *updated)
+/* w = A p and p.Ap; with pap (device scalars) p.Ap stays on the device and alpha is formed there, and the update
+   (of x too, unless X is NULL) is queued behind them (*updated) */
+static PetscErrorCode HBCGProduct(KSP ksp, HBCGBackend be, Mat A, PetscInt i, PetscReal *pap, Vec dinv, Vec Zv, Vec X, PetscReal *dpi, PetscReal dots[], PetscBool *updated)
 {
   Vec R = ksp->work[0], P = ksp->work[2], W = ksp->work[3];
 
@@ -302,7 +319,7 @@ static PetscErrorCode HBCGProduct(KSP ksp, HBCGBackend be, Mat A, PetscInt i, Pe
   if (pap) {
     PetscCall(SquallHBMatMultDotDevice(A, P, W, pap));
     PetscCall(SquallHBCGAlphaCUDA((PetscBool)(i == 0), (PetscBool) !!Zv));
-    PetscCall(HBCGUpdate(ksp, be, 0, dpi, W, R, dinv, Zv, P, ksp->vec_sol, dots));
+    PetscCall(HBCGUpdate(ksp, be, 0, dpi, W, R, dinv, Zv, P, X, dots));
     *updated = PETSC_TRUE;
   } else if (ksp->transpose_solve) {
     PetscScalar d;
@@ -315,19 +332,27 @@ static PetscErrorCode HBCGProduct(KSP ksp, HBCGBackend be, Mat A, PetscInt i, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the update with alpha from the host; a preconditioner other than the fused Jacobi is applied after it, then the dots */
-static PetscErrorCode HBCGUpdateWith(KSP ksp, HBCGBackend be, PetscReal alpha, Vec dinv, Vec Zv, PetscReal dots[])
+/* the update with alpha from the host (x too, unless X is NULL); a preconditioner other than the fused Jacobi is
+   applied after it, then the dots */
+static PetscErrorCode HBCGUpdateWith(KSP ksp, HBCGBackend be, PetscReal alpha, Vec dinv, Vec Zv, Vec X, PetscReal dots[])
 {
   Vec R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], W = ksp->work[3];
 
   PetscFunctionBegin;
   if (Zv && !dinv) {
-    PetscCall(HBCGUpdate(ksp, be, alpha, NULL, W, R, NULL, NULL, P, ksp->vec_sol, dots));
+    PetscCall(HBCGUpdate(ksp, be, alpha, NULL, W, R, NULL, NULL, P, X, dots));
     PetscCall(KSP_PCApply(ksp, R, Z));
     PetscCall(HBCGDots(ksp, be, R, NULL, Z, dots));
   } else
-    PetscCall(HBCGUpdate(ksp, be, alpha, NULL, W, R, dinv, Zv, P, ksp->vec_sol, dots));
+    PetscCall(HBCGUpdate(ksp, be, alpha, NULL, W, R, dinv, Zv, P, X, dots));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the solution update may wait for the next direction's pass over p when nothing reads x during the solve: no
+   monitor, and PETSc's default convergence test or none */
+static PetscBool HBCGLagSolution(KSP ksp)
+{
+  return (PetscBool)(ksp->numbermonitors == 0 && (ksp->converged == KSPConvergedDefault || ksp->converged == KSPConvergedSkip));
 }
 
 static PetscErrorCode KSPSolve_HBCG(KSP ksp)
@@ -337,9 +362,9 @@ static PetscErrorCode KSPSolve_HBCG(KSP ksp)
   Vec          Zv, dinv = NULL;
   Mat          Amat, Pmat;
   MatNullSpace nullsp = NULL;
-  PetscBool    pcnone, jacobi, stop;
+  PetscBool    pcnone, jacobi, stop, lag, pending = PETSC_FALSE;
   HBCGBackend  be = HBCG_VEC;
-  PetscReal    dots[SQUALL_HBCG_NDOTS], dp, beta, betaold = 0, dpi = 0, dpiold, *pap = NULL;
+  PetscReal    dots[SQUALL_HBCG_NDOTS], dp, beta, betaold = 0, dpi = 0, dpiold, alpha = 0, *pap = NULL;
   PetscInt     i;
 
   PetscFunctionBegin;
@@ -362,6 +387,7 @@ static PetscErrorCode KSPSolve_HBCG(KSP ksp)
   Zv = pcnone ? NULL : Z;
   PetscCall(HBCGUseDeviceScalars(ksp, be, Amat, pcnone, &cg->devpap));
   if (cg->devpap) PetscCall(SquallHBCGDeviceDot(&pap));
+  lag = cg->lagx = HBCGLagSolution(ksp);
 
   ksp->its = 0;
   if (!ksp->guess_zero) {
@@ -387,14 +413,18 @@ static PetscErrorCode KSPSolve_HBCG(KSP ksp)
     ksp->its = i + 1;
     PetscCall(HBCGCheckDirection(ksp, i, beta, betaold, &stop));
     if (stop) break;
-    PetscCall(HBCGDirection(be, (PetscBool)(i == 0), i ? beta / betaold : 0, Zv ? Zv : R, P));
-    dpiold = dpi;
-    PetscCall(HBCGProduct(ksp, be, Amat, i, pap, dinv, Zv, &dpi, dots, &updated));
+    /* with lag, the previous iteration's x += alpha p goes in the same pass as the new direction */
+    PetscCall(HBCGDirection(be, (PetscBool)(i == 0), i ? beta / betaold : 0, Zv ? Zv : R, P, alpha, pending ? X : NULL));
+    pending = PETSC_FALSE;
+    dpiold  = dpi;
+    PetscCall(HBCGProduct(ksp, be, Amat, i, pap, dinv, Zv, lag ? NULL : X, &dpi, dots, &updated));
     betaold = beta;
     PetscCall(HBCGCheckCurvature(ksp, i, dpi, dpiold, &stop));
     if (stop) break;
-    if (!updated) PetscCall(HBCGUpdateWith(ksp, be, beta / dpi, dinv, Zv, dots));
-    beta = dots[SQUALL_HBCG_RZ];
+    alpha = beta / dpi; /* the device's alpha, bit for bit, when it formed it */
+    if (!updated) PetscCall(HBCGUpdateWith(ksp, be, alpha, dinv, Zv, lag ? NULL : X, dots));
+    pending = lag;
+    beta    = dots[SQUALL_HBCG_RZ];
     PetscCall(HBCGNaN(ksp, beta + dots[SQUALL_HBCG_RR] + dots[SQUALL_HBCG_ZZ], &stop));
     if (stop) break;
     dp         = HBCGNorm(ksp->normtype, dots);
@@ -404,6 +434,7 @@ static PetscErrorCode KSPSolve_HBCG(KSP ksp)
     PetscCall((*ksp->converged)(ksp, i + 1, dp, &ksp->reason, ksp->cnvP));
     if (ksp->reason) break;
   }
+  if (pending) PetscCall(VecAXPY(X, alpha, P));
   if (i >= ksp->max_it && !ksp->reason) ksp->reason = KSP_DIVERGED_ITS;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -453,7 +484,9 @@ static PetscErrorCode KSPView_HBCG(KSP ksp, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (isascii) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  vector work: %s%s\n", cg->fused ? "fused" : "Vec operations (-ksp_hbcg_fused 0)", ksp->its || ksp->reason ? "" : " (backend chosen at the first solve)"));
-    if (ksp->its || ksp->reason) PetscCall(PetscViewerASCIIPrintf(viewer, "  last solve: %s%s%s\n", HBCGBackends[cg->backend], cg->fusedpc ? ", Jacobi fused into the residual update" : "", cg->devpap ? ", p.Ap and alpha on the device" : ""));
+    if (ksp->its || ksp->reason)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  last solve: %s%s%s%s\n", HBCGBackends[cg->backend], cg->fusedpc ? ", Jacobi fused into the residual update" : "", cg->devpap ? ", p.Ap and alpha on the device" : "",
+                                       cg->lagx ? ", x updated in the next direction's pass" : ""));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -27,7 +27,7 @@ PetscErrorCode SquallHBCGDotsCUDA(Vec R, Vec dinv, Vec Z, PetscReal dots[])
   SETERRQ(PetscObjectComm((PetscObject)R), PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG " (hbcg on device vectors)");
 }
 
-PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P)
+PetscErrorCode SquallHBCGDirectionCUDA(PetscBool first, PetscReal beta, Vec Z, Vec P, PetscReal alpha, Vec X)
 {
   PetscFunctionBegin;
   SETERRQ(PetscObjectComm((PetscObject)Z), PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG " (hbcg on device vectors)");

@@ -1,6 +1,7 @@
 static char help[] = "KSP hbcg on the hipBone operator (mesh from the -hb_* options): the residual history and the solution equal\n"
                      "PETSc's cg (PC none, Jacobi, a generic PC; preconditioned, unpreconditioned and natural norms; fused and\n"
-                     "Vec backends; with a monitor and without; the MATSHELL and SquallHBAssemble()) to round-off, and equal\n"
+                     "Vec backends; with a monitor, which makes hbcg update x in every iteration, and without, where it\n"
+                     "updates x in the next direction's pass; the MATSHELL and SquallHBAssemble()) to round-off, and equal\n"
                      "the history of the same problem solved on 1, 2, ... ranks (sub-communicators of the run). -tol: allowed\n"
                      "difference relative to the initial residual (and to max |x|); -compare_cg 0: only the rank-count comparison.\n";
 
@@ -35,7 +36,7 @@ static PetscErrorCode ShellPCApply(PC pc, Vec x, Vec y)
   return SquallTestScaleRows(x, y, ShellScale);
 }
 
-/* a monitor that reads nothing: counts its calls */
+/* a monitor that reads nothing: its presence alone keeps hbcg's solution current in every iteration */
 static PetscErrorCode CountMonitor(KSP ksp, PetscInt it, PetscReal rnorm, void *ctx)
 {
   (*(PetscInt *)ctx)++;
