@@ -32,6 +32,9 @@
 #   HB_MESH          -hb_mesh of those steps (default brick)
 #   HB_SCATTERS      -hb_scatter modes to run in turn, each with all the steps above (default "gather"; "gather atomic"
 #                    adds Z^T by atomic adds from the element kernels)
+#   HB_APPEND        1: add to OUTDIR/hb.jsonl instead of starting it anew, so that a second call's records (e.g. the
+#                    operator sweeps of HB_GEOMETRIES="stored trilinear" with HB_CG_ITERATIONS=0 HB_KERSHAW=0, which do
+#                    not fit one call with the figures of merit) go into the same results file (default 0)
 #   HB_KERSHAW       1: also the Kershaw record (-hb_mesh kershaw -hb_kershaw_eps 0.3, N = 7, 24 x 18 x 18 = 7776
 #                    elements, stored factors, hbcg to 100 iterations: DOF x iterations / s) (default 1)
 set -uo pipefail
@@ -46,7 +49,7 @@ iters=${HB_CG_ITERATIONS:-100}
 ranks=${HB_RANKS:-1}
 mkdir -p "$out"
 jsonl=$out/hb.jsonl
-: > "$jsonl"
+[ "${HB_APPEND:-0}" = 1 ] || : > "$jsonl"
 log() { echo "[hb.sh] $*" >&2; }
 start=$SECONDS
 status=0
