@@ -380,6 +380,8 @@ PetscErrorCode SquallESDGColumnSetShift(SquallESDGColumn c, PetscReal shift, Mat
     if (n) PetscCall(MatSeqAIJCUSPARSEGetArray(Ad, &a));
     PetscCall(SquallColumnShiftCUDA(&c->lay, c->rowptr, shift, c->J, c->P, a));
     if (n) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ad, &a));
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "HEVI's column data is on a device, but squall was built without CUDA");
 #endif
   } else {
     PetscCall(MatSeqAIJGetArrayWrite(Ad, &a));
