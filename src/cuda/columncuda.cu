@@ -14,9 +14,14 @@ __global__ static void ColumnExtractKernel(SquallColumnLayout c, PetscInt f, Pet
   for (PetscInt s = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; s < c.nslot; s += (PetscInt)gridDim.x * blockDim.x) SquallColumnExtract(&c, s, f, k, cls, err, X, F0, Fp, J);
 }
 
-__global__ static void ColumnShiftKernel(SquallColumnLayout c, PetscInt n, PetscReal shift, const PetscScalar *J, PetscScalar *P)
+__global__ static void ColumnShiftKernel(SquallColumnLayout c, const PetscInt *rowptr, PetscInt n, PetscReal shift, const PetscScalar *J, PetscScalar *P, PetscScalar *A)
 {
-  for (PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += (PetscInt)gridDim.x * blockDim.x) P[e] = SquallColumnShifted(&c, e, shift, J);
+  for (PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += (PetscInt)gridDim.x * blockDim.x) {
+    const PetscScalar v = SquallColumnShifted(&c, e, shift, J);
+    const PetscInt    p = SquallColumnCSRPosition(&c, rowptr, e, NULL);
+    P[e]                = v;
+    if (p >= 0) A[p] = v;
+  }
 }
 
 __global__ static void ColumnFactorKernel(SquallColumnLayout c, const PetscScalar *P, PetscScalar *LU, PetscInt *piv, unsigned long long *bad)
@@ -80,7 +85,7 @@ PetscErrorCode SquallColumnCopyToDeviceCUDA(void *dst, const void *src, size_t b
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode SquallColumnShiftCUDA(const SquallColumnLayout *c, PetscReal shift, const PetscScalar *J, PetscScalar *P)
+PetscErrorCode SquallColumnShiftCUDA(const SquallColumnLayout *c, const PetscInt *rowptr, PetscReal shift, const PetscScalar *J, PetscScalar *P, PetscScalar *A)
 {
   const PetscInt m = 5 * c->Nq, n = SQUALL_COLUMN_BLOCK_ENTRIES(m) * c->nslot;
   cudaStream_t   stream;
@@ -88,9 +93,11 @@ PetscErrorCode SquallColumnShiftCUDA(const SquallColumnLayout *c, PetscReal shif
   PetscFunctionBegin;
   PetscCall(SquallCUDAGetStream(&stream));
   PetscCall(PetscLogGpuTimeBegin());
-  if (n) ColumnShiftKernel<<<SquallCUDAGridSize(n, 256), 256, 0, stream>>>(*c, n, shift, J, P);
+  if (n) ColumnShiftKernel<<<SquallCUDAGridSize(n, 256), 256, 0, stream>>>(*c, rowptr, n, shift, J, P, A);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
+  /* PETSc's sparse kernels that read A may run on another stream */
+  if (stream) PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscCall(PetscLogGpuFlops(1.0 * m * c->nslot));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -18,8 +18,9 @@ PETSC_EXTERN PetscErrorCode SquallColumnCopyToDeviceCUDA(void *dst, const void *
 PETSC_EXTERN PetscErrorCode SquallColumnPerturbCUDA(const SquallColumnLayout *, PetscInt f, PetscInt k, PetscInt cls, PetscReal err, const PetscScalar *X, PetscScalar *Xp);
 /* the Jacobian's columns of that colour from F0 = F(X), Fp = F(Xp) */
 PETSC_EXTERN PetscErrorCode SquallColumnExtractCUDA(const SquallColumnLayout *, PetscInt f, PetscInt k, PetscInt cls, PetscReal err, const PetscScalar *X, const PetscScalar *F0, const PetscScalar *Fp, PetscScalar *J);
-/* P = shift I - J, n = (m m + 50) nslot entries */
-PETSC_EXTERN PetscErrorCode SquallColumnShiftCUDA(const SquallColumnLayout *, PetscReal shift, const PetscScalar *J, PetscScalar *P);
+/* P = shift I - J, n = (m m + 50) nslot entries, and each stored entry also into the CSR values A at its place
+   (SquallColumnCSRPosition() with the row pointer rowptr); returns when A is written */
+PETSC_EXTERN PetscErrorCode SquallColumnShiftCUDA(const SquallColumnLayout *, const PetscInt *rowptr, PetscReal shift, const PetscScalar *J, PetscScalar *P, PetscScalar *A);
 /* the factors of every line into LU (P's layout); *bad: lines with a zero pivot (synchronous) */
 PETSC_EXTERN PetscErrorCode SquallColumnFactorCUDA(const SquallColumnLayout *, const PetscScalar *P, PetscScalar *LU, PetscInt *piv, PetscInt *bad);
 /* x = P^{-1} b, line by line, with the factors */

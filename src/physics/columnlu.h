@@ -106,6 +106,42 @@ SQUALL_HOST_DEVICE static inline PetscScalar SquallColumnShifted(const SquallCol
   return (q < m * m && q / m == q % m) ? shift - J[e] : -J[e];
 }
 
+/* The matrix of P (rows and columns in the local vector's order, each row's columns ascending): row a of a
+   slot holds D's row a, and at a face node (k = 0 with a slot below, k = Nq - 1 with one above) the 5
+   entries of L or U, the neighbour's fields. Each element's unknowns are one contiguous range of the vector
+   (field f at f Np, node k at k Nq^2 within it, so D's columns ascend with their index), hence the 5
+   neighbour entries come before D's when the neighbour's element comes first. Nq >= 2: a row has at most
+   one neighbour. */
+SQUALL_HOST_DEVICE static inline PetscInt SquallColumnFaceNeighbour(const SquallColumnLayout *c, PetscInt slot, PetscInt a)
+{
+  const PetscInt k = a % c->Nq;
+  if (k == 0) return SquallColumnNeighbour(c, slot, -1);
+  return k == c->Nq - 1 ? SquallColumnNeighbour(c, slot, 1) : -1;
+}
+
+/* where entry e of the blocks lies in that matrix's CSR values (rowptr: its row pointer), or -1 for a face
+   coupling at a wall (not stored); *col (if not NULL): its column, a local entry */
+SQUALL_HOST_DEVICE static inline PetscInt SquallColumnCSRPosition(const SquallColumnLayout *c, const PetscInt *rowptr, PetscInt e, PetscInt *col)
+{
+  const PetscInt m = 5 * c->Nq, slot = e % c->nslot, q = e / c->nslot;
+  PetscInt       a, nb, j, up;
+
+  if (q < m * m) {
+    a  = q / m;
+    j  = q % m;
+    nb = SquallColumnFaceNeighbour(c, slot, a);
+    if (col) *col = SquallColumnEntry(c, slot, j);
+    return rowptr[SquallColumnEntry(c, slot, a)] + (nb >= 0 && c->base[nb] < c->base[slot] ? 5 : 0) + j;
+  }
+  up = q - m * m >= 25; /* L: rows at k = 0, columns k = Nq - 1 of the slot below; U: the other way round */
+  j  = (q - m * m) % 5;
+  a  = ((q - m * m) % 25) / 5 * c->Nq + (up ? c->Nq - 1 : 0);
+  nb = SquallColumnNeighbour(c, slot, up ? 1 : -1);
+  if (nb < 0) return -1;
+  if (col) *col = SquallColumnEntry(c, nb, j * c->Nq + (up ? 0 : c->Nq - 1));
+  return rowptr[SquallColumnEntry(c, slot, a)] + (c->base[nb] < c->base[slot] ? j : m + j);
+}
+
 SQUALL_HOST_DEVICE static inline PetscReal SquallColumnAbs(PetscScalar v)
 {
   return v < 0 ? -v : v;

@@ -26,7 +26,7 @@ PETSC_INTERN PetscLogEvent SQUALL_GPUCheck;
 PETSC_INTERN PetscLogEvent SQUALL_ESDGRHSHorizontal, SQUALL_ESDGRHSVertical;
 /* HEVI's column Jacobian (all of it, then its perturbation and extraction passes), the matrix values,
    and -pc_type esdgcolumn's factorisation and solve (src/ts/esdgcolumn.c, src/ts/pccolumn.c) */
-PETSC_INTERN PetscLogEvent SQUALL_ESDGColumnJacobian, SQUALL_ESDGColumnPerturb, SQUALL_ESDGColumnExtract, SQUALL_ESDGColumnValues, SQUALL_ESDGColumnFactor, SQUALL_ESDGColumnSolve;
+PETSC_INTERN PetscLogEvent SQUALL_ESDGColumnJacobian, SQUALL_ESDGColumnPerturb, SQUALL_ESDGColumnExtract, SQUALL_ESDGColumnValues, SQUALL_ESDGColumnPattern, SQUALL_ESDGColumnFactor, SQUALL_ESDGColumnSolve;
 
 /* a type-registration hook per layer; each is called once from SquallInitializePackage() */
 PETSC_INTERN PetscErrorCode SquallTSRegisterAll(void);

@@ -4,7 +4,7 @@
 
 PetscClassId  SQUALL_CLASSID;
 PetscLogEvent SQUALL_DGMeshSetUp, SQUALL_ESDGRHS, SQUALL_ESDGVolume, SQUALL_ESDGSurface, SQUALL_ESDGSource, SQUALL_ESDGNodeReduce, SQUALL_LSRKUpdate, SQUALL_GPUCheck;
-PetscLogEvent SQUALL_ESDGRHSHorizontal, SQUALL_ESDGRHSVertical, SQUALL_ESDGColumnJacobian, SQUALL_ESDGColumnPerturb, SQUALL_ESDGColumnExtract, SQUALL_ESDGColumnValues, SQUALL_ESDGColumnFactor, SQUALL_ESDGColumnSolve;
+PetscLogEvent SQUALL_ESDGRHSHorizontal, SQUALL_ESDGRHSVertical, SQUALL_ESDGColumnJacobian, SQUALL_ESDGColumnPerturb, SQUALL_ESDGColumnExtract, SQUALL_ESDGColumnValues, SQUALL_ESDGColumnPattern, SQUALL_ESDGColumnFactor, SQUALL_ESDGColumnSolve;
 PetscLogEvent SQUALL_P1SetUp, SQUALL_P1Geometry, SQUALL_P1AssembleCOO, SQUALL_P1AssembleSlots, SQUALL_P1SlotMap, SQUALL_P1AssembleGather, SQUALL_P1GatherSum, SQUALL_P1GatherMap, SQUALL_P1AssembleReduce, SQUALL_P1ReduceMap, SQUALL_P1SetValues,
   SQUALL_P1RHS, SQUALL_P1Metric;
 
@@ -59,6 +59,7 @@ PetscErrorCode SquallInitializePackage(void)
   PetscCall(PetscLogEventRegister("SqColPerturb", SQUALL_CLASSID, &SQUALL_ESDGColumnPerturb));
   PetscCall(PetscLogEventRegister("SqColExtract", SQUALL_CLASSID, &SQUALL_ESDGColumnExtract));
   PetscCall(PetscLogEventRegister("SqColValues", SQUALL_CLASSID, &SQUALL_ESDGColumnValues));
+  PetscCall(PetscLogEventRegister("SqColPattern", SQUALL_CLASSID, &SQUALL_ESDGColumnPattern));
   PetscCall(PetscLogEventRegister("SqColFactor", SQUALL_CLASSID, &SQUALL_ESDGColumnFactor));
   PetscCall(PetscLogEventRegister("SqColSolve", SQUALL_CLASSID, &SQUALL_ESDGColumnSolve));
   PetscCall(PetscLogEventRegister("SqP1SetUp", SQUALL_CLASSID, &SQUALL_P1SetUp));

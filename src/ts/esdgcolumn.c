@@ -19,9 +19,9 @@
    the momenta are O(1) and the energy O(1e5), so a relative step for the one and an absolute one
    for the other keep the difference well above the round-off of F_V. One F_V evaluation per colour
    (device vectors in GPU runs), then one pass that scatters (F_V(q + h e_c) - F_V(q)) / h into
-   the blocks. The matrix P = shift I - J takes its values from the blocks by MatSetValuesCOO, the
-   pattern set once in block order (MATAIJ, MATAIJCUSPARSE with CUDA vectors), so that every PETSc
-   PC works on it and -pc_type esdgcolumn (src/ts/pccolumn.c) solves with the blocks directly. */
+   the blocks. The matrix P = shift I - J (MATAIJ, MATAIJCUSPARSE with CUDA vectors) has the blocks'
+   pattern, built in order, and takes its values from them entry by entry, so that every PETSc PC works
+   on it and -pc_type esdgcolumn (src/ts/pccolumn.c) solves with the blocks directly. */
 #include "ts/esdgcolumn.h"
 #include "cuda/columnkernels.h"
 #include <petscdevice.h>
@@ -182,6 +182,7 @@ PetscErrorCode SquallESDGColumnDestroy(SquallESDGColumn *col)
   PetscFunctionBegin;
   if (!c) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(SquallESDGColumnFree(c->device, c->base));
+  PetscCall(SquallESDGColumnFree(c->device, c->rowptr));
   PetscCall(PetscFree(c->hbase));
   PetscCall(SquallESDGColumnFree(c->device, c->J));
   PetscCall(SquallESDGColumnFree(c->device, c->P));
@@ -261,72 +262,140 @@ PetscErrorCode SquallESDGColumnComputeJacobian(SquallESDG s, SquallESDGColumn c,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the COO pattern in block order (entries without a neighbour: -1, ignored) */
-static PetscErrorCode ColumnCOO(SquallESDGColumn c, PetscInt rstart, PetscInt **ci, PetscInt **cj, PetscCount *n)
+/* the matrix's CSR pattern (physics/columnlu.h) with local columns, built row by row, each row's columns
+   ascending; then every entry of the blocks is checked to find its column at its place
+   (SquallColumnCSRPosition(), which the value kernels use) */
+static PetscErrorCode ColumnCSR(SquallESDGColumn c, PetscInt nloc, PetscInt **rowptr, PetscInt **colidx)
 {
-  const SquallColumnLayout *L  = &c->lay;
-  const PetscInt            Nq = L->Nq, m = 5 * Nq, ns = L->nslot;
-  SquallColumnLayout        H = c->lay; /* the layout with the host copy of the entries */
-  PetscInt                 *ri, *rj;
+  const PetscInt     Nq = c->lay.Nq, m = 5 * Nq;
+  SquallColumnLayout H = c->lay; /* the layout with the host copy of the entries */
+  PetscInt          *ri, *cj, nstored = 0;
 
   PetscFunctionBegin;
   H.base = c->hbase;
-  *n     = (PetscCount)SQUALL_COLUMN_BLOCK_ENTRIES(m) * ns;
-  PetscCall(PetscMalloc2(*n, &ri, *n, &rj));
-  for (PetscInt q = 0; q < m * m; q++)
-    for (PetscInt sl = 0; sl < ns; sl++) {
-      ri[(size_t)q * ns + sl] = rstart + SquallColumnEntry(&H, sl, q / m);
-      rj[(size_t)q * ns + sl] = rstart + SquallColumnEntry(&H, sl, q % m);
+  PetscCall(PetscCalloc1(nloc + 1, &ri));
+  for (PetscInt sl = 0; sl < H.nslot; sl++)
+    for (PetscInt a = 0; a < m; a++) ri[SquallColumnEntry(&H, sl, a) + 1] = m + (SquallColumnFaceNeighbour(&H, sl, a) >= 0 ? 5 : 0);
+  for (PetscInt r = 0; r < nloc; r++) {
+    PetscCheck(ri[r + 1] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "row %" PetscInt_FMT " of the HEVI matrix lies on no line of nodes", r);
+    ri[r + 1] += ri[r];
+  }
+  PetscCall(PetscMalloc1(ri[nloc], &cj));
+  for (PetscInt sl = 0; sl < H.nslot; sl++)
+    for (PetscInt a = 0; a < m; a++) {
+      const PetscInt nb = SquallColumnFaceNeighbour(&H, sl, a), kn = a % Nq ? 0 : Nq - 1; /* the neighbour's face node */
+      PetscInt      *p = cj + ri[SquallColumnEntry(&H, sl, a)];
+      if (nb >= 0 && H.base[nb] < H.base[sl])
+        for (PetscInt j = 0; j < 5; j++) *p++ = SquallColumnEntry(&H, nb, j * Nq + kn);
+      for (PetscInt j = 0; j < m; j++) *p++ = SquallColumnEntry(&H, sl, j);
+      if (nb >= 0 && H.base[nb] > H.base[sl])
+        for (PetscInt j = 0; j < 5; j++) *p++ = SquallColumnEntry(&H, nb, j * Nq + kn);
+      for (PetscInt *q = cj + ri[SquallColumnEntry(&H, sl, a)] + 1; q < p; q++) PetscCheck(q[-1] < q[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "the columns of a row of the HEVI matrix are not ascending");
     }
-  for (PetscInt q = 0; q < 25; q++)
-    for (PetscInt sl = 0; sl < ns; sl++) {
-      const PetscInt below = SquallColumnNeighbour(&H, sl, -1), above = SquallColumnNeighbour(&H, sl, 1);
-      const size_t   iL = (size_t)(m * m + q) * ns + sl, iU = (size_t)(m * m + 25 + q) * ns + sl;
-      ri[iL] = below < 0 ? -1 : rstart + SquallColumnEntry(&H, sl, (q / 5) * Nq);
-      rj[iL] = below < 0 ? -1 : rstart + SquallColumnEntry(&H, below, (q % 5) * Nq + Nq - 1);
-      ri[iU] = above < 0 ? -1 : rstart + SquallColumnEntry(&H, sl, (q / 5) * Nq + Nq - 1);
-      rj[iU] = above < 0 ? -1 : rstart + SquallColumnEntry(&H, above, (q % 5) * Nq);
+  for (PetscInt sl = 0; sl < H.nslot; sl++) /* slot by slot: the rows of one slot are near each other */
+    for (PetscInt q = 0; q < SQUALL_COLUMN_BLOCK_ENTRIES(m); q++) {
+      const PetscInt e = q * H.nslot + sl;
+      PetscInt       col;
+      const PetscInt p = SquallColumnCSRPosition(&H, ri, e, &col);
+      if (p < 0) continue;
+      PetscCheck(cj[p] == col, PETSC_COMM_SELF, PETSC_ERR_PLIB, "entry %" PetscInt_FMT " of the HEVI blocks has column %" PetscInt_FMT " but its place %" PetscInt_FMT " in the matrix column %" PetscInt_FMT, e, col, p, cj[p]);
+      nstored++;
     }
-  *ci = ri;
-  *cj = rj;
+  PetscCheck(nstored == ri[nloc], PETSC_COMM_SELF, PETSC_ERR_PLIB, "the HEVI blocks fill %" PetscInt_FMT " of the matrix's %" PetscInt_FMT " entries", nstored, ri[nloc]);
+  *rowptr = ri;
+  *colidx = cj;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* P = shift I - J with the block pattern, carrying the column data (SQUALL_ESDG_COLUMN_KEY, not
-   owned: the solver keeps it) */
-PetscErrorCode SquallESDGColumnCreateMatrix(SquallESDG s, SquallESDGColumn c, Mat *P)
+/* the block that holds every entry: P itself on one rank, its diagonal block on several (columns do not
+   cross ranks) */
+static PetscErrorCode ColumnDiagonalBlock(Mat P, PetscBool *ismpi, Mat *Ad)
 {
-  PetscInt   nloc, rstart, *ci, *cj;
-  PetscCount n = 0;
+  Mat Ao;
 
   PetscFunctionBegin;
+  *Ad = P;
+  PetscCall(PetscStrbeginswith(((PetscObject)P)->type_name, MATMPIAIJ, ismpi));
+  if (*ismpi) PetscCall(MatMPIAIJGetSeqAIJ(P, Ad, &Ao, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* P = shift I - J with that pattern (MATAIJ, MATAIJCUSPARSE with CUDA vectors), carrying the column data
+   (SQUALL_ESDG_COLUMN_KEY, not owned: the solver keeps it). PETSc's COO preallocation would sort the
+   (m m + 50) nslot entries (2e8 for the channel at refinement 3, half a minute on the host); this pattern is
+   known in order. */
+PetscErrorCode SquallESDGColumnCreateMatrix(SquallESDG s, SquallESDGColumn c, Mat *P)
+{
+  PetscInt  nloc, *ri, *cj, *dnnz, *onnz;
+  PetscBool ismpi;
+  Mat       Ad;
+  MatInfo   info;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(SQUALL_ESDGColumnPattern, 0, 0, 0, 0));
   PetscCall(VecGetLocalSize(c->F0, &nloc));
-  PetscCall(VecGetOwnershipRange(c->F0, &rstart, NULL));
   PetscCall(MatCreate(s->comm, P));
   PetscCall(MatSetSizes(*P, nloc, nloc, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(*P, c->device ? MATAIJCUSPARSE : MATAIJ));
-  PetscCall(ColumnCOO(c, rstart, &ci, &cj, &n));
-  PetscCall(MatSetPreallocationCOO(*P, n, ci, cj));
-  PetscCall(PetscFree2(ci, cj));
+  PetscCall(ColumnCSR(c, nloc, &ri, &cj));
+  /* the exact row lengths, then the columns of the block that holds them all */
+  PetscCall(PetscCalloc2(nloc, &dnnz, nloc, &onnz));
+  for (PetscInt r = 0; r < nloc; r++) dnnz[r] = ri[r + 1] - ri[r];
+  PetscCall(MatXAIJSetPreallocation(*P, 1, dnnz, onnz, NULL, NULL));
+  PetscCall(PetscFree2(dnnz, onnz));
+  PetscCall(ColumnDiagonalBlock(*P, &ismpi, &Ad));
+  PetscCall(MatSeqAIJSetColumnIndices(Ad, cj));
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  /* the places of SquallColumnCSRPosition() are PETSc's only if it stores exactly these columns */
+  PetscCall(MatGetInfo(Ad, MAT_LOCAL, &info));
+  PetscCheck((PetscInt)info.nz_used == ri[nloc], PETSC_COMM_SELF, PETSC_ERR_PLIB, "the HEVI matrix's diagonal block stores %g entries, not the pattern's %" PetscInt_FMT, info.nz_used, ri[nloc]);
+  PetscCall(SquallESDGColumnCalloc(c->device, sizeof(PetscInt) * (size_t)(nloc + 1), (void **)&c->rowptr));
+  if (c->device)
+    PetscCall(SquallColumnCopyToDeviceCUDA(c->rowptr, ri, sizeof(PetscInt) * (size_t)(nloc + 1)));
+  else
+    PetscCall(PetscArraycpy(c->rowptr, ri, nloc + 1));
+  PetscCall(PetscFree(ri));
+  PetscCall(PetscFree(cj));
   PetscCall(PetscObjectContainerCompose((PetscObject)*P, SQUALL_ESDG_COLUMN_KEY, c, NULL));
+  PetscCall(PetscLogEventEnd(SQUALL_ESDGColumnPattern, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* c->P = shift I - J, and the matrix's values from it (on the device in GPU runs) */
+/* c->P = shift I - J, and the matrix's values from it, each entry to its place (on the device in GPU runs) */
 PetscErrorCode SquallESDGColumnSetShift(SquallESDGColumn c, PetscReal shift, Mat P)
 {
   const PetscInt m = 5 * c->lay.Nq, n = SQUALL_COLUMN_BLOCK_ENTRIES(m) * c->lay.nslot;
+  PetscBool      ismpi;
+  Mat            Ad;
+  PetscScalar   *a = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(SQUALL_ESDGColumnValues, P, 0, 0, 0));
-  if (c->device)
-    PetscCall(SquallColumnShiftCUDA(&c->lay, shift, c->J, c->P));
-  else {
-    for (PetscInt e = 0; e < n; e++) c->P[e] = SquallColumnShifted(&c->lay, e, shift, c->J);
+  PetscCall(ColumnDiagonalBlock(P, &ismpi, &Ad));
+  if (c->device) {
+#if PetscDefined(HAVE_CUDA)
+    /* read-write access: the first call moves the pattern to the device, later ones nothing; an empty block
+       (no rows here) may have no device storage, and nothing to write */
+    if (n) PetscCall(MatSeqAIJCUSPARSEGetArray(Ad, &a));
+    PetscCall(SquallColumnShiftCUDA(&c->lay, c->rowptr, shift, c->J, c->P, a));
+    if (n) PetscCall(MatSeqAIJCUSPARSERestoreArray(Ad, &a));
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "HEVI's column data is on a device, but squall was built without CUDA");
+#endif
+  } else {
+    PetscCall(MatSeqAIJGetArrayWrite(Ad, &a));
+    for (PetscInt e = 0; e < n; e++) {
+      const PetscInt p = SquallColumnCSRPosition(&c->lay, c->rowptr, e, NULL);
+      c->P[e]          = SquallColumnShifted(&c->lay, e, shift, c->J);
+      if (p >= 0) a[p] = c->P[e];
+    }
+    PetscCall(MatSeqAIJRestoreArrayWrite(Ad, &a));
     PetscCall(PetscLogFlops(1.0 * m * c->lay.nslot));
   }
+  /* the diagonal block changed behind the parallel matrix's back: let its users (PC, KSP) know */
+  if (ismpi) PetscCall(PetscObjectStateIncrease((PetscObject)P));
   c->shift = shift;
-  PetscCall(MatSetValuesCOO(P, c->P, INSERT_VALUES));
   PetscCall(PetscLogEventEnd(SQUALL_ESDGColumnValues, P, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -12,12 +12,13 @@ struct _n_SquallESDGColumn {
   SquallColumnLayout lay;    /* base on the backend of the state vector */
   PetscBool          device; /* the arrays are device arrays (the state vectors are CUDA vectors) */
   PetscInt          *base;   /* [nslot] owned copy of lay.base on the backend */
-  PetscInt          *hbase;  /* [nslot] the same on the host (the COO pattern is built there) */
+  PetscInt          *hbase;  /* [nslot] the same on the host (the matrix's pattern is built there) */
+  PetscInt          *rowptr; /* [nloc + 1] on the backend: the matrix's CSR row pointer (SquallColumnCSRPosition()) */
   PetscInt          *level;  /* [nOwned] host: the element's level in its column */
   PetscInt          *line;   /* [nOwned * Nq^2] host: the line through the element's in-element position (i, j) */
   PetscInt           nclass; /* colour classes of element levels (2, or 3 on periodic columns of odd Kz), over all ranks */
   PetscScalar       *J;      /* [(m m + 50) nslot] the blocks of dF_V/dq (physics/columnlu.h's layout) */
-  PetscScalar       *P;      /* the same for shift I - J, the values of the matrix's COO entries in that order */
+  PetscScalar       *P;      /* the same for shift I - J, which the matrix's values copy */
   PetscReal          shift;
   Vec                Xp, F0, Fp; /* differencing work vectors */
 };

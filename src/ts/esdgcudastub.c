@@ -51,7 +51,7 @@ PetscErrorCode SquallColumnExtractCUDA(const SquallColumnLayout *c, PetscInt f, 
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);
 }
 
-PetscErrorCode SquallColumnShiftCUDA(const SquallColumnLayout *c, PetscReal shift, const PetscScalar *J, PetscScalar *P)
+PetscErrorCode SquallColumnShiftCUDA(const SquallColumnLayout *c, const PetscInt *rowptr, PetscReal shift, const PetscScalar *J, PetscScalar *P, PetscScalar *A)
 {
   PetscFunctionBegin;
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, SQUALL_NO_CUDA_MSG);
