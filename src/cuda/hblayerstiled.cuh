@@ -232,7 +232,7 @@ template <int Nq, int L, int GEO> __global__ static void __launch_bounds__(HBWid
     for (int h = 0; h < 2; h++) {
       if (own[h]) {
 #pragma unroll
-        for (int k = 0; k < Nq; k++) HBStoreNode<HBAtomic(GEO)>(a, base[h] + Nq2 * k, ra[h][k], sq[k * LM + ij[h]], HBInner<Nq>(i, jr[h], k), dot);
+        for (int k = 0; k < Nq; k++) HBStoreNode<HBAtomic(GEO)>(a, base[h] + Nq2 * k, ra[h][k], sq[k * LM + ij[h]], dot);
       }
     }
     HBFlushDot<HBAtomic(GEO)>(a, dot);

@@ -10,9 +10,8 @@
       - layers (src/cuda/hblayers.cuh): a thread per node of a layer, L layers per step;
       - layers_tiled (src/cuda/hblayerstiled.cuh): the same with two nodes per thread;
    2. Z^T: a CSR row sum over the element copies of each node, plus lambda x; or (-hb_scatter atomic) the element
-      kernels write the rows of the nodes inside their elements whole (lambda x + v: each is its row's only copy),
-      add their other results into y = lambda x and into the ghost rows, and sum p.Ap, so that y_L is neither
-      written nor read. (hipBone reads lambda W per element node, W the inverse
+      kernels add their results into y = lambda x and into the ghost rows directly, and p.Ap is summed in them
+      too, so that y_L is neither written nor read. (hipBone reads lambda W per element node, W the inverse
       multiplicity; Z^T W Z = I, so lambda x on the assembled rows is the same operator without reading W.)
    MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
@@ -24,7 +23,7 @@
 static PetscErrorCode HBLocalOp(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const PetscScalar *x, PetscScalar *y, PetscReal *dot, cudaStream_t stream)
 {
   SquallHBCUDA   c = d->cuda;
-  const HBOpArgs a = {c->gidx, c->G, c->D, c->V, c->F, c->r, c->w, d->nown, x, c->xghost, c->yL, y, d->atomic ? c->yghost : NULL, dot, d->lambda};
+  const HBOpArgs a = {c->gidx, c->G, c->D, c->V, c->F, c->r, c->w, d->nown, x, c->xghost, c->yL, y, d->atomic ? c->yghost : NULL, dot};
 
   PetscFunctionBegin;
   if (e1 <= e0) PetscFunctionReturn(PETSC_SUCCESS);
@@ -68,14 +67,13 @@ __global__ static void __launch_bounds__(HB_BLOCK) HBGatherKernel(PetscInt r0, P
   }
 }
 
-/* -hb_scatter atomic: y = lambda x on the listed owned rows, which the element kernels then add into (they write the
-   others whole); with DOT, the block's lambda x.x over those rows into one of the slots */
-template <bool DOT> __global__ static void __launch_bounds__(HB_BLOCK) HBAtomicInitKernel(PetscInt n, const PetscInt *__restrict__ rows, PetscReal lambda, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscReal *__restrict__ slots)
+/* -hb_scatter atomic: y = lambda x on the owned rows, which the element kernels then add into; with DOT, the
+   block's lambda x.x (p.Ap's lambda term) into one of the slots */
+template <bool DOT> __global__ static void __launch_bounds__(HB_BLOCK) HBAtomicInitKernel(PetscInt n, PetscReal lambda, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y, PetscReal *__restrict__ slots)
 {
   PetscReal d[1] = {0};
 
-  for (PetscInt t = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; t < n; t += (PetscInt)gridDim.x * HB_BLOCK) {
-    const PetscInt    l  = rows[t];
+  for (PetscInt l = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; l < n; l += (PetscInt)gridDim.x * HB_BLOCK) {
     const PetscScalar xl = x[l], v = lambda * xl;
 
     y[l] = v;
@@ -187,7 +185,6 @@ PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *hb)
   PetscCallCUDA(cudaFree(c->yshared));
   PetscCallCUDA(cudaFree(c->partial));
   PetscCallCUDA(cudaFree(c->dotslots));
-  PetscCallCUDA(cudaFree(c->initrows));
   PetscCallCUDA(cudaFreeHost(c->hdot));
   PetscCall(PetscFree(hb->cuda));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -286,54 +283,24 @@ static PetscErrorCode HBAtomicFinish(const SquallHBOpDesc *hb, PetscScalar *y, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -hb_scatter atomic: the owned rows that no element writes whole (HBStoreNode()): all but the rows of nodes inside an
-   element, each of which must be its row's only copy */
-static PetscErrorCode HBAtomicInitRows(const SquallHBOpDesc *hb)
-{
-  SquallHBCUDA   c  = hb->cuda;
-  const PetscInt Nq = hb->Nq, Np = hb->Np;
-  PetscInt      *inner, n        = 0;
-
-  PetscFunctionBegin;
-  PetscCall(PetscCalloc1(hb->nown, &inner));
-  for (PetscInt e = 0; e < hb->nelem; e++)
-    for (PetscInt k = 1; k < Nq - 1; k++)
-      for (PetscInt j = 1; j < Nq - 1; j++)
-        for (PetscInt i = 1; i < Nq - 1; i++) {
-          const PetscInt l = hb->gidx[e * Np + i + Nq * (j + Nq * k)];
-
-          if (l >= 0 && l < hb->nown) inner[l]++;
-        }
-  for (PetscInt l = 0; l < hb->nown; l++) {
-    PetscCheck(!inner[l] || (inner[l] == 1 && hb->rowptr[l + 1] - hb->rowptr[l] == 1), PETSC_COMM_SELF, PETSC_ERR_PLIB,
-               "-hb_scatter atomic: row %" PetscInt_FMT " of a node inside an element has %" PetscInt_FMT " element copies; a conforming mesh has one", l, hb->rowptr[l + 1] - hb->rowptr[l]);
-    if (!inner[l]) inner[n++] = l;
-  }
-  PetscCall(HBUpload(&c->initrows, inner, (size_t)n));
-  c->ninit = n;
-  PetscCall(PetscFree(inner));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* -hb_scatter atomic, before the element kernels: y = lambda x on the rows of HBAtomicInitRows(), the ghost rows and
-   (with slots) p.Ap's slots zero, then lambda x.x over those rows into the slots */
+/* -hb_scatter atomic, before the element kernels: y = lambda x, the ghost rows and (with slots) p.Ap's slots zero,
+   then lambda x.x into the slots */
 static PetscErrorCode HBAtomicStart(const SquallHBOpDesc *hb, const PetscScalar *x, PetscScalar *y, PetscReal *slots, cudaStream_t stream)
 {
   SquallHBCUDA c = hb->cuda;
 
   PetscFunctionBegin;
-  if (!c->initrows) PetscCall(HBAtomicInitRows(hb));
   if (hb->nghost) PetscCallCUDA(cudaMemsetAsync(c->yghost, 0, (size_t)hb->nghost * sizeof(PetscScalar), stream));
   if (slots) PetscCallCUDA(cudaMemsetAsync(slots, 0, HB_DOT_SLOTS * sizeof(PetscReal), stream));
   PetscCall(PetscLogEventBegin(hb->ev_gather, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   if (slots)
-    HBAtomicInitKernel<true><<<HBGrid(c->ninit), HB_BLOCK, 0, stream>>>(c->ninit, c->initrows, hb->lambda, x, y, slots);
+    HBAtomicInitKernel<true><<<HBGrid(hb->nown), HB_BLOCK, 0, stream>>>(hb->nown, hb->lambda, x, y, slots);
   else
-    HBAtomicInitKernel<false><<<HBGrid(c->ninit), HB_BLOCK, 0, stream>>>(c->ninit, c->initrows, hb->lambda, x, y, NULL);
+    HBAtomicInitKernel<false><<<HBGrid(hb->nown), HB_BLOCK, 0, stream>>>(hb->nown, hb->lambda, x, y, NULL);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((slots ? 3.0 : 1.0) * c->ninit));
+  PetscCall(PetscLogGpuFlops((slots ? 3.0 : 1.0) * hb->nown));
   PetscCall(PetscLogEventEnd(hb->ev_gather, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

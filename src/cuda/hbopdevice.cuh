@@ -29,9 +29,7 @@ struct _n_SquallHBCUDA {
   PetscScalar *yL, *xghost, *yghost, *yshared;
   PetscReal   *partial;  /* [HB_MAX_BLOCKS] per dot, then the result */
   PetscReal   *dotslots; /* [HB_DOT_SLOTS] then the result: -hb_scatter atomic's p.Ap */
-  PetscInt    *initrows; /* -hb_scatter atomic: the owned rows set to lambda x before the element kernels */
-  PetscInt     ninit;
-  PetscReal   *hdot; /* pinned */
+  PetscReal   *hdot;     /* pinned */
 };
 
 /* the element kernels' arguments, by value */
@@ -44,7 +42,6 @@ typedef struct {
   PetscScalar       *yL;
   PetscScalar       *y, *yg; /* -hb_scatter atomic: the owned and ghost rows the kernels add into */
   PetscReal         *dot;    /* -hb_scatter atomic with p.Ap wanted: HB_DOT_SLOTS sums, else NULL */
-  PetscReal          lambda; /* -hb_scatter atomic: the rows of element-interior nodes are written whole, lambda x + v */
 } HBOpArgs;
 
 /* the six factors of a node: 48 (24) contiguous bytes, read as three 16 (8) byte vectors */
@@ -131,30 +128,16 @@ __device__ static inline PetscScalar HBReadXLdg(const HBOpArgs &a, PetscInt l)
   return v;
 }
 
-/* node (i, j, k) of an element of Nq^3 nodes lies inside it (on none of its faces) */
-template <int Nq> __device__ static inline bool HBInner(int i, int j, int k)
-{
-  return i > 0 && i < Nq - 1 && j > 0 && j < Nq - 1 && k > 0 && k < Nq - 1;
-}
-
-/* The element's result v at its node idx, where x is xv: into y_L, or (-hb_scatter atomic) into the node's row of y
-   or of the ghost rows, with x y added to the thread's part of p.Ap (a masked node has neither). Under atomic, a node
-   inside its element (inner: no index 0 or N) that the rank owns is that row's only copy, so its row is written
-   whole, lambda x + v, without an atomic; every other row was set to lambda x (or 0) before the kernels and gets v
-   added. HBAtomicInitRows() (src/cuda/hbop.cu) lists those other rows by the same rule. */
-template <bool ATOMIC> __device__ static inline void HBStoreNode(const HBOpArgs &a, size_t idx, PetscScalar v, PetscScalar xv, bool inner, PetscReal &dot)
+/* The element's result v at its node idx, where x is xv: into y_L, or (-hb_scatter atomic) added to the node's
+   row of y or of the ghost rows, with xv v added to the thread's part of p.Ap (a masked node has neither) */
+template <bool ATOMIC> __device__ static inline void HBStoreNode(const HBOpArgs &a, size_t idx, PetscScalar v, PetscScalar xv, PetscReal &dot)
 {
   if constexpr (!ATOMIC) {
     a.yL[idx] = v;
   } else {
     const PetscInt l = __ldg(a.gidx + idx);
 
-    if (inner && l >= 0 && l < a.nown) {
-      const PetscScalar yv = a.lambda * xv + v;
-
-      a.y[l] = yv;
-      dot += xv * yv;
-    } else if (l >= 0) {
+    if (l >= 0) {
       atomicAdd(l < a.nown ? a.y + l : a.yg + (l - a.nown), v);
       dot += xv * v;
     }

@@ -165,7 +165,7 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(HBThreadsSwe
 
     if (active) {
 #pragma unroll
-      for (int k = 0; k < Nq; k++) HBStoreNode<HBAtomic(GEO)>(a, base + Nq2 * k, ra[k], rq[k], HBInner<Nq>(i, j, k), dot);
+      for (int k = 0; k < Nq; k++) HBStoreNode<HBAtomic(GEO)>(a, base + Nq2 * k, ra[k], rq[k], dot);
     }
     HBFlushDot<HBAtomic(GEO)>(a, dot);
   }
