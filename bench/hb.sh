@@ -30,8 +30,9 @@
 #   HB_GEOMETRIES    -hb_geometry modes to run in turn, each with all the steps above (default "auto"; on the
 #                    brick auto is affine; e.g. "stored trilinear affine", trilinear on -hb_mesh perturbed)
 #   HB_MESH          -hb_mesh of those steps (default brick)
-#   HB_SCATTERS      -hb_scatter modes to run in turn, each with all the steps above (default "gather"; "gather atomic"
-#                    adds Z^T by atomic adds from the element kernels)
+#   HB_SCATTERS      -hb_scatter modes to run in turn, each with all the steps above (default "auto", squall's choice by
+#                    order; "gather atomic" measures both ways of summing the element results, Z^T as CSR row sums and
+#                    by atomic adds from the element kernels)
 #   HB_APPEND        1: add to OUTDIR/hb.jsonl instead of starting it anew, so that a second call's records (e.g. the
 #                    operator sweeps of HB_GEOMETRIES="stored trilinear" with HB_CG_ITERATIONS=0 HB_KERSHAW=0, which do
 #                    not fit one call with the figures of merit) go into the same results file (default 0)
@@ -82,7 +83,7 @@ step() { # N, then hb_bench arguments
 }
 
 mesh=${HB_MESH:-brick}
-for sc in ${HB_SCATTERS:-gather}; do
+for sc in ${HB_SCATTERS:-auto}; do
   for geo in ${HB_GEOMETRIES:-auto}; do
     tag=$mesh-$geo-$sc
     for N in 3 7 15; do step "$N" -dofs "$dofs" -cg_iterations "$iters" -solvers hbcg -hb_mesh "$mesh" -hb_geometry "$geo" -hb_scatter "$sc"; done

@@ -212,7 +212,7 @@ def summary():
         r = p1_rec(p, "gpu_reduce", "matrix", 1, large)
         rows.append([f"P1 scalar matrix, {large / 1e6:.1f} M tets", f"{r['time_ms']:.2f} ms", f"{100 * r['GBps'] / 1000 / stream_tbs(p):.0f}% of the streaming rate by the byte model"])
     if h:
-        ops = hb_brick(recs(h, bench="hb_operator"))
+        ops = hb_brick(recs(h, bench="hb_operator"), default=True)
         geo = "/".join(sorted({hb_geometry(r) for r in ops}))
         frac = {r["N"]: r["roofline_fraction"] for r in ops}
         lo = [frac[n] for n in frac if n <= 7]
@@ -220,7 +220,7 @@ def summary():
         rows.append([f"hipBone operator ({geo} geometry), N=1..7 / 8..15", f"{100 * min(lo):.0f}-{100 * max(lo):.0f}% / {100 * min(hi):.0f}-{100 * max(hi):.0f}% of its roofline", "the rate its bytes per node allow at the streaming rate of the same run"])
         r15 = [r for r in ops if r["N"] == 15][0]
         rows.append(["hipBone operator, N=15", f"{r15['kernel_gflops'] / 1000:.2f} TFLOP/s", f"{100 * r15['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}% of FP64 peak"])
-        cg = {r["N"]: r for r in hb_brick(recs(h, bench="hb_cg", solver="hbcg"))}
+        cg = {r["N"]: r for r in hb_brick(recs(h, bench="hb_cg", solver="hbcg"), default=True)}
         ns = sorted(cg)
         rows.append([f"hipBone CG figure of merit, N={' / '.join(map(str, ns))}, {cg[ns[0]]['NG'] / 1e6:.0f} M unknowns", " / ".join(f"{cg[n]['fom_gflops']:.0f}" for n in ns) + " GFLOP/s",
                      "upstream hipBone, same GPU: " + " / ".join(str(HIPBONE_UPSTREAM_FOM[n]) for n in ns) + " (" + " / ".join(f"{cg[n]['fom_gflops'] / HIPBONE_UPSTREAM_FOM[n]:.2f}" for n in ns) + "x)"])
@@ -282,24 +282,46 @@ def hb_geometry(r):
     return r.get("geometry", "stored")
 
 
-def hb_brick(rs):
-    """the records on the brick (the figure-of-merit mesh), one per order: bench/hb.sh runs its sweep in the
-    geometry mode auto picks there"""
-    return [r for r in rs if r.get("mesh", "brick") == "brick" and r.get("device", True)]
+def hb_scatter(r):
+    """how a hipBone record's device products summed the element results (records made before atomic read gather)"""
+    return r.get("scatter", "gather")
+
+
+# -hb_scatter auto on one rank in double precision: atomic at these orders, gather at the others (the table of
+# src/ksp/hbkernel.c, made from the operator records of bench/hb.sh with HB_SCATTERS="gather atomic")
+HB_ATOMIC_ORDERS = set(range(1, 13)) | {14}
+
+
+def hb_default_scatter(N):
+    return "atomic" if N in HB_ATOMIC_ORDERS else "gather"
+
+
+def hb_brick(rs, default=False):
+    """the records on the brick (the figure-of-merit mesh): bench/hb.sh runs its sweep in the geometry mode auto picks
+    there; with default, one per order, of the scatter that -hb_scatter auto picks where the results hold it"""
+    rs = [r for r in rs if r.get("mesh", "brick") == "brick" and r.get("device", True)]
+    if not default:
+        return rs
+    have = {(r["N"], hb_scatter(r)) for r in rs}
+    return [r for r in rs if hb_scatter(r) == hb_default_scatter(r["N"]) or (r["N"], hb_default_scatter(r["N"])) not in have]
 
 
 @block("hb-orders")
 def hb_orders():
     h = load("hb")
-    rows = [[r["N"], r["NG"] / 1e6, r["kernel"], hb_geometry(r), r["kernel_gflops"], r["kernel_gbs"], f"{100 * r['roofline_fraction']:.0f}%", f"{100 * r['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}%", r["mult_gflops_nekbone"]]
-            for r in sorted(hb_brick(recs(h, bench="hb_operator")), key=lambda r: r["N"])]
-    return table(["N", "M unknowns", "kernel", "geometry", "GFLOP/s", "GB/s", "of its roofline", "of FP64 peak", "MatMult GFLOP/s (NekBone)"], rows) + "\n\n" + source(h, "hb")
+    rows = [[r["N"], r["NG"] / 1e6, r["kernel"], hb_geometry(r), hb_scatter(r) + (" (auto)" if hb_scatter(r) == hb_default_scatter(r["N"]) else ""), r["kernel_gflops"], r["kernel_gbs"], f"{100 * r['roofline_fraction']:.0f}%",
+             f"{100 * r['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}%", r["t_mult"] * 1e3, r["mult_gflops_nekbone"]]
+            for r in sorted(hb_brick(recs(h, bench="hb_operator")), key=lambda r: (r["N"], hb_scatter(r)))]
+    return (table(["N", "M unknowns", "kernel", "geometry", "scatter", "GFLOP/s", "GB/s", "of its roofline", "of FP64 peak", "MatMult ms", "MatMult GFLOP/s (NekBone)"], rows) + "\n\n"
+            + "Kernel columns: the element kernel alone; MatMult: the whole product (kernel and Z^T). The roofline of an atomic "
+            "record counts the kernel's reads only, as for gather; its atomic adds replace the gather's pass. " + source(h, "hb"))
 
 
 def hb_cg_split(h, r):
-    """a CG iteration's time split by the operator record of the same order and elements: the element kernel, the
-    Z^T gather, and the rest (the fused vector passes, the dot products' trips to the host, launch gaps), in ms"""
-    op = [o for o in hb_brick(recs(h, bench="hb_operator", N=r["N"], E=r["E"])) if hb_geometry(o) == hb_geometry(r)]
+    """a CG iteration's time split by the operator record of the same order, elements, geometry and scatter: the
+    element kernel, Z^T (the gather pass, or the atomic scatter's set-up and finish), and the rest (the fused vector
+    passes, the dot products' trips to the host, launch gaps), in ms"""
+    op = [o for o in hb_brick(recs(h, bench="hb_operator", N=r["N"], E=r["E"])) if hb_geometry(o) == hb_geometry(r) and hb_scatter(o) == hb_scatter(r)]
     if not op:
         return ["-", "-", "-"]
     k, g = op[0]["t_kernel"], op[0]["t_gather"]
@@ -309,13 +331,13 @@ def hb_cg_split(h, r):
 @block("hb-cg")
 def hb_cg():
     h = load("hb")
-    rows = [[r["N"], hb_geometry(r), r["NG"] / 1e6, r["iterations"], r["t_iter"] * 1e3] + hb_cg_split(h, r) +
+    rows = [[r["N"], hb_geometry(r), hb_scatter(r) + (" (auto)" if hb_scatter(r) == hb_default_scatter(r["N"]) else ""), r["NG"] / 1e6, r["iterations"], r["t_iter"] * 1e3] + hb_cg_split(h, r) +
             [r["fom_gflops"], HIPBONE_UPSTREAM_FOM.get(r["N"]), f"{r['fom_gflops'] / HIPBONE_UPSTREAM_FOM[r['N']]:.2f}x" if r["N"] in HIPBONE_UPSTREAM_FOM else "-", r["dofs_iter_per_s"]]
-            for r in sorted(hb_brick(recs(h, bench="hb_cg", solver="hbcg")), key=lambda r: r["N"])]
-    text = ("Per iteration: the element kernel and the Z^T gather as the operator records of the same order and size time them "
-            "(one product each), and the rest of the iteration: the fused vector passes, the two trips of the dot products to "
-            "the host, launch gaps.")
-    return table(["N", "geometry", "M unknowns", "iterations", "ms per iteration", "kernel (ms)", "gather (ms)", "rest (ms)", "FOM GFLOP/s", "upstream hipBone", "ratio", "DOF x iterations/s"], rows) + "\n\n" + text + " " + source(h, "hb")
+            for r in sorted(hb_brick(recs(h, bench="hb_cg", solver="hbcg")), key=lambda r: (r["N"], hb_scatter(r)))]
+    text = ("Per iteration: the element kernel and Z^T as the operator records of the same order, size and scatter time them "
+            "(one product each), and the rest of the iteration: the fused vector passes, the dot products' trips to the host, "
+            "launch gaps. auto marks the scatter that -hb_scatter auto picks at that order.")
+    return table(["N", "geometry", "scatter", "M unknowns", "iterations", "ms per iteration", "kernel (ms)", "Z^T (ms)", "rest (ms)", "FOM GFLOP/s", "upstream hipBone", "ratio", "DOF x iterations/s"], rows) + "\n\n" + text + " " + source(h, "hb")
 
 
 HB_MODES = ["stored", "trilinear", "affine"]
@@ -329,9 +351,9 @@ def hb_geometry_operator():
     ops = [r for r in recs(h, bench="hb_operator") if "geometry" in r and r.get("device")]
     if not ops:
         return "Per-mode operator records: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\")."
-    rows = [[r["N"], r.get("mesh", "brick"), hb_geometry(r), r["bytes_per_node"], r["kernel"], r["kernel_gflops"], f"{100 * r['roofline_fraction']:.0f}%", f"{100 * r['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}%"]
-            for r in sorted(ops, key=lambda r: (HB_MODES.index(hb_geometry(r)), r["N"]))]
-    return table(["N", "mesh", "geometry", "bytes per node", "kernel", "GFLOP/s", "of its roofline", "of FP64 peak"], rows) + "\n\n" + source(h, "hb", commit=False)
+    rows = [[r["N"], r.get("mesh", "brick"), hb_geometry(r), hb_scatter(r), r["bytes_per_node"], r["kernel"], r["kernel_gflops"], f"{100 * r['roofline_fraction']:.0f}%", f"{100 * r['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}%"]
+            for r in sorted(ops, key=lambda r: (HB_MODES.index(hb_geometry(r)), r["N"], hb_scatter(r)))]
+    return table(["N", "mesh", "geometry", "scatter", "bytes per node", "kernel", "GFLOP/s", "of its roofline", "of FP64 peak"], rows) + "\n\n" + source(h, "hb", commit=False)
 
 
 @block("hb-geometry-cg")
@@ -341,9 +363,9 @@ def hb_geometry_cg():
     cgs = [r for r in recs(h, bench="hb_cg", solver="hbcg") if "geometry" in r and r.get("device")]
     if not cgs:
         return "Per-mode CG records and the Kershaw record: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\", HB_KERSHAW=1)."
-    rows = [[r["N"], r.get("mesh", "brick"), hb_geometry(r), r["E"], r["NG"] / 1e6, r["iterations"], r["fom_gflops"], HIPBONE_UPSTREAM_FOM.get(r["N"]) if r.get("mesh", "brick") == "brick" else "-", r["dofs_iter_per_s"]]
-            for r in sorted(cgs, key=lambda r: (r.get("mesh", "brick"), HB_MODES.index(hb_geometry(r)), r["N"]))]
-    return table(["N", "mesh", "geometry", "elements", "M unknowns", "iterations", "FOM GFLOP/s", "upstream hipBone", "DOF x iterations/s"], rows) + "\n\n" + source(h, "hb", commit=False)
+    rows = [[r["N"], r.get("mesh", "brick"), hb_geometry(r), hb_scatter(r), r["E"], r["NG"] / 1e6, r["iterations"], r["fom_gflops"], HIPBONE_UPSTREAM_FOM.get(r["N"]) if r.get("mesh", "brick") == "brick" else "-", r["dofs_iter_per_s"]]
+            for r in sorted(cgs, key=lambda r: (r.get("mesh", "brick"), HB_MODES.index(hb_geometry(r)), r["N"], hb_scatter(r)))]
+    return table(["N", "mesh", "geometry", "scatter", "elements", "M unknowns", "iterations", "FOM GFLOP/s", "upstream hipBone", "DOF x iterations/s"], rows) + "\n\n" + source(h, "hb", commit=False)
 
 
 @block("p1-assembly")
@@ -522,7 +544,7 @@ def plot_all(outdir):
     os.makedirs(outdir, exist_ok=True)
     h, e, p = load("hb"), load("esdg"), load("p1")
     if h:
-        ops = sorted(hb_brick(recs(h, bench="hb_operator")), key=lambda r: r["N"])
+        ops = sorted(hb_brick(recs(h, bench="hb_operator"), default=True), key=lambda r: r["N"])
         fig, ax = plt.subplots(figsize=(6, 3.6))
         ax.plot([r["N"] for r in ops], [r["kernel_gflops"] for r in ops], "o-", label="operator kernel")
         ax.plot([r["N"] for r in ops], [r["kernel_flops"] / r["kernel_bytes"] * stream_tbs(h) * 1000 for r in ops], "--", label=f"streaming roofline ({stream_tbs(h):.2f} TB/s)")

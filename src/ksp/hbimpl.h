@@ -62,7 +62,7 @@ typedef struct {
   PetscBool        scramble;  /* -hb_scramble_keys: number the nodes from a scrambled bijection of the lattice keys */
   PetscBool        forest;    /* -hb_partition forest: the elements of each rank are those p8est gives it on the same brick */
   PetscBool        overlap;   /* hide the halo exchanges behind the interior elements and owned rows (default) */
-  PetscBool        atomic;    /* -hb_scatter atomic: the device product's Z^T by atomic adds from the element kernels */
+  PetscInt         scatter;   /* -hb_scatter as asked: HB_SCATTER_AUTO (by order, SquallHBResolveScatter()), _GATHER or _ATOMIC */
   char             vectype[64];
 
   /* CUDA element kernel as asked for (-hb_kernel, -hb_kernel_layers, -hb_kernel_elements; AUTO and 0:
@@ -101,6 +101,10 @@ PETSC_INTERN PetscErrorCode SquallHBIsDeviceVec(Vec, PetscBool *);
 PETSC_INTERN const char *const SquallHBKernels[];
 PETSC_INTERN PetscErrorCode    SquallHBKernelFromOptions(SquallOptionItems, Mat_HB *);
 PETSC_INTERN PetscErrorCode    SquallHBResolveKernel(const Mat_HB *, SquallHBKernel *, PetscInt *layers, PetscInt *elements);
+/* how a device product sums the element results (-hb_scatter), and the one that runs */
+enum { HB_SCATTER_AUTO, HB_SCATTER_GATHER, HB_SCATTER_ATOMIC };
+PETSC_INTERN const char *const SquallHBScatters[];
+PETSC_INTERN PetscErrorCode    SquallHBResolveScatter(const Mat_HB *, PetscBool *atomic);
 
 /* set-up and geometry (src/ksp/hbgeometry.c) */
 enum { HB_MESH_BRICK, HB_MESH_KERSHAW, HB_MESH_PERTURBED };

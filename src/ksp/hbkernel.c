@@ -1,6 +1,6 @@
-/* The CUDA element kernel of the hipBone operator: the per-order table of the defaults (the one place
-   that says which kernel, layers per step and elements per block run by default), the options that
-   override it, and their checks. */
+/* The CUDA element kernel of the hipBone operator: the per-order tables of the defaults (the one place
+   that says which kernel, layers per step, elements per block and scatter run by default), the options
+   that override them, and their checks. */
 #include "ksp/hbimpl.h"
 
 const char *const SquallHBKernels[] = {"auto", "sweep", "layers", "layers_tiled", "SquallHBKernel", "SQUALL_HB_KERNEL_", NULL};
@@ -61,6 +61,35 @@ PetscErrorCode SquallHBGetDefaultKernel(PetscInt order, const char **kernel, Pet
   if (kernel) *kernel = SquallHBKernels[row.kernel];
   if (layers) *layers = row.kernel == SQUALL_HB_KERNEL_SWEEP ? 0 : (row.kernel == SQUALL_HB_KERNEL_LAYERS ? row.layers : row.layers_tiled);
   if (elements) *elements = row.kernel == SQUALL_HB_KERNEL_LAYERS ? row.elements : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const char *const SquallHBScatters[] = {"auto", "gather", "atomic"};
+
+/* -hb_scatter auto, per order N (index 0 unused): atomic where the H200 ran the operator's product (kernel and
+   Z^T, 2e7 unknowns, double) faster that way (docs/performance.md: 0.52-0.92 of gather's time at N = 1-12 and
+   14, 1.05 at 13 and 15). Single precision was not measured: gather. */
+static const PetscBool HBAtomicTable[SQUALL_LGL_MAX_ORDER + 1] = {
+#if defined(PETSC_USE_REAL_SINGLE)
+  PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE,
+#else
+  PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE,
+#endif
+};
+
+/* whether device products sum by atomic adds: as asked, or (auto) by the table on one rank; on several ranks auto
+   is gather, which sends the ghost rows' sums while it sums the owned rows (atomic sends them after the last
+   element kernel, and was not measured on several GPUs) */
+PetscErrorCode SquallHBResolveScatter(const Mat_HB *hb, PetscBool *atomic)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(hb->comm, &size));
+  if (hb->scatter == HB_SCATTER_AUTO)
+    *atomic = size == 1 ? HBAtomicTable[hb->N] : PETSC_FALSE;
+  else
+    *atomic = hb->scatter == HB_SCATTER_ATOMIC ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

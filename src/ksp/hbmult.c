@@ -137,10 +137,10 @@ static PetscErrorCode HBFillDescriptor(Mat_HB *hb)
   d->sfx        = hb->num.sfx;
   d->sfy        = hb->num.sfy;
   d->overlap    = hb->overlap;
-  d->atomic     = hb->atomic;
   d->ev_localop = SQUALL_HBLocalOp;
   d->ev_gather  = SQUALL_HBGather;
   PetscCall(SquallHBResolveKernel(hb, &d->kernel, &d->layers, &d->elements));
+  PetscCall(SquallHBResolveScatter(hb, &d->atomic));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

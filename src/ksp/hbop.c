@@ -84,16 +84,10 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCall(SquallHBGeometryFromOptions(PetscOptionsObject, hb));
   PetscCall(SquallHBKernelFromOptions(PetscOptionsObject, hb));
   PetscCall(PetscOptionsBool("-hb_overlap", "Overlap the halo exchanges with the interior elements and owned rows (off: complete each exchange first, to measure what the overlap hides)", "SquallHBCreateOperator", hb->overlap, &hb->overlap, NULL));
-  {
-    const char *scatters[] = {"gather", "atomic"};
-    PetscInt    sc         = hb->atomic ? 1 : 0;
-
-    PetscCall(PetscOptionsEList(
-      "-hb_scatter",
-      "How a device product sums the element results into y (Z^T): gather (CSR row sums, reproducible bit for bit) or atomic (atomic adds from the element kernels, with p.Ap summed there: no element-local array, not reproducible bit for bit)",
-      "SquallHBCreateOperator", scatters, 2, scatters[sc], &sc, NULL));
-    hb->atomic = sc == 1 ? PETSC_TRUE : PETSC_FALSE;
-  }
+  PetscCall(PetscOptionsEList("-hb_scatter",
+                              "How a device product sums the element results into y (Z^T): auto (by order on one rank, the table of src/ksp/hbkernel.c; else gather), gather (CSR row sums, reproducible bit for bit) or atomic (atomic adds from "
+                              "the element kernels, with p.Ap summed there: no element-local array, not reproducible bit for bit)",
+                              "SquallHBCreateOperator", SquallHBScatters, 3, SquallHBScatters[hb->scatter], &hb->scatter, NULL));
   PetscCall(PetscOptionsBool("-hb_scramble_keys", "Number the nodes from scrambled lattice keys (a bijection that spreads each rank's keys over the whole range): checks that nothing relies on the brick's order", "SquallHBCreateOperator",
                              hb->scramble, &hb->scramble, NULL));
   {
@@ -167,7 +161,7 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_kernel_layers <0,2,3,4>       - CUDA, layers and layers_tiled: layers per step and thread (default 0: by order); also read by `MatSetFromOptions()`, like the other kernel options
 . -hb_kernel_elements <0,1,2,3,4,6> - CUDA, layers: elements per thread block (default 0: by order; 2-6 only at order 5)
 . -hb_overlap <bool>               - overlap the halo exchanges with the interior work (default true; false to measure what it hides)
-. -hb_scatter <gather,atomic>      - device products: Z^T as CSR row sums (default, reproducible) or atomic adds from the element kernels
+. -hb_scatter <auto,gather,atomic> - device products: Z^T as CSR row sums (reproducible bit for bit) or by atomic adds from the element kernels; auto (default): atomic on one rank at the orders where it measured faster (double precision: all but 13 and 15), else gather
 . -hb_scramble_keys                 - number the nodes from a scrambled bijection of the lattice keys (a check that nothing relies on the brick's order)
 . -hb_partition slabs|forest        - the elements of each rank: contiguous slabs of the brick, or as a p8est DMForest of the same brick partitions them
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
@@ -257,7 +251,12 @@ PetscErrorCode SquallHBGetInfo(Mat A, SquallHBInfo *info)
     info->geometry                = SquallHBGeometries[g];
     info->geometry_bytes_per_node = SquallHBGeometryBytesPerNode(g, hb->Np);
   }
-  info->scatter = hb->atomic ? "atomic" : "gather";
+  {
+    PetscBool atomic;
+
+    PetscCall(SquallHBResolveScatter(hb, &atomic));
+    info->scatter = atomic ? "atomic" : "gather";
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -36,7 +36,12 @@ PetscErrorCode SquallHBMatView(Mat A, PetscViewer viewer)
                                        hb->parallelepiped ? "all parallelepipeds" : (hb->straight ? "all straight-sided" : "not all straight-sided"), SquallHBGeometries[g], SquallHBGeometries[hb->geometry],
                                        (double)SquallHBGeometryBytesPerNode(g, hb->Np)));
     }
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  device Z^T: %s\n", hb->atomic ? "atomic adds from the element kernels (-hb_scatter atomic)" : "CSR row sums (-hb_scatter gather)"));
+    {
+      PetscBool atomic;
+
+      PetscCall(SquallHBResolveScatter(hb, &atomic));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  device Z^T: %s (-hb_scatter %s)\n", atomic ? "atomic adds from the element kernels" : "CSR row sums", SquallHBScatters[hb->scatter]));
+    }
     PetscCall(PetscViewerASCIIPrintf(viewer, "  elements partitioned %s\n", hb->forest ? "as a p8est DMForest of the brick (-hb_partition forest)" : "in slabs of the lexicographic order (-hb_partition slabs)"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -167,6 +167,28 @@ static PetscErrorCode RefAssemble(const Ref *ref, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the scatter the device products use, as docs/hipbone.md states the rule: -hb_scatter if given, else atomic on one
+   rank in double precision except at orders 13 and 15, else gather */
+static PetscErrorCode CheckScatter(const SquallHBInfo *info)
+{
+  char        asked[16] = "auto";
+  const char *expect;
+  PetscMPIInt size;
+  PetscBool   same;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-hb_scatter", asked, sizeof(asked), NULL));
+  PetscCall(PetscStrcmp(asked, "auto", &same));
+  if (!same)
+    expect = asked;
+  else
+    expect = size == 1 && PetscDefined(USE_REAL_DOUBLE) && info->order != 13 && info->order != 15 ? "atomic" : "gather";
+  PetscCall(PetscStrcmp(info->scatter, expect, &same));
+  CHECK(same, "N=%" PetscInt_FMT " on %d ranks with -hb_scatter %s: the operator reports scatter %s, expected %s", info->order, size, asked, info->scatter, expect);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol)
 {
   Mat                A, B, Aasm;
@@ -186,6 +208,7 @@ static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol)
   PetscCall(PetscOptionsSetValue(NULL, "-hb_order", val));
   PetscCall(SquallHBCreateOperator(PETSC_COMM_WORLD, PETSC_DECIDE, NULL, &A));
   PetscCall(SquallHBGetInfo(A, &info));
+  PetscCall(CheckScatter(&info));
   PetscCall(RefSetUp(&ref, A));
   PetscCall(RefAssemble(&ref, &B));
 
