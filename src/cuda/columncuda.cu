@@ -16,12 +16,7 @@ __global__ static void ColumnExtractKernel(SquallColumnLayout c, PetscInt f, Pet
 
 __global__ static void ColumnShiftKernel(SquallColumnLayout c, const PetscInt *rowptr, PetscInt n, PetscReal shift, const PetscScalar *J, PetscScalar *P, PetscScalar *A)
 {
-  for (PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += (PetscInt)gridDim.x * blockDim.x) {
-    const PetscScalar v = SquallColumnShifted(&c, e, shift, J);
-    const PetscInt    p = SquallColumnCSRPosition(&c, rowptr, e, NULL);
-    P[e]                = v;
-    if (p >= 0) A[p] = v;
-  }
+  for (PetscInt e = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += (PetscInt)gridDim.x * blockDim.x) SquallColumnShiftEntry(&c, rowptr, e, shift, J, P, A);
 }
 
 __global__ static void ColumnFactorKernel(SquallColumnLayout c, const PetscScalar *P, PetscScalar *LU, PetscInt *piv, unsigned long long *bad)

@@ -244,7 +244,7 @@ PetscErrorCode SquallHBResolveGeometry(const Mat_HB *hb, SquallHBGeometry *g)
 }
 
 /* bytes the element kernel reads and writes per element node with geometry g: x (through the index),
-   the index, W, y_L, and the geometry (per node, or per element spread over its Np nodes) */
+   the index, y_L, and the geometry (per node, or per element spread over its Np nodes) */
 PetscReal SquallHBGeometryBytesPerNode(SquallHBGeometry g, PetscInt Np)
 {
   const PetscReal base = 2 * sizeof(PetscScalar) + sizeof(PetscInt); /* x, its index, y_L */

@@ -144,58 +144,50 @@ static PetscErrorCode HBFillDescriptor(Mat_HB *hb)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = A x and, with dot, the global x.y from the same pass (the CG's p.Ap) */
-static PetscErrorCode HBMult(Mat A, Vec x, Vec y, PetscBool wantdot, PetscReal *dot)
+/* y = A x and, with dot, the global x.y from the same pass (the CG's p.Ap); or, with ddot (one rank, device
+   vectors), x.y left in device memory there */
+static PetscErrorCode HBMult(Mat A, Vec x, Vec y, PetscBool wantdot, PetscReal *dot, PetscReal *ddot)
 {
-  Mat_HB   *hb;
-  PetscBool dev;
-  PetscReal ldot = 0;
+  Mat_HB     *hb;
+  PetscBool   dev;
+  PetscReal   ldot = 0;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &hb));
-  PetscCall(PetscLogEventBegin(SQUALL_HBMult, A, x, y, 0));
   PetscCall(SquallHBIsDeviceVec(x, &dev));
+  PetscCallMPI(MPI_Comm_size(hb->comm, &size));
+  PetscCheck(!ddot || (size == 1 && dev), hb->comm, PETSC_ERR_ARG_WRONG, "p.Ap left on the device needs one rank and device vectors");
+  PetscCall(PetscLogEventBegin(SQUALL_HBMult, A, x, y, 0));
   if (dev) {
     PetscCall(HBFillDescriptor(hb));
-    PetscCall(SquallHBMultCUDA(&hb->dev, x, y, wantdot, &ldot, NULL));
+    PetscCall(SquallHBMultCUDA(&hb->dev, x, y, wantdot, &ldot, ddot));
   } else
     PetscCall(HBMultHost(hb, x, y, wantdot, &ldot));
   PetscCall(PetscLogEventEnd(SQUALL_HBMult, A, x, y, 0));
-  if (wantdot) PetscCallMPI(MPIU_Allreduce(&ldot, dot, 1, MPIU_REAL, MPIU_SUM, hb->comm));
+  if (wantdot && !ddot) PetscCallMPI(MPIU_Allreduce(&ldot, dot, 1, MPIU_REAL, MPIU_SUM, hb->comm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SquallHBMatMult(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(HBMult(A, x, y, PETSC_FALSE, NULL));
+  PetscCall(HBMult(A, x, y, PETSC_FALSE, NULL, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode SquallHBMatMultDot(Mat A, Vec x, Vec y, PetscReal *dot)
 {
   PetscFunctionBegin;
-  PetscCall(HBMult(A, x, y, PETSC_TRUE, dot));
+  PetscCall(HBMult(A, x, y, PETSC_TRUE, dot, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* one rank, device vectors: y = A x with x.y left in device memory at ddot, for KSP hbcg to form alpha there */
 PetscErrorCode SquallHBMatMultDotDevice(Mat A, Vec x, Vec y, PetscReal *ddot)
 {
-  Mat_HB     *hb;
-  PetscMPIInt size;
-  PetscBool   dev;
-  PetscReal   unused;
-
   PetscFunctionBegin;
-  PetscCall(MatShellGetContext(A, &hb));
-  PetscCallMPI(MPI_Comm_size(hb->comm, &size));
-  PetscCall(SquallHBIsDeviceVec(x, &dev));
-  PetscCheck(size == 1 && dev, hb->comm, PETSC_ERR_ARG_WRONG, "p.Ap left on the device needs one rank and device vectors");
-  PetscCall(PetscLogEventBegin(SQUALL_HBMult, A, x, y, 0));
-  PetscCall(HBFillDescriptor(hb));
-  PetscCall(SquallHBMultCUDA(&hb->dev, x, y, PETSC_TRUE, &unused, ddot));
-  PetscCall(PetscLogEventEnd(SQUALL_HBMult, A, x, y, 0));
+  PetscCall(HBMult(A, x, y, PETSC_TRUE, NULL, ddot));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -169,9 +169,10 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 
   Notes:
   W holds the inverse multiplicity of each element node, so Z^T W Z = I and A = Z^T S_L Z + lambda I: the
-  products apply the element stiffness S_L and add lambda x to the assembled rows, so W is never stored or read. The global numbering is built from lattice keys of the element nodes as
-  for an unstructured mesh; a node shared by several ranks is owned by one of them, chosen by rendezvous hashing
-  of its key (an even split of each interface).
+  products apply the element stiffness S_L and add lambda x to the assembled rows, so W is never stored or
+  read. The global numbering is built from lattice keys of the element nodes as for an unstructured mesh; a
+  node shared by several ranks is owned by one of them, chosen by rendezvous hashing of its key (an even split
+  of each interface).
 @*/
 PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const PetscInt elements[], Mat *A)
 {

@@ -142,6 +142,16 @@ SQUALL_HOST_DEVICE static inline PetscInt SquallColumnCSRPosition(const SquallCo
   return rowptr[SquallColumnEntry(c, slot, a)] + (c->base[nb] < c->base[slot] ? j : m + j);
 }
 
+/* entry e of P = shift I - J, and the same value into the CSR values A at its place (rowptr: the matrix's row
+   pointer; a face coupling at a wall has none) */
+SQUALL_HOST_DEVICE static inline void SquallColumnShiftEntry(const SquallColumnLayout *c, const PetscInt *rowptr, PetscInt e, PetscReal shift, const PetscScalar *J, PetscScalar *P, PetscScalar *A)
+{
+  const PetscInt p = SquallColumnCSRPosition(c, rowptr, e, NULL);
+
+  P[e] = SquallColumnShifted(c, e, shift, J);
+  if (p >= 0) A[p] = P[e];
+}
+
 SQUALL_HOST_DEVICE static inline PetscReal SquallColumnAbs(PetscScalar v)
 {
   return v < 0 ? -v : v;

@@ -385,11 +385,7 @@ PetscErrorCode SquallESDGColumnSetShift(SquallESDGColumn c, PetscReal shift, Mat
 #endif
   } else {
     PetscCall(MatSeqAIJGetArrayWrite(Ad, &a));
-    for (PetscInt e = 0; e < n; e++) {
-      const PetscInt p = SquallColumnCSRPosition(&c->lay, c->rowptr, e, NULL);
-      c->P[e]          = SquallColumnShifted(&c->lay, e, shift, c->J);
-      if (p >= 0) a[p] = c->P[e];
-    }
+    for (PetscInt e = 0; e < n; e++) SquallColumnShiftEntry(&c->lay, c->rowptr, e, shift, c->J, c->P, a);
     PetscCall(MatSeqAIJRestoreArrayWrite(Ad, &a));
     PetscCall(PetscLogFlops(1.0 * m * c->lay.nslot));
   }

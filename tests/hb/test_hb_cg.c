@@ -102,10 +102,8 @@ static PetscErrorCode Compare(MPI_Comm comm, const char what[], const History *a
     PetscCall(VecNorm(a->x, NORM_INFINITY, &xmax));
     PetscCall(VecDestroy(&e));
     dx /= xmax;
-  }
-  if (same == MPI_IDENT)
     PetscCall(PetscPrintf(comm, "%-60s %3" PetscInt_FMT " iterations, max |difference|/r0 = %.1e, solutions %.1e\n", what, a->its, (double)d, (double)dx));
-  else
+  } else
     PetscCall(PetscPrintf(comm, "%-60s %3" PetscInt_FMT " iterations, max |difference|/r0 = %.1e (solutions on other communicators: not compared)\n", what, a->its, (double)d));
   CHECK(d <= tol, "%s: residual histories differ by %g (relative to r0), more than %g", what, (double)d, (double)tol);
   CHECK(dx <= tol, "%s: solutions differ by %g (relative to max |x|), more than %g", what, (double)dx, (double)tol);
