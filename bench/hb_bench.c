@@ -81,11 +81,23 @@ static PetscErrorCode StreamRate(const Bench *b, Mat A, PetscLogDouble *gbs)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the fraction of the unknowns whose rows the element kernels write whole (-hb_single_rows) */
+static PetscErrorCode HBSingleRows(MPI_Comm comm, const SquallHBInfo *info, double *fraction)
+{
+  PetscInt n;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPIU_Allreduce(&info->nsingle, &n, 1, MPIU_INT, MPI_SUM, comm));
+  *fraction = info->ndof_global ? (double)n / info->ndof_global : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode BenchOperator(const Bench *b, Mat A, PetscLogDouble stream)
 {
   SquallHBInfo      info;
   HBMeasureOperator m;
   PetscLogDouble    loc[2], glob[2], tl[3], tmax[3];
+  double            single;
 
   PetscFunctionBegin;
   PetscCall(SquallHBGetInfo(A, &info));
@@ -98,6 +110,7 @@ static PetscErrorCode BenchOperator(const Bench *b, Mat A, PetscLogDouble stream
   tl[1] = m.t_gather;
   tl[2] = m.t_mult;
   PetscCallMPI(MPIU_Allreduce(tl, tmax, 3, MPI_DOUBLE, MPI_MAX, b->comm));
+  PetscCall(HBSingleRows(b->comm, &info, &single));
   loc[0] = m.flops_kernel;
   loc[1] = (PetscLogDouble)info.nelem_local * info.Np * (info.geometry_bytes_per_node - sizeof(PetscScalar)) + (PetscLogDouble)info.ndof_local * sizeof(PetscScalar);
   PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, b->comm));
@@ -108,9 +121,10 @@ static PetscErrorCode BenchOperator(const Bench *b, Mat A, PetscLogDouble stream
     PetscCall(PetscPrintf(b->comm,
                           "{\"bench\":\"hb_operator\",\"tag\":\"%s\",\"N\":%" PetscInt_FMT ",\"E\":%" PetscInt_FMT ",\"NG\":%" PetscInt_FMT ",\"NL\":%" PetscInt_FMT ",\"ranks\":%d,\"device\":%s,\"kernel\":\"%s\",\"layers\":%" PetscInt_FMT
                           ",\"elements\":%" PetscInt_FMT ",\"reps\":%" PetscInt_FMT ",\"t_kernel\":%.6e,\"kernel_gflops\":%.2f,\"kernel_gbs\":%.1f,\"kernel_bytes\":%.6e,\"kernel_flops\":%.6e,\"stream_gbs\":%.1f,\"roofline_gflops\":%.2f"
-                          ",\"roofline_fraction\":%.3f,\"t_gather\":%.6e,\"t_mult\":%.6e,\"mult_gflops_nekbone\":%.2f,\"mesh\":\"%s\",\"geometry\":\"%s\",\"bytes_per_node\":%.3f,\"scatter\":\"%s\"}\n",
+                          ",\"roofline_fraction\":%.3f,\"t_gather\":%.6e,\"t_mult\":%.6e,\"mult_gflops_nekbone\":%.2f,\"mesh\":\"%s\",\"geometry\":\"%s\",\"bytes_per_node\":%.3f,\"scatter\":\"%s\",\"single_rows\":%.3f}\n",
                           b->tag, info.order, info.nelem_global, info.ndof_global, info.nlocal_global, b->size, b->device ? "true" : "false", info.kernel, info.layers, info.block_elements, b->reps, (double)tmax[0], b->events ? gflops : 0,
-                          b->events ? gbs : 0, glob[1], glob[0], stream, roof, b->events ? gflops / roof : 0, (double)tmax[1], (double)tmax[2], nekflops / tmax[2] / 1e9, info.mesh, info.geometry, (double)info.geometry_bytes_per_node, info.scatter));
+                          b->events ? gbs : 0, glob[1], glob[0], stream, roof, b->events ? gflops / roof : 0, (double)tmax[1], (double)tmax[2], nekflops / tmax[2] / 1e9, info.mesh, info.geometry, (double)info.geometry_bytes_per_node, info.scatter,
+                          (double)single));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -165,6 +179,7 @@ static PetscErrorCode BenchCG(const Bench *b, KSP ksp, Vec x, Vec rhs, const cha
   PetscInt       its;
   PetscReal      rnorm;
   PetscBool      hbcg, devscalars = PETSC_TRUE;
+  double         single;
 
   PetscFunctionBegin;
   /* hbcg keeps p.Ap and alpha on the device on one rank unless told otherwise (test_gpu_hb checks that it does) */
@@ -183,15 +198,16 @@ static PetscErrorCode BenchCG(const Bench *b, KSP ksp, Vec x, Vec rhs, const cha
   PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(KSPGetResidualNorm(ksp, &rnorm));
   dt = t1 - t0;
+  PetscCall(HBSingleRows(b->comm, info, &single));
   {
     const PetscLogDouble Nq = info->Nq, Np = Nq * Nq * Nq, flops = (15 * Np + 19 * Np + 12 * Np * Nq) * info->nelem_global * its;
 
-    PetscCall(PetscPrintf(
-      b->comm,
-      "{\"bench\":\"hb_cg\",\"tag\":\"%s\",\"solver\":\"%s\",\"N\":%" PetscInt_FMT ",\"E\":%" PetscInt_FMT ",\"NG\":%" PetscInt_FMT ",\"ranks\":%d,\"device\":%s,\"kernel\":\"%s\",\"iterations\":%" PetscInt_FMT
-      ",\"time\":%.6e,\"t_iter\":%.6e,\"fom_gflops\":%.2f,\"dofs_iter_per_s\":%.6e,\"rnorm\":%.6e,\"stream_gbs\":%.1f,\"gpu_timers\":%s,\"mesh\":\"%s\",\"geometry\":\"%s\",\"bytes_per_node\":%.3f,\"scatter\":\"%s\",\"device_scalars\":%s}\n",
-      b->tag, solver, info->order, info->nelem_global, info->ndof_global, b->size, b->device ? "true" : "false", info->kernel, its, dt, dt / its, flops / dt / 1e9, (PetscLogDouble)info->ndof_global * its / dt, (double)rnorm, stream,
-      b->device && b->timers ? "true" : "false", info->mesh, info->geometry, (double)info->geometry_bytes_per_node, info->scatter, devscalars ? "true" : "false"));
+    PetscCall(PetscPrintf(b->comm,
+                          "{\"bench\":\"hb_cg\",\"tag\":\"%s\",\"solver\":\"%s\",\"N\":%" PetscInt_FMT ",\"E\":%" PetscInt_FMT ",\"NG\":%" PetscInt_FMT ",\"ranks\":%d,\"device\":%s,\"kernel\":\"%s\",\"iterations\":%" PetscInt_FMT
+                          ",\"time\":%.6e,\"t_iter\":%.6e,\"fom_gflops\":%.2f,\"dofs_iter_per_s\":%.6e,\"rnorm\":%.6e,\"stream_gbs\":%.1f,\"gpu_timers\":%s,\"mesh\":\"%s\",\"geometry\":\"%s\",\"bytes_per_node\":%.3f,\"scatter\":\"%s\",\"device_"
+                          "scalars\":%s,\"single_rows\":%.3f}\n",
+                          b->tag, solver, info->order, info->nelem_global, info->ndof_global, b->size, b->device ? "true" : "false", info->kernel, its, dt, dt / its, flops / dt / 1e9, (PetscLogDouble)info->ndof_global * its / dt, (double)rnorm,
+                          stream, b->device && b->timers ? "true" : "false", info->mesh, info->geometry, (double)info->geometry_bytes_per_node, info->scatter, devscalars ? "true" : "false", (double)single));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

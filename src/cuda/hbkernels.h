@@ -45,6 +45,7 @@ typedef struct {
   PetscInt         N, Nq, Np;
   PetscInt         nelem, nint;
   PetscInt         nown, nshared, nghost; /* owned rows (the shared ones last), ghosts */
+  PetscInt         nsingle;               /* the first owned rows, of one element copy each, which the element kernels write (0: none) */
   const PetscInt  *gidx, *rowptr, *col;
   const PetscReal *G, *D;
   const PetscReal *V, *F, *r, *w;

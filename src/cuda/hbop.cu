@@ -9,9 +9,11 @@
       - sweep (src/cuda/hbsweep.cuh, N <= 9): several elements per block, a thread per element column;
       - layers (src/cuda/hblayers.cuh): a thread per node of a layer, L layers per step;
       - layers_tiled (src/cuda/hblayerstiled.cuh): the same with two nodes per thread;
-   2. Z^T: a CSR row sum over the element copies of each node, plus lambda x; or (-hb_scatter atomic) the element
-      kernels add their results into y = lambda x and into the ghost rows directly, and p.Ap is summed in them
-      too, so that y_L is neither written nor read. (hipBone reads lambda W per element node, W the inverse
+   2. Z^T: the rows of nodes with one element copy in all (inside an element, or on a boundary face: the first
+      nsingle owned rows, -hb_single_rows) the element kernels write whole, lambda x + v; the others are a CSR row
+      sum over the element copies of each node, plus lambda x; or (-hb_scatter atomic) the element kernels add
+      their results into y = lambda x and into the ghost rows directly, and p.Ap is summed in them too, so that
+      y_L is neither written nor read. (hipBone reads lambda W per element node, W the inverse
       multiplicity; Z^T W Z = I, so lambda x on the assembled rows is the same operator without reading W.)
    MPI: the ghost values of x travel (PetscSF, device buffers; PETSc stages through the host when
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
@@ -23,7 +25,7 @@
 static PetscErrorCode HBLocalOp(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const PetscScalar *x, PetscScalar *y, PetscReal *dot, cudaStream_t stream)
 {
   SquallHBCUDA   c = d->cuda;
-  const HBOpArgs a = {c->gidx, c->G, c->D, c->V, c->F, c->r, c->w, d->nown, x, c->xghost, c->yL, y, d->atomic ? c->yghost : NULL, dot};
+  const HBOpArgs a = {c->gidx, c->G, c->D, c->V, c->F, c->r, c->w, d->nown, d->nsingle, d->lambda, x, c->xghost, c->yL, y, d->atomic ? c->yghost : NULL, dot};
 
   PetscFunctionBegin;
   if (e1 <= e0) PetscFunctionReturn(PETSC_SUCCESS);
@@ -102,13 +104,25 @@ template <bool DOT> __global__ static void __launch_bounds__(HB_BLOCK) HBSharedA
   }
 }
 
-/* x.y from the partial sums of the private rows, then of the shared rows, in a fixed order */
-__global__ static void __launch_bounds__(HB_BLOCK) HBDotFinal(int nb1, int nb2, const PetscReal *__restrict__ partial, PetscReal *__restrict__ out)
+/* the partial sums of x.y over the n rows that the element kernels wrote whole */
+__global__ static void __launch_bounds__(HB_BLOCK) HBRowsDotKernel(PetscInt n, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ y, PetscReal *__restrict__ partial)
+{
+  PetscReal d[1] = {0};
+
+  for (PetscInt l = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; l < n; l += (PetscInt)gridDim.x * HB_BLOCK) d[0] += x[l] * y[l];
+  HBBlockSum<1>(d);
+  if (threadIdx.x == 0) partial[blockIdx.x] = d[0];
+}
+
+/* x.y from the partial sums of the private rows the gather wrote, of the shared rows, then of the single rows, in a
+   fixed order */
+__global__ static void __launch_bounds__(HB_BLOCK) HBDotFinal(int nb1, int nb2, int nb3, const PetscReal *__restrict__ partial, PetscReal *__restrict__ out)
 {
   PetscReal v[1] = {0};
 
   for (int b = threadIdx.x; b < nb1; b += HB_BLOCK) v[0] += partial[b];
   for (int b = threadIdx.x; b < nb2; b += HB_BLOCK) v[0] += partial[HB_MAX_BLOCKS + b];
+  for (int b = threadIdx.x; b < nb3; b += HB_BLOCK) v[0] += partial[2 * HB_MAX_BLOCKS + b];
   HBBlockSum<1>(v);
   if (threadIdx.x == 0) out[0] = v[0];
 }
@@ -145,7 +159,7 @@ static PetscErrorCode HBSetUpCUDA(SquallHBOpDesc *hb)
   PetscCall(HBUpload<PetscScalar>(&c->xghost, NULL, (size_t)hb->nghost));
   PetscCall(HBUpload<PetscScalar>(&c->yghost, NULL, (size_t)hb->nghost));
   PetscCall(HBUpload<PetscScalar>(&c->yshared, NULL, (size_t)hb->nshared));
-  PetscCall(HBUpload<PetscReal>(&c->partial, NULL, 2 * HB_MAX_BLOCKS + 1));
+  PetscCall(HBUpload<PetscReal>(&c->partial, NULL, 3 * HB_MAX_BLOCKS + 1));
   PetscCall(HBUpload<PetscReal>(&c->dotslots, NULL, HB_DOT_SLOTS + 1));
   PetscCallCUDA(cudaMallocHost((void **)&c->hdot, sizeof(PetscReal)));
   hb->cuda = c;
@@ -209,8 +223,8 @@ static PetscErrorCode HBDotToHost(const SquallHBOpDesc *hb, const PetscReal *src
 static PetscErrorCode HBGather(const SquallHBOpDesc *hb, PetscScalar *y, const PetscScalar *x, PetscReal *dot, PetscReal *ddot, PetscBool parallel, cudaStream_t stream)
 {
   SquallHBCUDA   c    = hb->cuda;
-  const PetscInt nown = hb->nown, npriv = hb->nown - hb->nshared, nrows = hb->nown + hb->nghost;
-  const int      nb1 = HBGrid(nown), nb2 = HBGrid(hb->nshared);
+  const PetscInt nown = hb->nown, npriv = hb->nown - hb->nshared, nrows = hb->nown + hb->nghost, ns = hb->nsingle;
+  const int      nb1 = HBGrid(nown - ns), nb2 = HBGrid(hb->nshared), nb3 = HBGrid(ns);
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(hb->ev_gather, 0, 0, 0, 0));
@@ -224,10 +238,12 @@ static PetscErrorCode HBGather(const SquallHBOpDesc *hb, PetscScalar *y, const P
     if (!hb->overlap) PetscCall(PetscSFReduceEnd(hb->sfy, MPIU_SCALAR, c->yghost, c->yshared, MPI_SUM));
     PetscCall(PetscLogGpuTimeBegin());
   }
-  if (dot)
-    HBGatherKernel<true, true><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, npriv, c->rowptr, c->col, c->yL, hb->lambda, y, x, c->partial);
-  else
-    HBGatherKernel<true, false><<<nb1, HB_BLOCK, 0, stream>>>(0, nown, 0, c->rowptr, c->col, c->yL, hb->lambda, y, x, NULL);
+  /* the single rows [0, ns) are written; their part of x.y is read from them */
+  if (dot) {
+    HBGatherKernel<true, true><<<nb1, HB_BLOCK, 0, stream>>>(ns, nown, npriv, c->rowptr, c->col, c->yL, hb->lambda, y + ns, x + ns, c->partial);
+    if (ns) HBRowsDotKernel<<<nb3, HB_BLOCK, 0, stream>>>(ns, x, y, c->partial + 2 * HB_MAX_BLOCKS);
+  } else
+    HBGatherKernel<true, false><<<nb1, HB_BLOCK, 0, stream>>>(ns, nown, 0, c->rowptr, c->col, c->yL, hb->lambda, y + ns, x + ns, NULL);
   PetscCallCUDA(cudaGetLastError());
   if (parallel) {
     PetscCall(PetscLogGpuTimeEnd());
@@ -242,13 +258,13 @@ static PetscErrorCode HBGather(const SquallHBOpDesc *hb, PetscScalar *y, const P
     }
   }
   if (dot) {
-    HBDotFinal<<<1, HB_BLOCK, 0, stream>>>(nb1, parallel && hb->nshared ? nb2 : 0, c->partial, ddot ? ddot : c->partial + 2 * HB_MAX_BLOCKS);
+    HBDotFinal<<<1, HB_BLOCK, 0, stream>>>(nb1, parallel && hb->nshared ? nb2 : 0, ns ? nb3 : 0, c->partial, ddot ? ddot : c->partial + 3 * HB_MAX_BLOCKS);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((PetscLogDouble)hb->rowptr[nrows] + (dot ? 4.0 : 2.0) * nown));
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)(hb->rowptr[nrows] - hb->rowptr[ns]) + (dot ? 4.0 : 2.0) * (nown - ns) + (dot ? 2.0 * ns : 0)));
   PetscCall(PetscLogEventEnd(hb->ev_gather, 0, 0, 0, 0));
-  if (dot) PetscCall(HBDotToHost(hb, c->partial + 2 * HB_MAX_BLOCKS, ddot, dot, stream));
+  if (dot) PetscCall(HBDotToHost(hb, c->partial + 3 * HB_MAX_BLOCKS, ddot, dot, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -283,11 +299,12 @@ static PetscErrorCode HBAtomicFinish(const SquallHBOpDesc *hb, PetscScalar *y, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -hb_scatter atomic, before the element kernels: y = lambda x, the ghost rows and (with slots) p.Ap's slots zero,
-   then lambda x.x into the slots */
+/* -hb_scatter atomic, before the element kernels: y = lambda x on the rows they add into (all but the single rows,
+   which they write whole), the ghost rows and (with slots) p.Ap's slots zero, then lambda x.x into the slots */
 static PetscErrorCode HBAtomicStart(const SquallHBOpDesc *hb, const PetscScalar *x, PetscScalar *y, PetscReal *slots, cudaStream_t stream)
 {
-  SquallHBCUDA c = hb->cuda;
+  SquallHBCUDA   c = hb->cuda;
+  const PetscInt n = hb->nown - hb->nsingle; /* the rows the element kernels add into */
 
   PetscFunctionBegin;
   if (hb->nghost) PetscCallCUDA(cudaMemsetAsync(c->yghost, 0, (size_t)hb->nghost * sizeof(PetscScalar), stream));
@@ -295,12 +312,12 @@ static PetscErrorCode HBAtomicStart(const SquallHBOpDesc *hb, const PetscScalar 
   PetscCall(PetscLogEventBegin(hb->ev_gather, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   if (slots)
-    HBAtomicInitKernel<true><<<HBGrid(hb->nown), HB_BLOCK, 0, stream>>>(hb->nown, hb->lambda, x, y, slots);
+    HBAtomicInitKernel<true><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, hb->lambda, x + hb->nsingle, y + hb->nsingle, slots);
   else
-    HBAtomicInitKernel<false><<<HBGrid(hb->nown), HB_BLOCK, 0, stream>>>(hb->nown, hb->lambda, x, y, NULL);
+    HBAtomicInitKernel<false><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, hb->lambda, x + hb->nsingle, y + hb->nsingle, NULL);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((slots ? 3.0 : 1.0) * hb->nown));
+  PetscCall(PetscLogGpuFlops((slots ? 3.0 : 1.0) * n));
   PetscCall(PetscLogEventEnd(hb->ev_gather, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

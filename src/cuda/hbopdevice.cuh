@@ -37,10 +37,11 @@ typedef struct {
   const PetscInt    *gidx;
   const PetscReal   *G, *D;
   const PetscReal   *V, *F, *r, *w;
-  PetscInt           nown;
+  PetscInt           nown, nsingle; /* owned rows; the first nsingle have one element copy, which writes them whole */
+  PetscReal          lambda;
   const PetscScalar *x, *xg;
   PetscScalar       *yL;
-  PetscScalar       *y, *yg; /* -hb_scatter atomic: the owned and ghost rows the kernels add into */
+  PetscScalar       *y, *yg; /* the owned rows (the single ones, and under -hb_scatter atomic all), the ghost rows */
   PetscReal         *dot;    /* -hb_scatter atomic with p.Ap wanted: HB_DOT_SLOTS sums, else NULL */
 } HBOpArgs;
 
@@ -128,19 +129,24 @@ __device__ static inline PetscScalar HBReadXLdg(const HBOpArgs &a, PetscInt l)
   return v;
 }
 
-/* The element's result v at its node idx, where x is xv: into y_L, or (-hb_scatter atomic) added to the node's
-   row of y or of the ghost rows, with xv v added to the thread's part of p.Ap (a masked node has neither) */
+/* The element's result v at its node idx, where x is xv. A node whose row has no other element copy (rows below
+   nsingle) writes that row whole, lambda x + v. The others: into y_L for the Z^T pass, or (-hb_scatter atomic) added
+   to the node's row of y or of the ghost rows. Under atomic the thread's part of p.Ap gets x y (a masked node has
+   neither); under gather the Z^T pass forms p.Ap, over the single rows too. */
 template <bool ATOMIC> __device__ static inline void HBStoreNode(const HBOpArgs &a, size_t idx, PetscScalar v, PetscScalar xv, PetscReal &dot)
 {
-  if constexpr (!ATOMIC) {
-    a.yL[idx] = v;
-  } else {
-    const PetscInt l = __ldg(a.gidx + idx);
+  const PetscInt l = ATOMIC || a.nsingle ? __ldg(a.gidx + idx) : -1;
 
-    if (l >= 0) {
-      atomicAdd(l < a.nown ? a.y + l : a.yg + (l - a.nown), v);
-      dot += xv * v;
-    }
+  if (l >= 0 && l < a.nsingle) {
+    const PetscScalar yv = a.lambda * xv + v;
+
+    a.y[l] = yv;
+    if (ATOMIC) dot += xv * yv;
+  } else if constexpr (!ATOMIC) {
+    a.yL[idx] = v;
+  } else if (l >= 0) {
+    atomicAdd(l < a.nown ? a.y + l : a.yg + (l - a.nown), v);
+    dot += xv * v;
   }
 }
 

@@ -517,6 +517,10 @@ static PetscErrorCode HBBuildGather(Mat_HB *hb)
   for (PetscInt p = 0; p < nloc; p++)
     if (hb->gidx[p] >= 0) hb->rowptr[hb->gidx[p] + 1]++;
   for (PetscInt l = 0; l < nrows; l++) hb->rowptr[l + 1] += hb->rowptr[l];
+  /* the device kernels write rows [0, nsingle) as the only copy of their node (-hb_single_rows) */
+  for (PetscInt l = 0; l < hb->nown - hb->nshared; l++)
+    PetscCheck((hb->rowptr[l + 1] - hb->rowptr[l] == 1) == (l < hb->nsingle), PETSC_COMM_SELF, PETSC_ERR_PLIB, "private row %" PetscInt_FMT " has %" PetscInt_FMT " element copies, but the numbering counts %s", l, hb->rowptr[l + 1] - hb->rowptr[l],
+               l < hb->nsingle ? "one" : "more than one");
   PetscCall(PetscMalloc1(hb->rowptr[nrows], &hb->col));
   PetscCall(PetscMalloc1(nrows, &fill));
   PetscCall(PetscArraycpy(fill, hb->rowptr, nrows));
@@ -551,6 +555,7 @@ PetscErrorCode SquallHBSetUp(Mat_HB *hb)
   PetscCall(PetscFree(keys));
   hb->nown    = hb->num.nown;
   hb->nshared = hb->num.nshared;
+  hb->nsingle = hb->num.nsingle;
   hb->nghost  = hb->num.nghost;
   hb->nglobal = hb->num.nglobal;
   PetscCall(HBElementOrder(hb, e0, glist));

@@ -17,9 +17,11 @@
    per element node (equal keys = the same global node; -1 = masked, i.e. Dirichlet). Output: a local
    index per element node into [owned | ghost] nodes, or -1. Owned nodes are numbered with those no
    other rank holds first ("private") and those another rank holds as a ghost last ("shared"), so
-   the shared rows form one contiguous block [nown - nshared, nown). */
+   the shared rows form one contiguous block [nown - nshared, nown); among the private ones, those of
+   one element copy come first, [0, nsingle), in the order of first appearance (element by element). */
 typedef struct {
   PetscInt  nown, nshared, nghost; /* local counts */
+  PetscInt  nsingle;               /* owned rows with one element copy in all: the first ones */
   PetscInt  rstart, nglobal;       /* first global index of this rank's owned nodes; global count */
   PetscInt *lidx;                  /* local index per element node, -1 where masked */
   PetscInt *mult;                  /* number of element copies (over all ranks) of each local node */
@@ -63,6 +65,7 @@ typedef struct {
   PetscBool        forest;    /* -hb_partition forest: the elements of each rank are those p8est gives it on the same brick */
   PetscBool        overlap;   /* hide the halo exchanges behind the interior elements and owned rows (default) */
   PetscInt         scatter;   /* -hb_scatter as asked: HB_SCATTER_AUTO (by order, SquallHBResolveScatter()), _GATHER or _ATOMIC */
+  PetscBool        single;    /* -hb_single_rows: device products write the rows of one element copy from the element kernels */
   char             vectype[64];
 
   /* CUDA element kernel as asked for (-hb_kernel, -hb_kernel_layers, -hb_kernel_elements; AUTO and 0:
@@ -85,6 +88,7 @@ typedef struct {
 
   SquallSEMNumbering num;
   PetscInt           nown, nshared, nghost, nglobal;
+  PetscInt           nsingle;      /* the first owned rows, one element copy each */
   PetscInt          *rowptr, *col; /* Z^T as CSR: row = local node, entries = element-node positions */
 
   /* host work arrays */

@@ -121,6 +121,7 @@ static PetscErrorCode HBFillDescriptor(Mat_HB *hb)
   d->nint    = hb->nint;
   d->nown    = hb->nown;
   d->nshared = hb->nshared;
+  d->nsingle = hb->single ? hb->nsingle : 0;
   d->nghost  = hb->nghost;
   d->gidx    = hb->gidx;
   d->rowptr  = hb->rowptr;

@@ -231,18 +231,22 @@ static PetscErrorCode NumberingOwners(MPI_Comm comm, PetscInt nu, const PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the local order: owned keys no other rank holds, owned keys others hold as ghosts, then ghosts; the counts
-   and the rank's first global and first shared row */
+/* the local order: owned keys of one element copy in all (a node inside an element, or on a boundary face), the
+   other owned keys no other rank holds, owned keys others hold as ghosts, then ghosts; the counts and the rank's
+   first global and first shared row */
 static PetscErrorCode NumberingLocalOrder(MPI_Comm comm, PetscInt nu, const PetscInt leafinfo[], PetscInt **newidx, PetscInt *sstart, SquallSEMNumbering *num)
 {
   PetscMPIInt rank;
-  PetscInt    nown = 0, nshared = 0, nghost = 0;
+  PetscInt    nown = 0, nsingle, nshared = 0, nghost = 0;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscMalloc1(nu, newidx));
   for (PetscInt u = 0; u < nu; u++)
-    if (leafinfo[3 * u] == rank && leafinfo[3 * u + 2] == 1) (*newidx)[u] = nown++;
+    if (leafinfo[3 * u] == rank && leafinfo[3 * u + 1] == 1) (*newidx)[u] = nown++;
+  nsingle = nown;
+  for (PetscInt u = 0; u < nu; u++)
+    if (leafinfo[3 * u] == rank && leafinfo[3 * u + 1] > 1 && leafinfo[3 * u + 2] == 1) (*newidx)[u] = nown++;
   for (PetscInt u = 0; u < nu; u++)
     if (leafinfo[3 * u] == rank && leafinfo[3 * u + 2] > 1) {
       (*newidx)[u] = nown++;
@@ -250,6 +254,7 @@ static PetscErrorCode NumberingLocalOrder(MPI_Comm comm, PetscInt nu, const Pets
     }
   for (PetscInt u = 0; u < nu; u++)
     if (leafinfo[3 * u] != rank) (*newidx)[u] = nown + nghost++;
+  num->nsingle = nsingle;
   num->nown    = nown;
   num->nshared = nshared;
   num->nghost  = nghost;

@@ -155,6 +155,23 @@ static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol, PetscReal cgtol, Pet
   PetscCall(MatMult(A, xd, yd));
   PetscCall(RelDiff(yh, yd, &d));
   CHECK(d <= tol, "N=%" PetscInt_FMT ": MatMult on the GPU differs from the CPU by %g (relative)", N, (double)d);
+  {
+    /* -hb_scatter gather is reproducible bit for bit: the product and x.Ax again */
+    PetscBool gather, same;
+    Vec       y2;
+    PetscReal dot2;
+
+    PetscCall(PetscStrcmp(info.scatter, "gather", &gather));
+    if (gather) {
+      PetscCall(SquallHBMultDot(A, xd, yd, &dotd));
+      PetscCall(VecDuplicate(yd, &y2));
+      PetscCall(VecSet(y2, -1e30));
+      PetscCall(SquallHBMultDot(A, xd, y2, &dot2));
+      PetscCall(VecEqual(yd, y2, &same));
+      CHECK(same && dot2 == dotd, "N=%" PetscInt_FMT ": two gather products differ (x.Ax %.17g and %.17g)", N, (double)dotd, (double)dot2);
+      PetscCall(VecDestroy(&y2));
+    }
+  }
 
   if (cg) {
     const PCType pcs[2] = {PCNONE, PCJACOBI};
