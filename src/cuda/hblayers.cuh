@@ -257,6 +257,7 @@ template <int Nq, int L, int E, int GEO> __global__ static void __launch_bounds_
       for (int k = 0; k < Nq; k++) HBStoreNode<HBAtomic(GEO)>(a, base + Nq2 * k, ra[k], sq[k * LQ + ijq], dot);
     }
     HBFlushDot<HBAtomic(GEO)>(a, dot);
+    if (!HBAtomic(GEO) && active && valid) HBColumnDot<Nq>(a, base, dot);
   }
 }
 

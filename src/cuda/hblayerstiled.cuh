@@ -226,16 +226,17 @@ template <int Nq, int L, int GEO> __global__ static void __launch_bounds__(HBWid
     }
   }
   {
-    PetscReal dot = 0;
+    PetscReal dot[2] = {0, 0};
 
 #pragma unroll
     for (int h = 0; h < 2; h++) {
       if (own[h]) {
 #pragma unroll
-        for (int k = 0; k < Nq; k++) HBStoreNode<HBAtomic(GEO)>(a, base[h] + Nq2 * k, ra[h][k], sq[k * LM + ij[h]], dot);
+        for (int k = 0; k < Nq; k++) HBStoreNode<HBAtomic(GEO)>(a, base[h] + Nq2 * k, ra[h][k], sq[k * LM + ij[h]], dot[h]);
+        if (!HBAtomic(GEO)) HBColumnDot<Nq>(a, base[h], dot[h]);
       }
     }
-    HBFlushDot<HBAtomic(GEO)>(a, dot);
+    HBFlushDot<HBAtomic(GEO)>(a, dot[0] + dot[1]);
   }
 }
 

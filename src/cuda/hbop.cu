@@ -104,18 +104,18 @@ template <bool DOT> __global__ static void __launch_bounds__(HB_BLOCK) HBSharedA
   }
 }
 
-/* the partial sums of x.y over the n rows that the element kernels wrote whole */
-__global__ static void __launch_bounds__(HB_BLOCK) HBRowsDotKernel(PetscInt n, const PetscScalar *__restrict__ x, const PetscScalar *__restrict__ y, PetscReal *__restrict__ partial)
+/* the partial sums of the n element columns' x.y over their single rows (HBColumnDot()) */
+__global__ static void __launch_bounds__(HB_BLOCK) HBColumnSumKernel(size_t n, const PetscReal *__restrict__ colsum, PetscReal *__restrict__ partial)
 {
   PetscReal d[1] = {0};
 
-  for (PetscInt l = (PetscInt)blockIdx.x * HB_BLOCK + threadIdx.x; l < n; l += (PetscInt)gridDim.x * HB_BLOCK) d[0] += x[l] * y[l];
+  for (size_t c = (size_t)blockIdx.x * HB_BLOCK + threadIdx.x; c < n; c += (size_t)gridDim.x * HB_BLOCK) d[0] += colsum[c];
   HBBlockSum<1>(d);
   if (threadIdx.x == 0) partial[blockIdx.x] = d[0];
 }
 
-/* x.y from the partial sums of the private rows the gather wrote, of the shared rows, then of the single rows, in a
-   fixed order */
+/* x.y from the partial sums of the private rows the gather wrote, of the shared rows, then of the element columns'
+   single rows, in a fixed order */
 __global__ static void __launch_bounds__(HB_BLOCK) HBDotFinal(int nb1, int nb2, int nb3, const PetscReal *__restrict__ partial, PetscReal *__restrict__ out)
 {
   PetscReal v[1] = {0};
@@ -199,6 +199,7 @@ PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *hb)
   PetscCallCUDA(cudaFree(c->yshared));
   PetscCallCUDA(cudaFree(c->partial));
   PetscCallCUDA(cudaFree(c->dotslots));
+  PetscCallCUDA(cudaFree(c->colsum));
   PetscCallCUDA(cudaFreeHost(c->hdot));
   PetscCall(PetscFree(hb->cuda));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -224,7 +225,8 @@ static PetscErrorCode HBGather(const SquallHBOpDesc *hb, PetscScalar *y, const P
 {
   SquallHBCUDA   c    = hb->cuda;
   const PetscInt nown = hb->nown, npriv = hb->nown - hb->nshared, nrows = hb->nown + hb->nghost, ns = hb->nsingle;
-  const int      nb1 = HBGrid(nown - ns), nb2 = HBGrid(hb->nshared), nb3 = HBGrid(ns);
+  const size_t   ncol = (size_t)hb->nelem * hb->Nq * hb->Nq;
+  const int      nb1 = HBGrid(nown - ns), nb2 = HBGrid(hb->nshared), nb3 = HBGrid((PetscInt)PetscMin(ncol, (size_t)PETSC_INT_MAX));
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(hb->ev_gather, 0, 0, 0, 0));
@@ -238,10 +240,10 @@ static PetscErrorCode HBGather(const SquallHBOpDesc *hb, PetscScalar *y, const P
     if (!hb->overlap) PetscCall(PetscSFReduceEnd(hb->sfy, MPIU_SCALAR, c->yghost, c->yshared, MPI_SUM));
     PetscCall(PetscLogGpuTimeBegin());
   }
-  /* the single rows [0, ns) are written; their part of x.y is read from them */
+  /* the element kernels wrote the single rows [0, ns), and their part of x.y per element column */
   if (dot) {
     HBGatherKernel<true, true><<<nb1, HB_BLOCK, 0, stream>>>(ns, nown, npriv, c->rowptr, c->col, c->yL, hb->lambda, y + ns, x + ns, c->partial);
-    if (ns) HBRowsDotKernel<<<nb3, HB_BLOCK, 0, stream>>>(ns, x, y, c->partial + 2 * HB_MAX_BLOCKS);
+    if (ns) HBColumnSumKernel<<<nb3, HB_BLOCK, 0, stream>>>(ncol, c->colsum, c->partial + 2 * HB_MAX_BLOCKS);
   } else
     HBGatherKernel<true, false><<<nb1, HB_BLOCK, 0, stream>>>(ns, nown, 0, c->rowptr, c->col, c->yL, hb->lambda, y + ns, x + ns, NULL);
   PetscCallCUDA(cudaGetLastError());
@@ -262,7 +264,7 @@ static PetscErrorCode HBGather(const SquallHBOpDesc *hb, PetscScalar *y, const P
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((PetscLogDouble)(hb->rowptr[nrows] - hb->rowptr[ns]) + (dot ? 4.0 : 2.0) * (nown - ns) + (dot ? 2.0 * ns : 0)));
+  PetscCall(PetscLogGpuFlops((PetscLogDouble)(hb->rowptr[nrows] - hb->rowptr[ns]) + (dot ? 4.0 : 2.0) * (nown - ns) + (dot ? (PetscLogDouble)ncol : 0)));
   PetscCall(PetscLogEventEnd(hb->ev_gather, 0, 0, 0, 0));
   if (dot) PetscCall(HBDotToHost(hb, c->partial + 3 * HB_MAX_BLOCKS, ddot, dot, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -326,16 +328,22 @@ static PetscErrorCode HBMultDevice(const SquallHBOpDesc *hb, const PetscScalar *
 {
   SquallHBCUDA c = hb->cuda;
   PetscMPIInt  size;
-  PetscReal   *slots = hb->atomic && wantdot ? c->dotslots : NULL;
+  PetscReal   *pap = NULL; /* where the element kernels put their part of p.Ap */
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
-  if (hb->atomic) PetscCall(HBAtomicStart(hb, x, y, slots, stream));
+  if (wantdot && hb->atomic)
+    pap = c->dotslots;
+  else if (wantdot && hb->nsingle) {
+    if (!c->colsum) PetscCall(HBUpload<PetscReal>(&c->colsum, NULL, (size_t)hb->nelem * hb->Nq * hb->Nq));
+    pap = c->colsum;
+  }
+  if (hb->atomic) PetscCall(HBAtomicStart(hb, x, y, pap, stream));
   if (size > 1) PetscCall(PetscSFBcastWithMemTypeBegin(hb->sfx, MPIU_SCALAR, PETSC_MEMTYPE_CUDA, x, PETSC_MEMTYPE_CUDA, c->xghost, MPI_REPLACE));
   if (size > 1 && !hb->overlap) PetscCall(PetscSFBcastEnd(hb->sfx, MPIU_SCALAR, x, c->xghost, MPI_REPLACE));
-  PetscCall(HBLocalOp(hb, 0, hb->nint, x, y, slots, stream));
+  PetscCall(HBLocalOp(hb, 0, hb->nint, x, y, pap, stream));
   if (size > 1 && hb->overlap) PetscCall(PetscSFBcastEnd(hb->sfx, MPIU_SCALAR, x, c->xghost, MPI_REPLACE));
-  PetscCall(HBLocalOp(hb, hb->nint, hb->nelem, x, y, slots, stream));
+  PetscCall(HBLocalOp(hb, hb->nint, hb->nelem, x, y, pap, stream));
   if (hb->atomic)
     PetscCall(HBAtomicFinish(hb, y, wantdot ? dot : NULL, ddot, (PetscBool)(size > 1), stream));
   else

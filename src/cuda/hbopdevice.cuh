@@ -29,6 +29,7 @@ struct _n_SquallHBCUDA {
   PetscScalar *yL, *xghost, *yghost, *yshared;
   PetscReal   *partial;  /* [HB_MAX_BLOCKS] per dot, then the result */
   PetscReal   *dotslots; /* [HB_DOT_SLOTS] then the result: -hb_scatter atomic's p.Ap */
+  PetscReal   *colsum;   /* gather with single rows: x.y over the single rows of each element column (nelem Nq^2) */
   PetscReal   *hdot;     /* pinned */
 };
 
@@ -42,7 +43,8 @@ typedef struct {
   const PetscScalar *x, *xg;
   PetscScalar       *yL;
   PetscScalar       *y, *yg; /* the owned rows (the single ones, and under -hb_scatter atomic all), the ghost rows */
-  PetscReal         *dot;    /* -hb_scatter atomic with p.Ap wanted: HB_DOT_SLOTS sums, else NULL */
+  PetscReal         *dot;    /* p.Ap wanted: atomic, HB_DOT_SLOTS sums; gather with single rows, a sum per element
+                                column (nelem Nq^2) of x y over its single rows; else NULL */
 } HBOpArgs;
 
 /* the six factors of a node: 48 (24) contiguous bytes, read as three 16 (8) byte vectors */
@@ -131,8 +133,8 @@ __device__ static inline PetscScalar HBReadXLdg(const HBOpArgs &a, PetscInt l)
 
 /* The element's result v at its node idx, where x is xv. A node whose row has no other element copy (rows below
    nsingle) writes that row whole, lambda x + v. The others: into y_L for the Z^T pass, or (-hb_scatter atomic) added
-   to the node's row of y or of the ghost rows. Under atomic the thread's part of p.Ap gets x y (a masked node has
-   neither); under gather the Z^T pass forms p.Ap, over the single rows too. */
+   to the node's row of y or of the ghost rows. The thread's part of p.Ap gets x y of its single rows, and under
+   atomic x v of the others (a masked node has neither); under gather the Z^T pass forms the rest of p.Ap. */
 template <bool ATOMIC> __device__ static inline void HBStoreNode(const HBOpArgs &a, size_t idx, PetscScalar v, PetscScalar xv, PetscReal &dot)
 {
   const PetscInt l = ATOMIC || a.nsingle ? __ldg(a.gidx + idx) : -1;
@@ -141,7 +143,7 @@ template <bool ATOMIC> __device__ static inline void HBStoreNode(const HBOpArgs 
     const PetscScalar yv = a.lambda * xv + v;
 
     a.y[l] = yv;
-    if (ATOMIC) dot += xv * yv;
+    dot += xv * yv;
   } else if constexpr (!ATOMIC) {
     a.yL[idx] = v;
   } else if (l >= 0) {
@@ -165,6 +167,15 @@ template <bool ATOMIC> __device__ static inline void HBFlushDot(const HBOpArgs &
 
     if (g.thread_rank() == 0) atomicAdd(a.dot + (blockIdx.x * nw + warp) % HB_DOT_SLOTS, s);
   }
+}
+
+/* gather with single rows and p.Ap wanted: the thread's x y over the single rows of its element column (base: the
+   column's node at k = 0), into that column's own sum, so that p.Ap is summed in a fixed order */
+template <int Nq> __device__ static inline void HBColumnDot(const HBOpArgs &a, size_t base, PetscReal dot)
+{
+  constexpr size_t Np = (size_t)Nq * Nq * Nq;
+
+  if (a.dot) a.dot[(base / Np) * Nq * Nq + base % Np] = dot;
 }
 
 /* blocks per SM to ask nvcc for, so that a block of T threads gets at most about R registers per

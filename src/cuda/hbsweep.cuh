@@ -168,5 +168,6 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(HBThreadsSwe
       for (int k = 0; k < Nq; k++) HBStoreNode<HBAtomic(GEO)>(a, base + Nq2 * k, ra[k], rq[k], dot);
     }
     HBFlushDot<HBAtomic(GEO)>(a, dot);
+    if (!HBAtomic(GEO) && active) HBColumnDot<Nq>(a, base, dot);
   }
 }

@@ -598,7 +598,7 @@ static PetscErrorCode HBNodalLoop(Mat A, SquallHBFunction f, void *ctx, PetscBoo
       }
     }
   }
-  if (rhs) PetscCall(SquallHBGatherHost(hb, hb->yL, va, 0, NULL, NULL));
+  if (rhs) PetscCall(SquallHBGatherHost(hb, 0, hb->yL, va, 0, NULL, NULL));
   PetscCall(VecRestoreArrayWrite(v, &va));
   PetscCall(PetscFree2(xyz, wJ));
   PetscFunctionReturn(PETSC_SUCCESS);

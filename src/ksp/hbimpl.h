@@ -109,6 +109,7 @@ PETSC_INTERN PetscErrorCode    SquallHBResolveKernel(const Mat_HB *, SquallHBKer
 enum { HB_SCATTER_AUTO, HB_SCATTER_GATHER, HB_SCATTER_ATOMIC };
 PETSC_INTERN const char *const SquallHBScatters[];
 PETSC_INTERN PetscErrorCode    SquallHBResolveScatter(const Mat_HB *, PetscBool *atomic);
+PETSC_INTERN PetscInt          SquallHBSingleRows(const Mat_HB *);
 
 /* set-up and geometry (src/ksp/hbgeometry.c) */
 enum { HB_MESH_BRICK, HB_MESH_KERSHAW, HB_MESH_PERTURBED };
@@ -124,7 +125,7 @@ PETSC_INTERN PetscReal         SquallHBGeometryBytesPerNode(SquallHBGeometry, Pe
 
 /* products on the host and the MATSHELL operations (src/ksp/hbmult.c), the viewer (src/ksp/hbview.c) */
 PETSC_INTERN PetscErrorCode SquallHBHostWork(Mat_HB *);
-PETSC_INTERN PetscErrorCode SquallHBGatherHost(Mat_HB *, const PetscScalar *yL, PetscScalar *y, PetscReal shift, const PetscScalar *x, PetscReal *dot);
+PETSC_INTERN PetscErrorCode SquallHBGatherHost(Mat_HB *, PetscInt r0, const PetscScalar *yL, PetscScalar *y, PetscReal shift, const PetscScalar *x, PetscReal *dot);
 PETSC_INTERN PetscErrorCode SquallHBMatMult(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode SquallHBMatMultDot(Mat, Vec, Vec, PetscReal *);
 PETSC_INTERN PetscErrorCode SquallHBMatMultDotDevice(Mat, Vec, Vec, PetscReal *);

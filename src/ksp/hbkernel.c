@@ -93,6 +93,14 @@ PetscErrorCode SquallHBResolveScatter(const Mat_HB *hb, PetscBool *atomic)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the owned rows the device element kernels write whole (-hb_single_rows): the numbering's first nsingle, where they
+   are at least half of the owned rows (N >= 5 on a large brick). Below that the kernels' second read of the node
+   index and the per-column sums of p.Ap (16 bytes per element column) cost more than the gather pass saves. */
+PetscInt SquallHBSingleRows(const Mat_HB *hb)
+{
+  return hb->single && 2 * hb->nsingle >= hb->nown && hb->nown > 0 ? hb->nsingle : 0;
+}
+
 /* the kernel that runs: the asked-for one (AUTO: the table's), its layers per step (0 for sweep) and
    elements per block (0 unless layers), each by the table unless asked for */
 PetscErrorCode SquallHBResolveKernel(const Mat_HB *hb, SquallHBKernel *kernel, PetscInt *layers, PetscInt *elements)

@@ -17,8 +17,9 @@ PetscErrorCode SquallHBHostWork(Mat_HB *hb)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y_L = S_L Z x on elements [e0, e1); x: owned values, xg: ghost values */
-static PetscErrorCode HBLocalOpHost(Mat_HB *hb, PetscInt e0, PetscInt e1, const PetscScalar *x, const PetscScalar *xg, PetscScalar *yL)
+/* y_L = S_L Z x on elements [e0, e1); x: owned values, xg: ghost values. The rows below ns, of one element copy,
+   are written whole into y from the element's block while it is in cache (the gather then starts at row ns). */
+static PetscErrorCode HBLocalOpHost(Mat_HB *hb, PetscInt e0, PetscInt e1, const PetscScalar *x, const PetscScalar *xg, PetscScalar *yL, PetscScalar *y, PetscInt ns)
 {
   const PetscInt   Nq = hb->Nq, Np = hb->Np, nown = hb->nown;
   PetscScalar     *q  = (PetscScalar *)hb->scratch;
@@ -39,6 +40,9 @@ static PetscErrorCode HBLocalOpHost(Mat_HB *hb, PetscInt e0, PetscInt e1, const 
       Ge = Gs;
     }
     SquallSEMElementApply(Nq, hb->D, Ge, q, gr, gs, gt, yL + e * Np);
+    if (ns)
+      for (PetscInt n = 0; n < Np; n++)
+        if (gi[n] >= 0 && gi[n] < ns) y[gi[n]] = yL[e * Np + n] + hb->lambda * x[gi[n]];
   }
   PetscCall(PetscLogFlops((e1 - e0) * SquallSEMOperatorFlops(Nq)));
   PetscCall(PetscLogEventEnd(SQUALL_HBLocalOp, 0, 0, 0, 0));
@@ -53,10 +57,10 @@ static inline PetscScalar HBRowSum(const Mat_HB *hb, const PetscScalar *yL, Pets
   return s;
 }
 
-/* y = Z^T y_L summed over ranks, plus shift x (x NULL: plus shift); with dot, also the local part of x.y. The
-   ghost rows go out first, the owned rows are summed while they travel; the received sums land in the shared
-   rows. */
-PetscErrorCode SquallHBGatherHost(Mat_HB *hb, const PetscScalar *yL, PetscScalar *y, PetscReal shift, const PetscScalar *x, PetscReal *dot)
+/* y = Z^T y_L summed over ranks, plus shift x (x NULL: plus shift), on the owned rows from r0 (those below are
+   written already); with dot, also the local part of x.y over all owned rows. The ghost rows go out first, the
+   owned rows are summed while they travel; the received sums land in the shared rows. */
+PetscErrorCode SquallHBGatherHost(Mat_HB *hb, PetscInt r0, const PetscScalar *yL, PetscScalar *y, PetscReal shift, const PetscScalar *x, PetscReal *dot)
 {
   const PetscInt nown = hb->nown, npriv = hb->nown - hb->nshared;
   PetscMPIInt    size;
@@ -70,7 +74,7 @@ PetscErrorCode SquallHBGatherHost(Mat_HB *hb, const PetscScalar *yL, PetscScalar
     PetscCall(PetscArrayzero(hb->yshared, hb->nshared));
     PetscCall(PetscSFReduceWithMemTypeBegin(hb->num.sfy, MPIU_SCALAR, PETSC_MEMTYPE_HOST, hb->yghost, PETSC_MEMTYPE_HOST, hb->yshared, MPI_SUM));
   }
-  for (PetscInt l = 0; l < nown; l++) y[l] = HBRowSum(hb, yL, l) + shift * (x ? x[l] : 1);
+  for (PetscInt l = r0; l < nown; l++) y[l] = HBRowSum(hb, yL, l) + shift * (x ? x[l] : 1);
   if (size > 1) {
     PetscCall(PetscSFReduceEnd(hb->num.sfy, MPIU_SCALAR, hb->yghost, hb->yshared, MPI_SUM));
     for (PetscInt s = 0; s < hb->nshared; s++) y[npriv + s] += hb->yshared[s];
@@ -79,7 +83,7 @@ PetscErrorCode SquallHBGatherHost(Mat_HB *hb, const PetscScalar *yL, PetscScalar
     for (PetscInt l = 0; l < nown; l++) d += PetscRealPart(x[l] * y[l]);
     *dot = d;
   }
-  PetscCall(PetscLogFlops(hb->rowptr[nown + hb->nghost] + 2.0 * nown + (dot ? 2.0 * nown : 0)));
+  PetscCall(PetscLogFlops(hb->rowptr[nown + hb->nghost] - hb->rowptr[r0] + 2.0 * (nown - r0) + (dot ? 2.0 * nown : 0)));
   PetscCall(PetscLogEventEnd(SQUALL_HBGather, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -89,6 +93,7 @@ static PetscErrorCode HBMultHost(Mat_HB *hb, Vec x, Vec y, PetscBool wantdot, Pe
   const PetscScalar *xa;
   PetscScalar       *ya;
   PetscMPIInt        size;
+  const PetscInt     ns = SquallHBSingleRows(hb);
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
@@ -97,10 +102,10 @@ static PetscErrorCode HBMultHost(Mat_HB *hb, Vec x, Vec y, PetscBool wantdot, Pe
   PetscCall(VecGetArrayWrite(y, &ya));
   if (size > 1) PetscCall(PetscSFBcastWithMemTypeBegin(hb->num.sfx, MPIU_SCALAR, PETSC_MEMTYPE_HOST, xa, PETSC_MEMTYPE_HOST, hb->xghost, MPI_REPLACE));
   if (size > 1 && !hb->overlap) PetscCall(PetscSFBcastEnd(hb->num.sfx, MPIU_SCALAR, xa, hb->xghost, MPI_REPLACE));
-  PetscCall(HBLocalOpHost(hb, 0, hb->nint, xa, NULL, hb->yL));
+  PetscCall(HBLocalOpHost(hb, 0, hb->nint, xa, NULL, hb->yL, ya, ns));
   if (size > 1 && hb->overlap) PetscCall(PetscSFBcastEnd(hb->num.sfx, MPIU_SCALAR, xa, hb->xghost, MPI_REPLACE));
-  PetscCall(HBLocalOpHost(hb, hb->nint, hb->nelem, xa, hb->xghost, hb->yL));
-  PetscCall(SquallHBGatherHost(hb, hb->yL, ya, hb->lambda, xa, wantdot ? dot : NULL));
+  PetscCall(HBLocalOpHost(hb, hb->nint, hb->nelem, xa, hb->xghost, hb->yL, ya, ns));
+  PetscCall(SquallHBGatherHost(hb, ns, hb->yL, ya, hb->lambda, xa, wantdot ? dot : NULL));
   PetscCall(VecRestoreArrayWrite(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -121,7 +126,7 @@ static PetscErrorCode HBFillDescriptor(Mat_HB *hb)
   d->nint    = hb->nint;
   d->nown    = hb->nown;
   d->nshared = hb->nshared;
-  d->nsingle = hb->single ? hb->nsingle : 0;
+  d->nsingle = SquallHBSingleRows(hb);
   d->nghost  = hb->nghost;
   d->gidx    = hb->gidx;
   d->rowptr  = hb->rowptr;
@@ -238,7 +243,7 @@ PetscErrorCode SquallHBMatGetDiagonal(Mat A, Vec d)
         for (PetscInt i = 0; i < hb->Nq; i++) hb->yL[e * hb->Np + i + hb->Nq * (j + hb->Nq * k)] = SquallSEMNodeDiagonal(hb->Nq, hb->D, Ge, i, j, k);
   }
   PetscCall(VecGetArrayWrite(d, &da));
-  PetscCall(SquallHBGatherHost(hb, hb->yL, da, hb->lambda, NULL, NULL));
+  PetscCall(SquallHBGatherHost(hb, 0, hb->yL, da, hb->lambda, NULL, NULL));
   PetscCall(VecRestoreArrayWrite(d, &da));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

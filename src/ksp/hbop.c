@@ -262,7 +262,7 @@ PetscErrorCode SquallHBGetInfo(Mat A, SquallHBInfo *info)
     PetscCall(SquallHBResolveScatter(hb, &atomic));
     info->scatter = atomic ? "atomic" : "gather";
   }
-  info->nsingle = hb->single ? hb->nsingle : 0;
+  info->nsingle = SquallHBSingleRows(hb);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
