@@ -153,7 +153,7 @@ typedef struct {
   const char *mesh, *geometry;
   PetscReal   geometry_bytes_per_node;
   const char *scatter; /* a device product's Z^T (-hb_scatter): "gather" or "atomic" */
-  PetscInt    nsingle; /* owned rows that device products write whole from the element kernels (-hb_single_rows; 0 when off or too few) */
+  PetscInt    nsingle; /* owned rows that device products write whole from the element kernels (-hb_single_rows; 0 when off, too few, or under atomic) */
 } SquallHBInfo;
 typedef PetscErrorCode (*SquallHBFunction)(const PetscReal x[3], PetscScalar *f, void *ctx);
 PETSC_EXTERN PetscErrorCode SquallHBCreateOperator(MPI_Comm, PetscInt order, const PetscInt elements[], Mat *);

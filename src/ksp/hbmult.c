@@ -93,9 +93,10 @@ static PetscErrorCode HBMultHost(Mat_HB *hb, Vec x, Vec y, PetscBool wantdot, Pe
   const PetscScalar *xa;
   PetscScalar       *ya;
   PetscMPIInt        size;
-  const PetscInt     ns = SquallHBSingleRows(hb);
+  PetscInt           ns;
 
   PetscFunctionBegin;
+  PetscCall(SquallHBSingleRows(hb, PETSC_FALSE, &ns));
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
   PetscCall(SquallHBHostWork(hb));
   PetscCall(VecGetArrayRead(x, &xa));
@@ -126,7 +127,6 @@ static PetscErrorCode HBFillDescriptor(Mat_HB *hb)
   d->nint    = hb->nint;
   d->nown    = hb->nown;
   d->nshared = hb->nshared;
-  d->nsingle = SquallHBSingleRows(hb);
   d->nghost  = hb->nghost;
   d->gidx    = hb->gidx;
   d->rowptr  = hb->rowptr;
@@ -147,6 +147,7 @@ static PetscErrorCode HBFillDescriptor(Mat_HB *hb)
   d->ev_gather  = SQUALL_HBGather;
   PetscCall(SquallHBResolveKernel(hb, &d->kernel, &d->layers, &d->elements));
   PetscCall(SquallHBResolveScatter(hb, &d->atomic));
+  PetscCall(SquallHBSingleRows(hb, PETSC_TRUE, &d->nsingle));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -88,8 +88,8 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
                               "How a device product sums the element results into y (Z^T): auto (by order on one rank, the table of src/ksp/hbkernel.c; else gather), gather (CSR row sums, reproducible bit for bit) or atomic (atomic adds from "
                               "the element kernels, with p.Ap summed there: no element-local array, not reproducible bit for bit)",
                               "SquallHBCreateOperator", SquallHBScatters, 3, SquallHBScatters[hb->scatter], &hb->scatter, NULL));
-  PetscCall(PetscOptionsBool("-hb_single_rows", "Device products: the element kernels write the rows of nodes of one element copy (inside an element, or on a boundary face) themselves, so that Z^T sums only the others", "SquallHBCreateOperator",
-                             hb->single, &hb->single, NULL));
+  PetscCall(PetscOptionsBool("-hb_single_rows", "The element kernels write the rows of nodes of one element copy (inside an element, or on a boundary face) themselves, so that Z^T sums only the others (device products: under gather only)",
+                             "SquallHBCreateOperator", hb->single, &hb->single, NULL));
   PetscCall(PetscOptionsBool("-hb_scramble_keys", "Number the nodes from scrambled lattice keys (a bijection that spreads each rank's keys over the whole range): checks that nothing relies on the brick's order", "SquallHBCreateOperator",
                              hb->scramble, &hb->scramble, NULL));
   {
@@ -164,7 +164,7 @@ static PetscErrorCode MatDestroy_HB(void *ctx)
 . -hb_kernel_elements <0,1,2,3,4,6> - CUDA, layers: elements per thread block (default 0: by order; 2-6 only at order 5)
 . -hb_overlap <bool>               - overlap the halo exchanges with the interior work (default true; false to measure what it hides)
 . -hb_scatter <auto,gather,atomic> - device products: Z^T as CSR row sums (reproducible bit for bit) or by atomic adds from the element kernels; auto (default): atomic on one rank at the orders where it measured faster (double precision: all but 13 and 15), else gather
-. -hb_single_rows <bool>            - device products: the element kernels write the rows of one element copy themselves and Z^T sums only the others (default true)
+. -hb_single_rows <bool>            - the element kernels write the rows of one element copy themselves and Z^T sums only the others (default true; device products: under -hb_scatter gather only)
 . -hb_scramble_keys                 - number the nodes from a scrambled bijection of the lattice keys (a check that nothing relies on the brick's order)
 . -hb_partition slabs|forest        - the elements of each rank: contiguous slabs of the brick, or as a p8est DMForest of the same brick partitions them
 . -hb_log_setup                     - print the time of each setup phase to stderr (rank 0)
@@ -262,7 +262,7 @@ PetscErrorCode SquallHBGetInfo(Mat A, SquallHBInfo *info)
     PetscCall(SquallHBResolveScatter(hb, &atomic));
     info->scatter = atomic ? "atomic" : "gather";
   }
-  info->nsingle = SquallHBSingleRows(hb);
+  PetscCall(SquallHBSingleRows(hb, PETSC_TRUE, &info->nsingle));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

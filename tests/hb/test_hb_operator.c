@@ -186,6 +186,8 @@ static PetscErrorCode CheckScatter(const SquallHBInfo *info)
     expect = size == 1 && PetscDefined(USE_REAL_DOUBLE) && info->order != 13 && info->order != 15 ? "atomic" : "gather";
   PetscCall(PetscStrcmp(info->scatter, expect, &same));
   CHECK(same, "N=%" PetscInt_FMT " on %d ranks with -hb_scatter %s: the operator reports scatter %s, expected %s", info->order, size, asked, info->scatter, expect);
+  PetscCall(PetscStrcmp(info->scatter, "atomic", &same));
+  CHECK(!same || info->nsingle == 0, "N=%" PetscInt_FMT ": under atomic the device kernels add every row, but the operator reports %" PetscInt_FMT " rows written whole", info->order, info->nsingle);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
