@@ -9,9 +9,9 @@
       - sweep (src/cuda/hbsweep.cuh, N <= 9): several elements per block, a thread per element column;
       - layers (src/cuda/hblayers.cuh): a thread per node of a layer, L layers per step;
       - layers_tiled (src/cuda/hblayerstiled.cuh): the same with two nodes per thread;
-   2. Z^T: the rows of nodes with one element copy in all (inside an element, or on a boundary face: the first
-      nsingle owned rows, -hb_single_rows) the element kernels write whole, lambda x + v; the others are a CSR row
-      sum over the element copies of each node, plus lambda x; or (-hb_scatter atomic) the element kernels add
+   2. Z^T: under gather the rows of nodes with one element copy in all (inside an element, or on a boundary face: the
+      first nsingle owned rows, -hb_single_rows) the element kernels write whole, lambda x + v; the others are a CSR
+      row sum over the element copies of each node, plus lambda x; or (-hb_scatter atomic) the element kernels add
       their results into y = lambda x and into the ghost rows directly, and p.Ap is summed in them too, so that
       y_L is neither written nor read. (hipBone reads lambda W per element node, W the inverse
       multiplicity; Z^T W Z = I, so lambda x on the assembled rows is the same operator without reading W.)
@@ -301,12 +301,12 @@ static PetscErrorCode HBAtomicFinish(const SquallHBOpDesc *hb, PetscScalar *y, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -hb_scatter atomic, before the element kernels: y = lambda x on the rows they add into (all but the single rows,
-   which they write whole), the ghost rows and (with slots) p.Ap's slots zero, then lambda x.x into the slots */
+/* -hb_scatter atomic, before the element kernels: y = lambda x (under atomic they add into every row: nsingle is 0),
+   the ghost rows and (with slots) p.Ap's slots zero, then lambda x.x into the slots */
 static PetscErrorCode HBAtomicStart(const SquallHBOpDesc *hb, const PetscScalar *x, PetscScalar *y, PetscReal *slots, cudaStream_t stream)
 {
   SquallHBCUDA   c = hb->cuda;
-  const PetscInt n = hb->nown - hb->nsingle; /* the rows the element kernels add into */
+  const PetscInt n = hb->nown;
 
   PetscFunctionBegin;
   if (hb->nghost) PetscCallCUDA(cudaMemsetAsync(c->yghost, 0, (size_t)hb->nghost * sizeof(PetscScalar), stream));
@@ -314,9 +314,9 @@ static PetscErrorCode HBAtomicStart(const SquallHBOpDesc *hb, const PetscScalar 
   PetscCall(PetscLogEventBegin(hb->ev_gather, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   if (slots)
-    HBAtomicInitKernel<true><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, hb->lambda, x + hb->nsingle, y + hb->nsingle, slots);
+    HBAtomicInitKernel<true><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, hb->lambda, x, y, slots);
   else
-    HBAtomicInitKernel<false><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, hb->lambda, x + hb->nsingle, y + hb->nsingle, NULL);
+    HBAtomicInitKernel<false><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, hb->lambda, x, y, NULL);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((slots ? 3.0 : 1.0) * n));

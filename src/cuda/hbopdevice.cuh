@@ -131,24 +131,26 @@ __device__ static inline PetscScalar HBReadXLdg(const HBOpArgs &a, PetscInt l)
   return v;
 }
 
-/* The element's result v at its node idx, where x is xv. A node whose row has no other element copy (rows below
-   nsingle) writes that row whole, lambda x + v. The others: into y_L for the Z^T pass, or (-hb_scatter atomic) added
-   to the node's row of y or of the ghost rows. The thread's part of p.Ap gets x y of its single rows, and under
-   atomic x v of the others (a masked node has neither); under gather the Z^T pass forms the rest of p.Ap. */
+/* The element's result v at its node idx, where x is xv. Under gather, a node whose row has no other element copy
+   (rows below nsingle) writes that row whole, lambda x + v, and the others go into y_L for the Z^T pass; the thread's
+   part of p.Ap gets x y of its single rows (the Z^T pass forms the rest). Under -hb_scatter atomic every node adds v
+   to its row of y or of the ghost rows, and x v to p.Ap (a masked node does neither). */
 template <bool ATOMIC> __device__ static inline void HBStoreNode(const HBOpArgs &a, size_t idx, PetscScalar v, PetscScalar xv, PetscReal &dot)
 {
   const PetscInt l = ATOMIC || a.nsingle ? __ldg(a.gidx + idx) : -1;
 
-  if (l >= 0 && l < a.nsingle) {
+  if constexpr (ATOMIC) {
+    if (l >= 0) {
+      atomicAdd(l < a.nown ? a.y + l : a.yg + (l - a.nown), v);
+      dot += xv * v;
+    }
+  } else if (l >= 0 && l < a.nsingle) {
     const PetscScalar yv = a.lambda * xv + v;
 
     a.y[l] = yv;
     dot += xv * yv;
-  } else if constexpr (!ATOMIC) {
+  } else {
     a.yL[idx] = v;
-  } else if (l >= 0) {
-    atomicAdd(l < a.nown ? a.y + l : a.yg + (l - a.nown), v);
-    dot += xv * v;
   }
 }
 
