@@ -305,8 +305,7 @@ static PetscErrorCode HBAtomicFinish(const SquallHBOpDesc *hb, PetscScalar *y, P
    the ghost rows and (with slots) p.Ap's slots zero, then lambda x.x into the slots */
 static PetscErrorCode HBAtomicStart(const SquallHBOpDesc *hb, const PetscScalar *x, PetscScalar *y, PetscReal *slots, cudaStream_t stream)
 {
-  SquallHBCUDA   c = hb->cuda;
-  const PetscInt n = hb->nown;
+  SquallHBCUDA c = hb->cuda;
 
   PetscFunctionBegin;
   if (hb->nghost) PetscCallCUDA(cudaMemsetAsync(c->yghost, 0, (size_t)hb->nghost * sizeof(PetscScalar), stream));
@@ -314,12 +313,12 @@ static PetscErrorCode HBAtomicStart(const SquallHBOpDesc *hb, const PetscScalar 
   PetscCall(PetscLogEventBegin(hb->ev_gather, 0, 0, 0, 0));
   PetscCall(PetscLogGpuTimeBegin());
   if (slots)
-    HBAtomicInitKernel<true><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, hb->lambda, x, y, slots);
+    HBAtomicInitKernel<true><<<HBGrid(hb->nown), HB_BLOCK, 0, stream>>>(hb->nown, hb->lambda, x, y, slots);
   else
-    HBAtomicInitKernel<false><<<HBGrid(n), HB_BLOCK, 0, stream>>>(n, hb->lambda, x, y, NULL);
+    HBAtomicInitKernel<false><<<HBGrid(hb->nown), HB_BLOCK, 0, stream>>>(hb->nown, hb->lambda, x, y, NULL);
   PetscCallCUDA(cudaGetLastError());
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((slots ? 3.0 : 1.0) * n));
+  PetscCall(PetscLogGpuFlops((slots ? 3.0 : 1.0) * hb->nown));
   PetscCall(PetscLogEventEnd(hb->ev_gather, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

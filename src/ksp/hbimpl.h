@@ -109,7 +109,7 @@ PETSC_INTERN PetscErrorCode    SquallHBResolveKernel(const Mat_HB *, SquallHBKer
 enum { HB_SCATTER_AUTO, HB_SCATTER_GATHER, HB_SCATTER_ATOMIC };
 PETSC_INTERN const char *const SquallHBScatters[];
 PETSC_INTERN PetscErrorCode    SquallHBResolveScatter(const Mat_HB *, PetscBool *atomic);
-PETSC_INTERN PetscErrorCode    SquallHBSingleRows(const Mat_HB *, PetscBool device, PetscInt *ns);
+PETSC_INTERN PetscInt          SquallHBSingleRows(const Mat_HB *, PetscBool atomic);
 
 /* set-up and geometry (src/ksp/hbgeometry.c) */
 enum { HB_MESH_BRICK, HB_MESH_KERSHAW, HB_MESH_PERTURBED };

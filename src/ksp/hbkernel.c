@@ -97,15 +97,11 @@ PetscErrorCode SquallHBResolveScatter(const Mat_HB *hb, PetscBool *atomic)
    least half of the owned rows (N >= 5 on a large brick; below, the device kernels' second read of the node index and
    the per-column sums of p.Ap, 16 bytes per element column, cost more than the gather pass saves). Device products
    use them under gather only: under atomic, plain stores of these rows measured slower on the H200 than the atomic
-   adds they replace (figure of merit 4730 against 4843 GFLOP/s at N = 7, docs/performance.md). */
-PetscErrorCode SquallHBSingleRows(const Mat_HB *hb, PetscBool device, PetscInt *ns)
+   adds they replace (figure of merit 4730 against 4843 GFLOP/s at N = 7, docs/performance.md); atomic: the product's
+   resolved scatter (SquallHBResolveScatter(); host products: false). */
+PetscInt SquallHBSingleRows(const Mat_HB *hb, PetscBool atomic)
 {
-  PetscBool atomic = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  if (device) PetscCall(SquallHBResolveScatter(hb, &atomic));
-  *ns = hb->single && !atomic && 2 * hb->nsingle >= hb->nown && hb->nown > 0 ? hb->nsingle : 0;
-  PetscFunctionReturn(PETSC_SUCCESS);
+  return hb->single && !atomic && 2 * hb->nsingle >= hb->nown && hb->nown > 0 ? hb->nsingle : 0;
 }
 
 /* the kernel that runs: the asked-for one (AUTO: the table's), its layers per step (0 for sweep) and

@@ -93,10 +93,9 @@ static PetscErrorCode HBMultHost(Mat_HB *hb, Vec x, Vec y, PetscBool wantdot, Pe
   const PetscScalar *xa;
   PetscScalar       *ya;
   PetscMPIInt        size;
-  PetscInt           ns;
+  const PetscInt     ns = SquallHBSingleRows(hb, PETSC_FALSE);
 
   PetscFunctionBegin;
-  PetscCall(SquallHBSingleRows(hb, PETSC_FALSE, &ns));
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
   PetscCall(SquallHBHostWork(hb));
   PetscCall(VecGetArrayRead(x, &xa));
@@ -147,7 +146,7 @@ static PetscErrorCode HBFillDescriptor(Mat_HB *hb)
   d->ev_gather  = SQUALL_HBGather;
   PetscCall(SquallHBResolveKernel(hb, &d->kernel, &d->layers, &d->elements));
   PetscCall(SquallHBResolveScatter(hb, &d->atomic));
-  PetscCall(SquallHBSingleRows(hb, PETSC_TRUE, &d->nsingle));
+  d->nsingle = SquallHBSingleRows(hb, d->atomic);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

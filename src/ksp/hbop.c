@@ -261,8 +261,8 @@ PetscErrorCode SquallHBGetInfo(Mat A, SquallHBInfo *info)
 
     PetscCall(SquallHBResolveScatter(hb, &atomic));
     info->scatter = atomic ? "atomic" : "gather";
+    info->nsingle = SquallHBSingleRows(hb, atomic);
   }
-  PetscCall(SquallHBSingleRows(hb, PETSC_TRUE, &info->nsingle));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
