@@ -21,21 +21,21 @@
 #   HB_DOFS          unknowns of the figure-of-merit orders (default 4e7, hipBone's size)
 #   HB_SWEEP_DOFS    unknowns of the other orders' operator runs (default 2e7; at N = 1 the set-up of 4e7
 #                    unknowns, one element each, alone takes a minute)
-#   HB_BUDGET        seconds for all the steps together (default 400)
+#   HB_BUDGET        seconds for all the steps together (default 900)
 #   HB_STEP_TIMEOUT  seconds at most per step (default 90; never more than what is left of the budget)
 #   HB_REPS          back-to-back products per operator timing (default 20)
 #   HB_CG_ITERATIONS CG iterations of the figure of merit (default 100, upstream hipBone's timed count; fewer
 #                    when the residual reaches zero first)
 #   HB_RANKS         MPI ranks, one GPU each through bench/gpu-bind.sh (default 1)
-#   HB_GEOMETRIES    -hb_geometry modes to run in turn, each with all the steps above (default "auto"; on the
-#                    brick auto is affine; e.g. "stored trilinear affine", trilinear on -hb_mesh perturbed)
+#   HB_GEOMETRIES    -hb_geometry modes to run in turn, each with all the steps above (default "auto trilinear
+#                    stored": on the brick auto is affine, so every mode; trilinear also on -hb_mesh perturbed)
 #   HB_MESH          -hb_mesh of those steps (default brick)
 #   HB_SCATTERS      -hb_scatter modes to run in turn, each with all the steps above (default "auto", squall's choice by
 #                    order; "gather atomic" measures both ways of summing the element results, Z^T as CSR row sums and
 #                    by atomic adds from the element kernels)
-#   HB_APPEND        1: add to OUTDIR/hb.jsonl instead of starting it anew, so that a second call's records (e.g. the
-#                    operator sweeps of HB_GEOMETRIES="stored trilinear" with HB_CG_ITERATIONS=0 HB_KERSHAW=0, which do
-#                    not fit one call with the figures of merit) go into the same results file (default 0)
+#   HB_APPEND        1: add to OUTDIR/hb.jsonl instead of starting it anew, so that a run split over calls (e.g. a
+#                    second with HB_GEOMETRIES="trilinear stored" HB_KERSHAW=0 where one call may last only minutes) goes
+#                    into the same results file (default 0)
 #   HB_KERSHAW       1: also the Kershaw record (-hb_mesh kershaw -hb_kershaw_eps 0.3, N = 7, 24 x 18 x 18 = 7776
 #                    elements, stored factors, hbcg to 100 iterations: DOF x iterations / s) (default 1)
 set -uo pipefail
@@ -43,7 +43,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: bench/hb.sh BUILD_DIR OUTDIR}
 out=${2:?usage: bench/hb.sh BUILD_DIR OUTDIR}
 dofs=${HB_DOFS:-4e7}
-budget=${HB_BUDGET:-400}
+budget=${HB_BUDGET:-900}
 step_max=${HB_STEP_TIMEOUT:-90}
 reps=${HB_REPS:-20}
 iters=${HB_CG_ITERATIONS:-100}
@@ -84,7 +84,7 @@ step() { # N, then hb_bench arguments
 
 mesh=${HB_MESH:-brick}
 for sc in ${HB_SCATTERS:-auto}; do
-  for geo in ${HB_GEOMETRIES:-auto}; do
+  for geo in ${HB_GEOMETRIES:-auto trilinear stored}; do
     tag=$mesh-$geo-$sc
     for N in 3 7 15; do step "$N" -dofs "$dofs" -cg_iterations "$iters" -solvers hbcg -hb_mesh "$mesh" -hb_geometry "$geo" -hb_scatter "$sc"; done
     for N in 1 2 4 5 6 8 9 10 11 12 13 14; do step "$N" -dofs "${HB_SWEEP_DOFS:-2e7}" -cg_iterations 0 -hb_mesh "$mesh" -hb_geometry "$geo" -hb_scatter "$sc"; done

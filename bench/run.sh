@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every benchmark of squall on one GPU, in a time budget of about 45 minutes, into bench/results:
+# Every benchmark of squall on one GPU, in a time budget of about 55 minutes, into bench/results:
 #
 #   bench/run.sh [BUILD_DIR [SINGLE_BUILD_DIR]]
 #
@@ -85,7 +85,8 @@ for cap in $only; do
       timeout 420 bash "$root/bench/esdg.sh" "$build" "$out" > "$out/esdg.log" 2>&1 && timeout 420 bash "$root/bench/cfl.sh" "$build" "$out" >> "$out/esdg.log" 2>&1 ;;
     hevi) log "hevi (bench/hevi.sh)"; timeout 600 bash "$root/bench/hevi.sh" "$build" "$out" > "$out/hevi.log" 2>&1 ;;
     channel | bwave | schaer) log "$cap (bench/$cap.sh)"; timeout 600 bash "$root/bench/$cap.sh" "$build" "$out" > "$out/$cap.log" 2>&1 ;;
-    hb | p1) log "$cap (bench/$cap.sh)"; timeout 480 bash "$root/bench/$cap.sh" "$build" "$out" > "$out/$cap.log" 2>&1 ;;
+    hb) log "hb (bench/hb.sh)"; timeout 960 bash "$root/bench/hb.sh" "$build" "$out" > "$out/hb.log" 2>&1 ;;
+    p1) log "p1 (bench/p1.sh)"; timeout 480 bash "$root/bench/p1.sh" "$build" "$out" > "$out/p1.log" 2>&1 ;;
     precision)
       [ -n "$single" ] || { log "precision: skipped (no SINGLE_BUILD_DIR given)"; continue; }
       log "precision (bench/precision.sh)"; timeout 600 bash "$root/bench/precision.sh" "$build" "$single" "$out" > "$out/$cap.log" 2>&1 ;;
