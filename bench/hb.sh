@@ -33,9 +33,9 @@
 #   HB_SCATTERS      -hb_scatter modes to run in turn, each with all the steps above (default "auto", squall's choice by
 #                    order; "gather atomic" measures both ways of summing the element results, Z^T as CSR row sums and
 #                    by atomic adds from the element kernels)
-#   HB_APPEND        1: add to OUTDIR/hb.jsonl instead of starting it anew, so that a run split over calls (e.g. a
-#                    second with HB_GEOMETRIES="trilinear stored" HB_KERSHAW=0 where one call may last only minutes) goes
-#                    into the same results file (default 0)
+#   HB_APPEND        1: add to OUTDIR/hb.jsonl instead of starting it anew, so that a run split into parts (e.g. a
+#                    second invocation with HB_GEOMETRIES="trilinear stored" HB_KERSHAW=0) makes one results file
+#                    (default 0)
 #   HB_KERSHAW       1: also the Kershaw record (-hb_mesh kershaw -hb_kershaw_eps 0.3, N = 7, 24 x 18 x 18 = 7776
 #                    elements, stored factors, hbcg to 100 iterations: DOF x iterations / s) (default 1)
 set -uo pipefail
