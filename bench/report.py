@@ -224,7 +224,7 @@ def summary():
         hi = [frac[n] for n in frac if n >= 8]
         rows.append([f"hipBone operator ({geo} geometry), N=1..7 / 8..15", f"{100 * min(lo):.0f}-{100 * max(lo):.0f}% / {100 * min(hi):.0f}-{100 * max(hi):.0f}% of its roofline", "the rate its bytes per node allow at the streaming rate of the same run"])
         r15 = [r for r in ops if r["N"] == 15][0]
-        rows.append(["hipBone operator, N=15", f"{r15['kernel_gflops'] / 1000:.2f} TFLOP/s", f"{100 * r15['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}% of FP64 peak"])
+        rows.append(["hipBone operator, N=15", f"{r15['kernel_gflops'] / 1000:.2f} TFLOP/s", f"{100 * r15['kernel_gflops'] / 1000 / fp64_peak(h, r15):.1f}% of FP64 peak"])
         cg = {r["N"]: r for r in hb_brick(recs(h, bench="hb_cg", solver="hbcg"), default=True)}
         ns = sorted(cg)
         rows.append([f"hipBone CG figure of merit, N={' / '.join(map(str, ns))}, {cg[ns[0]]['NG'] / 1e6:.0f} M unknowns", " / ".join(f"{cg[n]['fom_gflops']:.0f}" for n in ns) + " GFLOP/s",
@@ -310,8 +310,11 @@ def hb_brick(rs, default=False):
     records are in the per-mode tables); with default, one per order, of the scatter that -hb_scatter auto picks where
     the results hold it"""
     rs = [r for r in rs if r.get("mesh", "brick") == "brick" and r.get("device", True) and hb_geometry(r) == HB_BRICK_GEOMETRY]
-    if not default:
-        return rs
+    return hb_auto_scatter(rs) if default else rs
+
+
+def hb_auto_scatter(rs):
+    """per order, the records of the scatter that -hb_scatter auto picks, where rs holds it (else all of the order's)"""
     have = {(r["N"], hb_scatter(r)) for r in rs}
     return [r for r in rs if hb_scatter(r) == hb_default_scatter(r["N"]) or (r["N"], hb_default_scatter(r["N"])) not in have]
 
@@ -320,7 +323,7 @@ def hb_brick(rs, default=False):
 def hb_orders():
     h = load("hb")
     rows = [[r["N"], r["NG"] / 1e6, r["kernel"], hb_geometry(r), hb_scatter(r) + (" (auto)" if hb_scatter(r) == hb_default_scatter(r["N"]) else ""), r["kernel_gflops"], r["kernel_gbs"], f"{100 * r['roofline_fraction']:.0f}%",
-             f"{100 * r['kernel_gflops'] / 1000 / h['limits']['fp64_fma_tflops']:.1f}%", r["t_mult"] * 1e3, r["mult_gflops_nekbone"]]
+             f"{100 * r['kernel_gflops'] / 1000 / fp64_peak(h, r):.1f}%", r["t_mult"] * 1e3, r["mult_gflops_nekbone"]]
             for r in sorted(hb_brick(recs(h, bench="hb_operator")), key=lambda r: (r["N"], hb_scatter(r)))]
     return (table(["N", "M unknowns", "kernel", "geometry", "scatter", "GFLOP/s", "GB/s", "of its roofline", "of FP64 peak", "MatMult ms", "MatMult GFLOP/s (NekBone)"], rows) + "\n\n"
             + "Kernel columns: the element kernel alone; MatMult: the whole product (kernel and Z^T). The roofline of an atomic "
@@ -363,13 +366,13 @@ def hb_geometry_operator():
         return "Per-mode operator records: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\")."
     brick = [r for r in ops if r.get("mesh", "brick") == "brick"]
     modes = [m for m in HB_MODES if any(hb_geometry(r) == m for r in brick)]
+    cell = {(r["N"], m): r for m in modes for r in hb_auto_scatter([r for r in brick if hb_geometry(r) == m])}
     rows = []
     for N in sorted({r["N"] for r in brick}):
         row = [N]
         for m in modes:
-            at = [r for r in brick if r["N"] == N and hb_geometry(r) == m]
-            auto = [r for r in at if hb_scatter(r) == hb_default_scatter(N)] or at
-            row += [hb_mode_cell(h, auto[0]) if auto else "-", f"{auto[0]['bytes_per_node']:.1f}" if auto else "-"]
+            r = cell.get((N, m))
+            row += [hb_mode_cell(h, r), f"{r['bytes_per_node']:.1f}"] if r else ["-", "-"]
         rows.append(row)
     text = table(["N"] + [c for m in modes for c in (m, "bytes per node")], rows)
     text += ("\n\nOn the brick, each mode at the scatter -hb_scatter auto picks (where measured): the element kernel's GFLOP/s, "
