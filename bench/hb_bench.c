@@ -13,9 +13,9 @@ static char help[] = "hipBone benchmark sweep; one JSON object per line.\n"
                      "                       the device PETSc's GPU timers synchronize after each timed kernel, which slows CG:\n"
                      "                       each order runs its CG before its operator records, and only the first order's CG\n"
                      "                       runs without the timers; \"gpu_timers\" in the hb_cg records says which)\n"
-                     "  -kernels list        time the operator with each -hb_kernel in turn (sweep, layers, layers_tiled; the\n"
-                     "                       same operator, switched by MatSetFromOptions(); sweep only at N <= 9); CG runs with\n"
-                     "                       the default kernel; default: the operator's kernel only\n"
+                     "  -kernels list        time the operator with each -hb_kernel in turn (sweep, layers, layers_tiled, mma; the\n"
+                     "                       same operator, switched by MatSetFromOptions(); each where SquallHBKernelAvailable());\n"
+                     "                       CG runs with the default kernel; default: the operator's kernel only\n"
                      "  -layers list         likewise for each -hb_kernel_layers (2, 3, 4) where the kernel takes layers\n"
                      "  -tag name            copied into every record\n"
                      "  -hb_log_setup 0      no timestamped setup phases on stderr (default on)\n"
@@ -144,19 +144,17 @@ static PetscErrorCode BenchOperatorKernels(const Bench *b, Mat A, PetscInt nkern
   }
   PetscCall(SquallHBGetInfo(A, &info));
   for (PetscInt k = 0; k < PetscMax(nkernels, 1); k++) {
-    PetscBool sweep;
+    PetscBool available = PETSC_TRUE, layered;
 
     PetscCall(PetscOptionsSetValue(NULL, "-hb_kernel", nkernels ? kernels[k] : "auto"));
     PetscCall(PetscOptionsSetValue(NULL, "-hb_kernel_layers", "0"));
-    if (nkernels) {
-      PetscCall(PetscStrcmp(kernels[k], "sweep", &sweep));
-      if (sweep && info.order > 9) continue;
-    }
+    if (nkernels) PetscCall(SquallHBKernelAvailable(kernels[k], info.order, &available));
+    if (!available) continue;
     PetscCall(MatSetFromOptions(A));
     PetscCall(SquallHBGetInfo(A, &info));
-    PetscCall(PetscStrcmp(info.kernel, "sweep", &sweep));
-    for (PetscInt l = 0; l < (sweep ? 1 : PetscMax(nlayers, 1)); l++) {
-      if (nlayers && !sweep) {
+    layered = (PetscBool)(info.layers > 0); /* layers and layers_tiled */
+    for (PetscInt l = 0; l < (layered ? PetscMax(nlayers, 1) : 1); l++) {
+      if (nlayers && layered) {
         char v[16];
 
         PetscCall(PetscSNPrintf(v, sizeof(v), "%" PetscInt_FMT, layers[l]));

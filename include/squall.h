@@ -160,6 +160,7 @@ PETSC_EXTERN PetscErrorCode SquallHBCreateOperator(MPI_Comm, PetscInt order, con
 PETSC_EXTERN PetscErrorCode SquallHBCreateSolver(MPI_Comm, PetscInt order, const PetscInt elements[], SquallHBFunction, void *, PetscInt iterations, Mat *, KSP *, Vec *x, Vec *b);
 PETSC_EXTERN PetscErrorCode SquallHBElementsForDofs(PetscInt order, PetscReal target, PetscInt elements[3]);
 PETSC_EXTERN PetscErrorCode SquallHBGetDefaultKernel(PetscInt order, const char **kernel, PetscInt *layers, PetscInt *elements);
+PETSC_EXTERN PetscErrorCode SquallHBKernelAvailable(const char kernel[], PetscInt order, PetscBool *available);
 PETSC_EXTERN PetscErrorCode SquallHBGetInfo(Mat, SquallHBInfo *);
 PETSC_EXTERN PetscErrorCode SquallHBGetCoordinates(Mat, Vec *);
 PETSC_EXTERN PetscErrorCode SquallHBComputeRHS(Mat, SquallHBFunction, void *, Vec);

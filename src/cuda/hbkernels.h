@@ -9,10 +9,11 @@
 /* the CUDA element kernel of the operator (-hb_kernel); AUTO picks by order and precision from the
    table of SquallHBGetDefaultKernel() */
 typedef enum {
-  SQUALL_HB_KERNEL_AUTO,        /* the per-order table */
-  SQUALL_HB_KERNEL_SWEEP,       /* a layer sweep of several elements per block, a thread per element column (N <= 9) */
-  SQUALL_HB_KERNEL_LAYERS,      /* one element per block (or a few at N = 5), a thread per node of a layer, L layers per step */
-  SQUALL_HB_KERNEL_LAYERS_TILED /* the layer kernel with two nodes per thread, (i, j) and (i, j + ceil(Nq / 2)) */
+  SQUALL_HB_KERNEL_AUTO,         /* the per-order table */
+  SQUALL_HB_KERNEL_SWEEP,        /* a layer sweep of several elements per block, a thread per element column (N <= 9) */
+  SQUALL_HB_KERNEL_LAYERS,       /* one element per block (or a few at N = 5), a thread per node of a layer, L layers per step */
+  SQUALL_HB_KERNEL_LAYERS_TILED, /* the layer kernel with two nodes per thread, (i, j) and (i, j + ceil(Nq / 2)) */
+  SQUALL_HB_KERNEL_MMA           /* the contractions on the FP64 tensor cores (double, N = 7 and 15, compute capability >= 8.0) */
 } SquallHBKernel;
 
 /* where the element kernels get the geometric factors (-hb_geometry); AUTO is resolved by the caller */

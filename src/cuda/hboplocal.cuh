@@ -6,6 +6,7 @@
 #include "cuda/hbsweep.cuh"
 #include "cuda/hblayers.cuh"
 #include "cuda/hblayerstiled.cuh"
+#include "cuda/hbmma.cuh"
 
 template <int Nq, int GEO> static PetscErrorCode HBLaunchLocalOpG(const SquallHBOpDesc *d, PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
@@ -21,7 +22,8 @@ template <int Nq, int GEO> static PetscErrorCode HBLaunchLocalOpG(const SquallHB
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel sweep is available at orders 1 to %d, not at %d", SQUALL_HB_SWEEP_MAX_ORDER, Nq - 1);
     case SQUALL_HB_KERNEL_LAYERS: PetscCall(HBLaunchLayers<Nq, GEO>(d->layers, d->elements, e0, e1, a, stream)); break;
     case SQUALL_HB_KERNEL_LAYERS_TILED: PetscCall(HBLaunchTiled<Nq, GEO>(d->layers, e0, e1, a, stream)); break;
-    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The operator's kernel must be resolved (sweep, layers, layers_tiled) before a device product");
+    case SQUALL_HB_KERNEL_MMA: PetscCall(HBLaunchMma<Nq, GEO>(e0, e1, a, stream)); break;
+    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The operator's kernel must be resolved (sweep, layers, layers_tiled, mma) before a device product");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

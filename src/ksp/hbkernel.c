@@ -3,7 +3,7 @@
    that override them, and their checks. */
 #include "ksp/hbimpl.h"
 
-const char *const SquallHBKernels[] = {"auto", "sweep", "layers", "layers_tiled", "SquallHBKernel", "SQUALL_HB_KERNEL_", NULL};
+const char *const SquallHBKernels[] = {"auto", "sweep", "layers", "layers_tiled", "mma", "SquallHBKernel", "SQUALL_HB_KERNEL_", NULL};
 
 /* Per order N (index 0 unused): the default kernel, the layers per step of the layers and the
    layers_tiled kernels at this order (whether default or asked for), and the elements per block of the
@@ -104,6 +104,48 @@ PetscInt SquallHBSingleRows(const Mat_HB *hb, PetscBool atomic)
   return hb->single && !atomic && 2 * hb->nsingle >= hb->nown && hb->nown > 0 ? hb->nsingle : 0;
 }
 
+/* the orders -hb_kernel mma is compiled for: its 8 x 8 x 4 tiles divide Nq (N = 7, 15); double precision only */
+PetscBool SquallHBMmaOrder(PetscInt N)
+{
+#if defined(PETSC_USE_REAL_DOUBLE)
+  return N == 7 || N == 15 ? PETSC_TRUE : PETSC_FALSE;
+#else
+  return PETSC_FALSE;
+#endif
+}
+
+/*@C
+  SquallHBKernelAvailable - whether a CUDA element kernel (a value of -hb_kernel) is compiled for this order in this
+  build's precision. Not collective.
+
+  Input Parameters:
++ kernel - "auto", "sweep", "layers", "layers_tiled" or "mma"
+- order  - the polynomial order, 1 to 15
+
+  Output Parameter:
+. available - sweep at orders 1 to 9, mma at 7 and 15 in double precision, the others at every order
+
+.seealso: `SquallHBGetDefaultKernel()`, `SquallHBCreateOperator()`
+@*/
+PetscErrorCode SquallHBKernelAvailable(const char kernel[], PetscInt order, PetscBool *available)
+{
+  PetscBool sweep, mma, known = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCheck(order >= 1 && order <= SQUALL_LGL_MAX_ORDER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "order %" PetscInt_FMT " is out of range: valid orders are 1 to %d", order, SQUALL_LGL_MAX_ORDER);
+  for (PetscInt k = 0; k <= SQUALL_HB_KERNEL_MMA; k++) {
+    PetscBool same;
+
+    PetscCall(PetscStrcmp(kernel, SquallHBKernels[k], &same));
+    known = (PetscBool)(known || same);
+  }
+  PetscCheck(known, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown hipBone kernel %s: valid kernels are auto, sweep, layers, layers_tiled, mma", kernel);
+  PetscCall(PetscStrcmp(kernel, "sweep", &sweep));
+  PetscCall(PetscStrcmp(kernel, "mma", &mma));
+  *available = sweep ? (PetscBool)(order <= SQUALL_HB_SWEEP_MAX_ORDER) : (mma ? SquallHBMmaOrder(order) : PETSC_TRUE);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the kernel that runs: the asked-for one (AUTO: the table's), its layers per step (0 for sweep) and
    elements per block (0 unless layers), each by the table unless asked for */
 PetscErrorCode SquallHBResolveKernel(const Mat_HB *hb, SquallHBKernel *kernel, PetscInt *layers, PetscInt *elements)
@@ -113,7 +155,7 @@ PetscErrorCode SquallHBResolveKernel(const Mat_HB *hb, SquallHBKernel *kernel, P
 
   PetscFunctionBegin;
   *kernel   = k;
-  *layers   = k == SQUALL_HB_KERNEL_SWEEP ? 0 : (hb->layers > 0 ? hb->layers : (k == SQUALL_HB_KERNEL_LAYERS ? row.layers : row.layers_tiled));
+  *layers   = k == SQUALL_HB_KERNEL_SWEEP || k == SQUALL_HB_KERNEL_MMA ? 0 : (hb->layers > 0 ? hb->layers : (k == SQUALL_HB_KERNEL_LAYERS ? row.layers : row.layers_tiled));
   *elements = k == SQUALL_HB_KERNEL_LAYERS ? (hb->elements > 0 ? hb->elements : row.elements) : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -128,16 +170,23 @@ PetscErrorCode SquallHBKernelFromOptions(SquallOptionItems PetscOptionsObject, M
   PetscFunctionBegin;
   PetscCall(PetscOptionsEnum("-hb_kernel",
                              "CUDA element kernel: auto (by order and precision, SquallHBGetDefaultKernel()), sweep (several elements per block, a thread per element column; N <= 9), layers (a thread per node of a layer, L layers per step), "
-                             "layers_tiled (the layer kernel with two nodes per thread)",
+                             "layers_tiled (the layer kernel with two nodes per thread), mma (the contractions on the FP64 tensor cores; double precision, N = 7 and 15)",
                              "SquallHBCreateOperator", SquallHBKernels, (PetscEnum)hb->kernel, (PetscEnum *)&hb->kernel, NULL));
   PetscCall(PetscOptionsInt("-hb_kernel_layers", "CUDA, layers and layers_tiled kernels: layers each thread computes per step (2, 3, 4; 0: by order)", "SquallHBCreateOperator", hb->layers, &hb->layers, NULL));
   PetscCall(PetscOptionsInt("-hb_kernel_elements", "CUDA, layers kernel: elements per thread block (0: by order; 1, and at N = 5 also 2, 3, 4, 6)", "SquallHBCreateOperator", hb->elements, &hb->elements, NULL));
   PetscCall(SquallHBResolveKernel(hb, &k, &layers, &elements));
-  PetscCheck(k != SQUALL_HB_KERNEL_SWEEP || hb->N <= SQUALL_HB_SWEEP_MAX_ORDER, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel sweep is available at -hb_order 1 to %d, not at %" PetscInt_FMT ": valid kernels there are auto, layers, layers_tiled",
-             SQUALL_HB_SWEEP_MAX_ORDER, hb->N);
+  PetscCheck(k != SQUALL_HB_KERNEL_SWEEP || hb->N <= SQUALL_HB_SWEEP_MAX_ORDER, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel sweep is available at -hb_order 1 to %d, not at %" PetscInt_FMT ": valid kernels there are auto, layers, layers_tiled%s",
+             SQUALL_HB_SWEEP_MAX_ORDER, hb->N, SquallHBMmaOrder(hb->N) ? ", mma" : "");
+#if defined(PETSC_USE_REAL_DOUBLE)
+  PetscCheck(k != SQUALL_HB_KERNEL_MMA || SquallHBMmaOrder(hb->N), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel mma is available at -hb_order 7 and 15, not at %" PetscInt_FMT ": valid kernels there are auto, %slayers, layers_tiled", hb->N,
+             hb->N <= SQUALL_HB_SWEEP_MAX_ORDER ? "sweep, " : "");
+#else
+  PetscCheck(k != SQUALL_HB_KERNEL_MMA, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel mma needs double precision (FP64 tensor cores), not single: valid kernels at -hb_order %" PetscInt_FMT " are auto, %slayers, layers_tiled", hb->N,
+             hb->N <= SQUALL_HB_SWEEP_MAX_ORDER ? "sweep, " : "");
+#endif
   PetscCheck(hb->layers == 0 || (hb->layers >= 2 && hb->layers <= 4), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_layers %" PetscInt_FMT " is out of range: valid values are 0 (by order), 2, 3, 4", hb->layers);
-  PetscCheck(hb->layers == 0 || k != SQUALL_HB_KERNEL_SWEEP, hb->comm, PETSC_ERR_ARG_INCOMP, "-hb_kernel_layers applies to -hb_kernel layers and layers_tiled, not to sweep (the kernel at -hb_order %" PetscInt_FMT "): valid values with sweep are 0",
-             hb->N);
+  PetscCheck(hb->layers == 0 || (k != SQUALL_HB_KERNEL_SWEEP && k != SQUALL_HB_KERNEL_MMA), hb->comm, PETSC_ERR_ARG_INCOMP,
+             "-hb_kernel_layers applies to -hb_kernel layers and layers_tiled, not to %s (the kernel at -hb_order %" PetscInt_FMT "): valid values with %s are 0", SquallHBKernels[k], hb->N, SquallHBKernels[k]);
   PetscCheck(hb->elements == 0 || hb->elements == 1 || (hb->N == 5 && (hb->elements == 2 || hb->elements == 3 || hb->elements == 4 || hb->elements == 6)), hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-hb_kernel_elements %" PetscInt_FMT " is out of range at -hb_order %" PetscInt_FMT ": valid values are 0, 1, and at order 5 also 2, 3, 4, 6", hb->elements, hb->N);
   PetscCheck(hb->elements == 0 || k == SQUALL_HB_KERNEL_LAYERS, hb->comm, PETSC_ERR_ARG_INCOMP, "-hb_kernel_elements applies to -hb_kernel layers, not to %s (the kernel at -hb_order %" PetscInt_FMT "): valid values with it are 0", SquallHBKernels[k],

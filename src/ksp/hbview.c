@@ -19,6 +19,8 @@ PetscErrorCode SquallHBMatView(Mat A, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: sweep (-hb_kernel %s), vectors %s\n", SquallHBKernels[hb->kernel], hb->vectype));
     else if (k == SQUALL_HB_KERNEL_LAYERS)
       PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: layers (-hb_kernel %s), %" PetscInt_FMT " layers per step, %" PetscInt_FMT " elements per block, vectors %s\n", SquallHBKernels[hb->kernel], layers, elements, hb->vectype));
+    else if (k == SQUALL_HB_KERNEL_MMA)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: mma, FP64 tensor cores (-hb_kernel %s), vectors %s\n", SquallHBKernels[hb->kernel], hb->vectype));
     else
       PetscCall(PetscViewerASCIIPrintf(viewer, "  CUDA kernel: layers_tiled (-hb_kernel %s), %" PetscInt_FMT " layers per step, vectors %s\n", SquallHBKernels[hb->kernel], layers, hb->vectype));
     {

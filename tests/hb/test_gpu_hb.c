@@ -1,4 +1,4 @@
-static char help[] = "GPU hipBone CG: the CUDA operator (the kernel of -hb_kernel auto|sweep|layers|layers_tiled) equals the CPU\n"
+static char help[] = "GPU hipBone CG: the CUDA operator (the kernel of -hb_kernel auto|sweep|layers|layers_tiled|mma) equals the CPU\n"
                      "reference for the orders -orders (default 1..15) to -tol (default 1e-13, relative), x.Ax from the fused\n"
                      "gather equals the host one, and KSP hbcg on device vectors reproduces the host residual history (PC none\n"
                      "and Jacobi) to -cg_tol (default 1e-11, relative to r0) plus 100 times the spread that round-off alone gives between\n"

@@ -191,6 +191,30 @@ static PetscErrorCode CheckScatter(const SquallHBInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* every kernel SquallHBKernelAvailable() offers at this order is taken by MatSetFromOptions() and reported back (the
+   refusals of the others are the bad-option tests) */
+static PetscErrorCode CheckKernels(Mat A, PetscInt N)
+{
+  const char *const kernels[] = {"sweep", "layers", "layers_tiled", "mma"};
+  SquallHBInfo      info;
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++) {
+    PetscBool available, same;
+
+    PetscCall(SquallHBKernelAvailable(kernels[k], N, &available));
+    if (!available) continue;
+    PetscCall(PetscOptionsSetValue(NULL, "-hb_kernel", kernels[k]));
+    PetscCall(MatSetFromOptions(A));
+    PetscCall(SquallHBGetInfo(A, &info));
+    PetscCall(PetscStrcmp(info.kernel, kernels[k], &same));
+    CHECK(same, "N=%" PetscInt_FMT ": -hb_kernel %s is available but the operator reports kernel %s", N, kernels[k], info.kernel);
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-hb_kernel"));
+  PetscCall(MatSetFromOptions(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol)
 {
   Mat                A, B, Aasm;
@@ -211,6 +235,7 @@ static PetscErrorCode CheckOrder(PetscInt N, PetscReal tol)
   PetscCall(SquallHBCreateOperator(PETSC_COMM_WORLD, PETSC_DECIDE, NULL, &A));
   PetscCall(SquallHBGetInfo(A, &info));
   PetscCall(CheckScatter(&info));
+  PetscCall(CheckKernels(A, N));
   PetscCall(RefSetUp(&ref, A));
   PetscCall(RefAssemble(&ref, &B));
 

@@ -1,0 +1,302 @@
+/* The hipBone operator's tensor-core kernel (-hb_kernel mma) and its launcher: double precision, Nq = 8 and 16
+   (N = 7, 15), compute capability 8.0 and later.
+   Part of the translation units of src/cuda/hbop<geometry>.cu, through src/cuda/hboplocal.cuh; not a header of its own.
+
+   The six contractions of an element (the gradient's three and their transposes) run as 8 x 8 x 4 products on the
+   FP64 tensor cores (mma.sync m8n8k4), as C. Cui (arXiv 2407.09621) did for a DG operator and J. Tu et al. (arXiv
+   2603.09038) for MFEM's: D and D^T stay in registers as the fixed operand, the element's values come from shared
+   memory as the other. Fragments (PTX ISA, mma.m8n8k4 .f64; lane = 4 g + t): A (8 x 4) holds A[g][t], B (4 x 8)
+   holds B[t][g], C (8 x 8) holds C[g][2 t] and C[g][2 t + 1].
+   A block of 8 warps takes E = 256 / Nq^2 elements (one at Nq = 16, four at Nq = 8), a thread per element column
+   (i, j) where the work is per node, and 8 layers (a slab) at a time:
+     1. each thread reads its column of x through Z into q;
+     per slab k0 .. k0 + 7:
+     2. qr = q D^T per row (k, j), qs = D q_k per layer, qt = D[k0 .. k0 + 7][:] q, into R, S, T;
+     3. each thread applies its column's geometric factors to (qr, qs, qt) in place;
+     4. G_r D + D^T G_s of the slab's layers into Y; D^T[:, slab] G_t added in registers to every layer's tiles;
+   5. each thread writes the nodes of its register tiles: those plus Y, with x from q.
+   Every product reuses the fragment it loads from shared memory over two output tiles (Nq = 16) except the slab's
+   qt; shared memory: q and Y (Nq^3 reals per element), R, S, T (8 Nq^2 each): 112 KB at Nq = 16, 80 KB at Nq = 8,
+   two blocks per SM.
+   Layout (HBMmaIdx): rows of Nq reals, the column index XOR-swizzled by (k + j) (and at Nq = 8 the row order by k),
+   so that every fragment load (4 consecutive rows in any direction, 4 columns), every 16-byte tile store and the
+   column-per-thread passes are free of bank conflicts (checked over every tile of both orders). */
+#pragma once
+#include "cuda/hbopdevice.cuh"
+
+#define HB_MMA_WARPS 8
+#define HB_MMA_SLAB 8
+
+/* the orders the kernel is compiled for: the m8n8k4 tiles divide Nq; double only (FP64 tensor cores) */
+__host__ __device__ constexpr bool HBMmaOrder(int Nq)
+{
+#if defined(PETSC_USE_REAL_DOUBLE)
+  return Nq == 8 || Nq == 16;
+#else
+  return false;
+#endif
+}
+__host__ __device__ constexpr int HBMmaElems(int Nq)
+{
+  return 256 / (Nq * Nq);
+}
+__host__ __device__ constexpr size_t HBSharedMma(int Nq)
+{
+  return (size_t)HBMmaElems(Nq) * (2 * Nq * Nq * Nq + 3 * HB_MMA_SLAB * Nq * Nq) * sizeof(double);
+}
+
+/* offset of node (i, j) of layer k in an element array of shared memory */
+template <int Nq> __device__ static inline int HBMmaIdx(int k, int j, int i)
+{
+  const int v = k + j;
+
+  if constexpr (Nq == 16)
+    return (k * 16 + j) * 16 + (i ^ (((v & 1) << 3) | ((v & 2) << 1)));
+  else
+    return (k * 8 + (j ^ (k & 1))) * 8 + (i ^ ((v & 2) << 1));
+}
+
+/* c += a b on the tensor cores (one 8 x 8 x 4 product of the warp) */
+__device__ static inline void HBDmma(double c[2], double a, double b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n" : "+d"(c[0]), "+d"(c[1]) : "d"(a), "d"(b));
+#else
+  __trap(); /* the host refuses -hb_kernel mma below compute capability 8.0 */
+#endif
+}
+
+__device__ static inline void HBSt2(double *p, const double c[2])
+{
+  *reinterpret_cast<double2 *>(p) = make_double2(c[0], c[1]);
+}
+
+#if defined(PETSC_USE_REAL_DOUBLE)
+/* Step 2: qr, qs and the slab's qt from q. Warp w takes, of each product, the tiles w, w + 8, ... */
+template <int Nq> __device__ static inline void HBMmaGradient(int k0, const double *sq, double *sr, double *ss, double *st, const double Dg[Nq / 8][Nq / 4])
+{
+  constexpr int NT = Nq / 8, NK = Nq / 4, E = HBMmaElems(Nq), Np = Nq * Nq * Nq, SLN = HB_MMA_SLAB * Nq * Nq;
+  const int     lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+
+  static_assert((E * HB_MMA_SLAB * NT) % HB_MMA_WARPS == 0 && (E * HB_MMA_SLAB) % HB_MMA_WARPS == 0 && (E * Nq * NT) % HB_MMA_WARPS == 0, "mma kernel: tiles divide among the warps");
+  /* qr[k][j][a] = sum_m q[k][j][m] D[a][m]: rows (k, j), the q fragment serves every a tile */
+#  pragma unroll
+  for (int u = 0; u < E * HB_MMA_SLAB * NT / HB_MMA_WARPS; u++) {
+    const int rt = warp + HB_MMA_WARPS * u, e = rt / (HB_MMA_SLAB * NT), kl = (rt / NT) % HB_MMA_SLAB, j0 = 8 * (rt % NT);
+    double    c[NT][2] = {};
+
+#  pragma unroll
+    for (int kt = 0; kt < NK; kt++) {
+      const double q = sq[e * Np + HBMmaIdx<Nq>(k0 + kl, j0 + g, 4 * kt + t)];
+
+#  pragma unroll
+      for (int at = 0; at < NT; at++) HBDmma(c[at], q, Dg[at][kt]);
+    }
+#  pragma unroll
+    for (int at = 0; at < NT; at++) HBSt2(sr + e * SLN + HBMmaIdx<Nq>(kl, j0 + g, 8 * at + 2 * t), c[at]);
+  }
+  /* qs[k][b][i] = sum_m D[b][m] q[k][m][i]: a layer per warp, the q fragment serves every b tile */
+#  pragma unroll
+  for (int u = 0; u < E * HB_MMA_SLAB / HB_MMA_WARPS; u++) {
+    const int el = warp + HB_MMA_WARPS * u, e = el / HB_MMA_SLAB, kl = el % HB_MMA_SLAB;
+    double    c[NT][NT][2] = {};
+
+#  pragma unroll
+    for (int kt = 0; kt < NK; kt++) {
+#  pragma unroll
+      for (int it = 0; it < NT; it++) {
+        const double q = sq[e * Np + HBMmaIdx<Nq>(k0 + kl, 4 * kt + t, 8 * it + g)];
+
+#  pragma unroll
+        for (int bt = 0; bt < NT; bt++) HBDmma(c[bt][it], Dg[bt][kt], q);
+      }
+    }
+#  pragma unroll
+    for (int bt = 0; bt < NT; bt++) {
+#  pragma unroll
+      for (int it = 0; it < NT; it++) HBSt2(ss + e * SLN + HBMmaIdx<Nq>(kl, 8 * bt + g, 8 * it + 2 * t), c[bt][it]);
+    }
+  }
+  /* qt[c][j][i] = sum_m D[c][m] q[m][j][i] for the slab's c: columns (j, i tile) */
+#  pragma unroll
+  for (int u = 0; u < E * Nq * NT / HB_MMA_WARPS; u++) {
+    const int ct = warp + HB_MMA_WARPS * u, e = ct / (Nq * NT), j = (ct / NT) % Nq, i0 = 8 * (ct % NT);
+    double    c[2] = {};
+
+#  pragma unroll
+    for (int kt = 0; kt < NK; kt++) HBDmma(c, Dg[k0 / 8][kt], sq[e * Np + HBMmaIdx<Nq>(4 * kt + t, j, i0 + g)]);
+    HBSt2(st + e * SLN + HBMmaIdx<Nq>(g, j, i0 + 2 * t), c);
+  }
+}
+
+/* Step 4: the slab's G_r D + D^T G_s into Y (a layer per warp), and D^T[:, slab] G_t added to the warp's register
+   tiles acc (columns (j, i tile) warp, warp + 8, ...; every c tile) */
+template <int Nq> __device__ static inline void HBMmaTranspose(int k0, const double *sr, const double *ss, const double *st, double *sy, const double Dt[Nq / 8][Nq / 4], double acc[][Nq / 8][2])
+{
+  constexpr int NT = Nq / 8, NK = Nq / 4, E = HBMmaElems(Nq), Np = Nq * Nq * Nq, SLN = HB_MMA_SLAB * Nq * Nq;
+  const int     lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+
+#  pragma unroll
+  for (int u = 0; u < E * HB_MMA_SLAB / HB_MMA_WARPS; u++) {
+    const int el = warp + HB_MMA_WARPS * u, e = el / HB_MMA_SLAB, kl = el % HB_MMA_SLAB;
+    double    c[NT][NT][2] = {};
+
+    /* y[k][j][i] += sum_a gr[k][j][a] D[a][i] */
+#  pragma unroll
+    for (int jt = 0; jt < NT; jt++) {
+#  pragma unroll
+      for (int kt = 0; kt < NK; kt++) {
+        const double r = sr[e * SLN + HBMmaIdx<Nq>(kl, 8 * jt + g, 4 * kt + t)];
+
+#  pragma unroll
+        for (int it = 0; it < NT; it++) HBDmma(c[jt][it], r, Dt[it][kt]);
+      }
+    }
+    /* y[k][j][i] += sum_b D[b][j] gs[k][b][i] */
+#  pragma unroll
+    for (int kt = 0; kt < NK; kt++) {
+#  pragma unroll
+      for (int it = 0; it < NT; it++) {
+        const double s = ss[e * SLN + HBMmaIdx<Nq>(kl, 4 * kt + t, 8 * it + g)];
+
+#  pragma unroll
+        for (int jt = 0; jt < NT; jt++) HBDmma(c[jt][it], Dt[jt][kt], s);
+      }
+    }
+#  pragma unroll
+    for (int jt = 0; jt < NT; jt++) {
+#  pragma unroll
+      for (int it = 0; it < NT; it++) HBSt2(sy + e * Np + HBMmaIdx<Nq>(k0 + kl, 8 * jt + g, 8 * it + 2 * t), c[jt][it]);
+    }
+  }
+  /* y[c][j][i] += sum_{m in slab} D[m][c] gt[m][j][i] */
+#  pragma unroll
+  for (int u = 0; u < E * Nq * NT / HB_MMA_WARPS; u++) {
+    const int ct = warp + HB_MMA_WARPS * u, e = ct / (Nq * NT), j = (ct / NT) % Nq, i0 = 8 * (ct % NT);
+
+#  pragma unroll
+    for (int s = 0; s < HB_MMA_SLAB / 4; s++) {
+      const double gt = st[e * SLN + HBMmaIdx<Nq>(4 * s + t, j, i0 + g)];
+
+#  pragma unroll
+      for (int c = 0; c < NT; c++) HBDmma(acc[u][c], Dt[c][k0 / 4 + s], gt);
+    }
+  }
+}
+
+/* The tensor-core kernel over elements [e0, e1); blocks of E elements, the last block's missing ones computed on zeros
+   and not written */
+template <int Nq, int GEO> __global__ static void __launch_bounds__(32 * HB_MMA_WARPS, 2) HBLocalOpMma(PetscInt e0, PetscInt e1, HBOpArgs a)
+{
+  constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, NT = Nq / 8, NK = Nq / 4, E = HBMmaElems(Nq), SLN = HB_MMA_SLAB * Nq2, NU = E * Nq * NT / HB_MMA_WARPS;
+  extern __shared__ __align__(16) unsigned char hbsmem[];
+  double                                       *sq = reinterpret_cast<double *>(hbsmem);                  /* [E][Np] x */
+  double                                       *sy = sq + E * Np;                                         /* [E][Np] the slabs' r and s parts of the result */
+  double                                       *sr = sy + E * Np, *ss = sr + E * SLN, *st = ss + E * SLN; /* [E][slab][Nq][Nq] */
+  const int                                     lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+  const int                                     ce = threadIdx.x / Nq2, cj = (threadIdx.x / Nq) % Nq, ci = threadIdx.x % Nq; /* the thread's column */
+  const PetscInt                                eb = e0 + (PetscInt)blockIdx.x * E, elem = eb + ce;
+  const bool                                    live = elem < e1;
+  const size_t                                  base = (size_t)(live ? elem : e0) * Np + ci + Nq * cj;
+  const HBGeoColumn<HBGeo(GEO)>                 geo(a, base, live ? elem : e0, ci, cj);
+  double                                        Dg[NT][NK], Dt[NT][NK], acc[NU][NT][2] = {};
+
+  /* D[8 mt + g][4 kt + t] and D[4 kt + t][8 mt + g]: the A fragments of D and of D^T (and the B fragments of D^T, D) */
+#  pragma unroll
+  for (int mt = 0; mt < NT; mt++) {
+#  pragma unroll
+    for (int kt = 0; kt < NK; kt++) {
+      Dg[mt][kt] = __ldg(a.D + (8 * mt + g) * Nq + 4 * kt + t);
+      Dt[mt][kt] = __ldg(a.D + (4 * kt + t) * Nq + 8 * mt + g);
+    }
+  }
+  {
+    PetscInt l[Nq];
+
+#  pragma unroll
+    for (int k = 0; k < Nq; k++) l[k] = live ? __ldg(a.gidx + base + Nq2 * k) : -1;
+#  pragma unroll
+    for (int k = 0; k < Nq; k++) sq[ce * Np + HBMmaIdx<Nq>(k, cj, ci)] = HBReadXLdg(a, l[k]);
+  }
+  __syncthreads();
+#  pragma unroll
+  for (int k0 = 0; k0 < Nq; k0 += HB_MMA_SLAB) {
+    HBMmaGradient<Nq>(k0, sq, sr, ss, st, Dg);
+    __syncthreads();
+#  pragma unroll
+    for (int kl = 0; kl < HB_MMA_SLAB; kl++) {
+      const int o = ce * SLN + HBMmaIdx<Nq>(kl, cj, ci);
+      PetscReal gg[SQUALL_SEM_NGEO], gr, gs, gt;
+
+      geo.template at<Nq>(a, k0 + kl, gg);
+      SquallSEMGeoApply(gg, sr[o], ss[o], st[o], &gr, &gs, &gt);
+      sr[o] = gr;
+      ss[o] = gs;
+      st[o] = gt;
+    }
+    __syncthreads();
+    HBMmaTranspose<Nq>(k0, sr, ss, st, sy, Dt, acc);
+    __syncthreads(); /* the next slab overwrites R, S, T; step 5 reads Y */
+  }
+  {
+    PetscReal dot = 0;
+
+#  pragma unroll
+    for (int u = 0; u < NU; u++) {
+      const int      ct = warp + HB_MMA_WARPS * u, e = ct / (Nq * NT), j = (ct / NT) % Nq, i = 8 * (ct % NT) + 2 * t;
+      const PetscInt el      = eb + e;
+      PetscReal      cdot[2] = {0, 0}; /* gather with single rows: x y of the columns (j, i), (j, i + 1) */
+
+      if (el >= e1) continue; /* the same for the whole warp */
+#  pragma unroll
+      for (int c = 0; c < NT; c++) {
+        const int     o = e * Np + HBMmaIdx<Nq>(8 * c + g, j, i);
+        const double2 y = *reinterpret_cast<const double2 *>(sy + o), x = *reinterpret_cast<const double2 *>(sq + o);
+        const size_t  n = (size_t)el * Np + (size_t)(8 * c + g) * Nq2 + j * Nq + i;
+
+        HBStoreNode<HBAtomic(GEO)>(a, n, acc[u][c][0] + y.x, x.x, HBAtomic(GEO) ? dot : cdot[0]);
+        HBStoreNode<HBAtomic(GEO)>(a, n + 1, acc[u][c][1] + y.y, x.y, HBAtomic(GEO) ? dot : cdot[1]);
+      }
+      if (!HBAtomic(GEO) && a.dot) {
+        /* the column's nodes are in the lanes of the same t (g = 0..7, both c tiles): sum over g */
+#  pragma unroll
+        for (int h = 0; h < 2; h++) {
+#  pragma unroll
+          for (int m = 4; m < 32; m *= 2) cdot[h] += __shfl_xor_sync(0xffffffffu, cdot[h], m);
+        }
+        if (g == 0) HBColumnDot<Nq>(a, (size_t)el * Np + j * Nq + i, cdot[0]);
+        if (g == 0) HBColumnDot<Nq>(a, (size_t)el * Np + j * Nq + i + 1, cdot[1]);
+      }
+    }
+    HBFlushDot<HBAtomic(GEO)>(a, dot);
+  }
+}
+#endif
+
+/* the tensor-core kernel's launch; its dynamic shared memory is above 48 KB */
+template <int Nq, int GEO> static PetscErrorCode HBLaunchMma(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_USE_REAL_DOUBLE)
+  if constexpr (HBMmaOrder(Nq)) {
+    static bool   allowed = false;
+    const size_t  shm     = HBSharedMma(Nq);
+    constexpr int E       = HBMmaElems(Nq);
+
+    static_assert(2 * HBSharedMma(Nq) <= 227 * 1024, "mma kernel: two blocks per SM in the 227 KB of sm_90");
+    if (!allowed) {
+      int dev, major, minor;
+
+      PetscCallCUDA(cudaGetDevice(&dev));
+      PetscCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+      PetscCallCUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+      PetscCheck(major >= 8, PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel mma needs FP64 tensor cores (compute capability 8.0 or later); this GPU has %d.%d: valid kernels are auto, layers, layers_tiled", major, minor);
+      PetscCallCUDA(cudaFuncSetAttribute(HBLocalOpMma<Nq, GEO>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+      allowed = true;
+    }
+    HBLocalOpMma<Nq, GEO><<<(unsigned int)((e1 - e0 + E - 1) / E), 32 * HB_MMA_WARPS, shm, stream>>>(e0, e1, a);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel mma is compiled for orders 7 and 15 in double precision, not for order %d", Nq - 1);
+}
