@@ -66,72 +66,87 @@ __device__ static inline void HBDmma(double c[2], double a, double b)
 #endif
 }
 
+/* the same for M = 8 NT rows (NT = 1, 2): c[m] += a[m] b for the row tiles m, a[m] holding A[8 m + g][t]. At NT = 2
+   sm_90 has it as one 16 x 8 x 4 product, whose fragments are the two 8-row ones stacked (a0, a1; c0 c1, c2 c3) */
+template <int NT> __device__ static inline void HBDmmaM(double c[NT][2], const double a[NT], double b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (NT == 2)
+    asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n" : "+d"(c[0][0]), "+d"(c[0][1]), "+d"(c[1][0]), "+d"(c[1][1]) : "d"(a[0]), "d"(a[1]), "d"(b));
+  else
+#endif
+  {
+#pragma unroll
+    for (int m = 0; m < NT; m++) HBDmma(c[m], a[m], b);
+  }
+}
+
 __device__ static inline void HBSt2(double *p, const double c[2])
 {
   *reinterpret_cast<double2 *>(p) = make_double2(c[0], c[1]);
 }
 
 #if defined(PETSC_USE_REAL_DOUBLE)
-/* Step 2: qr, qs and the slab's qt from q. Warp w takes, of each product, the tiles w, w + 8, ... */
-template <int Nq> __device__ static inline void HBMmaGradient(int k0, const double *sq, double *sr, double *ss, double *st, const double Dg[Nq / 8][Nq / 4])
+/* Step 2: qr, qs and the slab's qt from q (Dg[kt][m] = D[8 m + g][4 kt + t]). Warp w takes the layers (and the
+   columns (j, i tile) of qt) w, w + 8, ... */
+template <int Nq> __device__ static inline void HBMmaGradient(int k0, const double *sq, double *sr, double *ss, double *st, const double Dg[Nq / 4][Nq / 8])
 {
   constexpr int NT = Nq / 8, NK = Nq / 4, E = HBMmaElems(Nq), Np = Nq * Nq * Nq, SLN = HB_MMA_SLAB * Nq * Nq;
   const int     lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
 
-  static_assert((E * HB_MMA_SLAB * NT) % HB_MMA_WARPS == 0 && (E * HB_MMA_SLAB) % HB_MMA_WARPS == 0 && (E * Nq * NT) % HB_MMA_WARPS == 0, "mma kernel: tiles divide among the warps");
-  /* qr[k][j][a] = sum_m q[k][j][m] D[a][m]: rows (k, j), the q fragment serves every a tile */
-#  pragma unroll
-  for (int u = 0; u < E * HB_MMA_SLAB * NT / HB_MMA_WARPS; u++) {
-    const int rt = warp + HB_MMA_WARPS * u, e = rt / (HB_MMA_SLAB * NT), kl = (rt / NT) % HB_MMA_SLAB, j0 = 8 * (rt % NT);
-    double    c[NT][2] = {};
-
-#  pragma unroll
-    for (int kt = 0; kt < NK; kt++) {
-      const double q = sq[e * Np + HBMmaIdx<Nq>(k0 + kl, j0 + g, 4 * kt + t)];
-
-#  pragma unroll
-      for (int at = 0; at < NT; at++) HBDmma(c[at], q, Dg[at][kt]);
-    }
-#  pragma unroll
-    for (int at = 0; at < NT; at++) HBSt2(sr + e * SLN + HBMmaIdx<Nq>(kl, j0 + g, 8 * at + 2 * t), c[at]);
-  }
-  /* qs[k][b][i] = sum_m D[b][m] q[k][m][i]: a layer per warp, the q fragment serves every b tile */
+  static_assert((E * HB_MMA_SLAB) % HB_MMA_WARPS == 0 && (E * Nq * NT) % HB_MMA_WARPS == 0, "mma kernel: layers and columns divide among the warps");
 #  pragma unroll
   for (int u = 0; u < E * HB_MMA_SLAB / HB_MMA_WARPS; u++) {
     const int el = warp + HB_MMA_WARPS * u, e = el / HB_MMA_SLAB, kl = el % HB_MMA_SLAB;
     double    c[NT][NT][2] = {};
 
+    /* qr[k][j][a] = sum_m q[k][j][m] D[a][m]: rows j, the q fragments serve every a tile */
+#  pragma unroll
+    for (int kt = 0; kt < NK; kt++) {
+      double q[NT];
+
+#  pragma unroll
+      for (int jt = 0; jt < NT; jt++) q[jt] = sq[e * Np + HBMmaIdx<Nq>(k0 + kl, 8 * jt + g, 4 * kt + t)];
+#  pragma unroll
+      for (int at = 0; at < NT; at++) HBDmmaM<NT>(c[at], q, Dg[kt][at]);
+    }
+#  pragma unroll
+    for (int at = 0; at < NT; at++) {
+#  pragma unroll
+      for (int jt = 0; jt < NT; jt++) HBSt2(sr + e * SLN + HBMmaIdx<Nq>(kl, 8 * jt + g, 8 * at + 2 * t), c[at][jt]);
+    }
+    /* qs[k][b][i] = sum_m D[b][m] q[k][m][i]: rows b */
+#  pragma unroll
+    for (int it = 0; it < NT; it++) {
+#  pragma unroll
+      for (int jt = 0; jt < NT; jt++) c[it][jt][0] = c[it][jt][1] = 0;
+    }
 #  pragma unroll
     for (int kt = 0; kt < NK; kt++) {
 #  pragma unroll
-      for (int it = 0; it < NT; it++) {
-        const double q = sq[e * Np + HBMmaIdx<Nq>(k0 + kl, 4 * kt + t, 8 * it + g)];
-
-#  pragma unroll
-        for (int bt = 0; bt < NT; bt++) HBDmma(c[bt][it], Dg[bt][kt], q);
-      }
+      for (int it = 0; it < NT; it++) HBDmmaM<NT>(c[it], Dg[kt], sq[e * Np + HBMmaIdx<Nq>(k0 + kl, 4 * kt + t, 8 * it + g)]);
     }
 #  pragma unroll
-    for (int bt = 0; bt < NT; bt++) {
+    for (int it = 0; it < NT; it++) {
 #  pragma unroll
-      for (int it = 0; it < NT; it++) HBSt2(ss + e * SLN + HBMmaIdx<Nq>(kl, 8 * bt + g, 8 * it + 2 * t), c[bt][it]);
+      for (int bt = 0; bt < NT; bt++) HBSt2(ss + e * SLN + HBMmaIdx<Nq>(kl, 8 * bt + g, 8 * it + 2 * t), c[it][bt]);
     }
   }
-  /* qt[c][j][i] = sum_m D[c][m] q[m][j][i] for the slab's c: columns (j, i tile) */
+  /* qt[c][j][i] = sum_m D[c][m] q[m][j][i] for the slab's 8 rows c: columns (j, i tile) */
 #  pragma unroll
   for (int u = 0; u < E * Nq * NT / HB_MMA_WARPS; u++) {
     const int ct = warp + HB_MMA_WARPS * u, e = ct / (Nq * NT), j = (ct / NT) % Nq, i0 = 8 * (ct % NT);
     double    c[2] = {};
 
 #  pragma unroll
-    for (int kt = 0; kt < NK; kt++) HBDmma(c, Dg[k0 / 8][kt], sq[e * Np + HBMmaIdx<Nq>(4 * kt + t, j, i0 + g)]);
+    for (int kt = 0; kt < NK; kt++) HBDmma(c, Dg[kt][k0 / 8], sq[e * Np + HBMmaIdx<Nq>(4 * kt + t, j, i0 + g)]);
     HBSt2(st + e * SLN + HBMmaIdx<Nq>(g, j, i0 + 2 * t), c);
   }
 }
 
 /* Step 4: the slab's G_r D + D^T G_s into Y (a layer per warp), and D^T[:, slab] G_t added to the warp's register
-   tiles acc (columns (j, i tile) warp, warp + 8, ...; every c tile) */
-template <int Nq> __device__ static inline void HBMmaTranspose(int k0, const double *sr, const double *ss, const double *st, double *sy, const double Dt[Nq / 8][Nq / 4], double acc[][Nq / 8][2])
+   tiles acc (columns (j, i tile) warp, warp + 8, ...; every c tile). Dt[kt][m] = D[4 kt + t][8 m + g]. */
+template <int Nq> __device__ static inline void HBMmaTranspose(int k0, const double *sr, const double *ss, const double *st, double *sy, const double Dt[Nq / 4][Nq / 8], double acc[][Nq / 8][2])
 {
   constexpr int NT = Nq / 8, NK = Nq / 4, E = HBMmaElems(Nq), Np = Nq * Nq * Nq, SLN = HB_MMA_SLAB * Nq * Nq;
   const int     lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
@@ -139,48 +154,37 @@ template <int Nq> __device__ static inline void HBMmaTranspose(int k0, const dou
 #  pragma unroll
   for (int u = 0; u < E * HB_MMA_SLAB / HB_MMA_WARPS; u++) {
     const int el = warp + HB_MMA_WARPS * u, e = el / HB_MMA_SLAB, kl = el % HB_MMA_SLAB;
-    double    c[NT][NT][2] = {};
+    double    c[NT][NT][2] = {}; /* [i tile][j tile] */
 
-    /* y[k][j][i] += sum_a gr[k][j][a] D[a][i] */
+    /* y[k][j][i] += sum_a gr[k][j][a] D[a][i]: rows j */
 #  pragma unroll
-    for (int jt = 0; jt < NT; jt++) {
-#  pragma unroll
-      for (int kt = 0; kt < NK; kt++) {
-        const double r = sr[e * SLN + HBMmaIdx<Nq>(kl, 8 * jt + g, 4 * kt + t)];
+    for (int kt = 0; kt < NK; kt++) {
+      double r[NT];
 
 #  pragma unroll
-        for (int it = 0; it < NT; it++) HBDmma(c[jt][it], r, Dt[it][kt]);
-      }
+      for (int jt = 0; jt < NT; jt++) r[jt] = sr[e * SLN + HBMmaIdx<Nq>(kl, 8 * jt + g, 4 * kt + t)];
+#  pragma unroll
+      for (int it = 0; it < NT; it++) HBDmmaM<NT>(c[it], r, Dt[kt][it]);
     }
-    /* y[k][j][i] += sum_b D[b][j] gs[k][b][i] */
+    /* y[k][j][i] += sum_b D[b][j] gs[k][b][i]: rows j */
 #  pragma unroll
     for (int kt = 0; kt < NK; kt++) {
 #  pragma unroll
-      for (int it = 0; it < NT; it++) {
-        const double s = ss[e * SLN + HBMmaIdx<Nq>(kl, 4 * kt + t, 8 * it + g)];
-
-#  pragma unroll
-        for (int jt = 0; jt < NT; jt++) HBDmma(c[jt][it], Dt[jt][kt], s);
-      }
+      for (int it = 0; it < NT; it++) HBDmmaM<NT>(c[it], Dt[kt], ss[e * SLN + HBMmaIdx<Nq>(kl, 4 * kt + t, 8 * it + g)]);
     }
 #  pragma unroll
-    for (int jt = 0; jt < NT; jt++) {
+    for (int it = 0; it < NT; it++) {
 #  pragma unroll
-      for (int it = 0; it < NT; it++) HBSt2(sy + e * Np + HBMmaIdx<Nq>(k0 + kl, 8 * jt + g, 8 * it + 2 * t), c[jt][it]);
+      for (int jt = 0; jt < NT; jt++) HBSt2(sy + e * Np + HBMmaIdx<Nq>(k0 + kl, 8 * jt + g, 8 * it + 2 * t), c[it][jt]);
     }
   }
-  /* y[c][j][i] += sum_{m in slab} D[m][c] gt[m][j][i] */
+  /* y[c][j][i] += sum_{m in slab} D[m][c] gt[m][j][i]: rows c, every c tile */
 #  pragma unroll
   for (int u = 0; u < E * Nq * NT / HB_MMA_WARPS; u++) {
     const int ct = warp + HB_MMA_WARPS * u, e = ct / (Nq * NT), j = (ct / NT) % Nq, i0 = 8 * (ct % NT);
 
 #  pragma unroll
-    for (int s = 0; s < HB_MMA_SLAB / 4; s++) {
-      const double gt = st[e * SLN + HBMmaIdx<Nq>(4 * s + t, j, i0 + g)];
-
-#  pragma unroll
-      for (int c = 0; c < NT; c++) HBDmma(acc[u][c], Dt[c][k0 / 4 + s], gt);
-    }
+    for (int s = 0; s < HB_MMA_SLAB / 4; s++) HBDmmaM<NT>(acc[u], Dt[k0 / 4 + s], st[e * SLN + HBMmaIdx<Nq>(4 * s + t, j, i0 + g)]);
   }
 }
 
@@ -199,15 +203,15 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(32 * HB_MMA_
   const bool                                    live = elem < e1;
   const size_t                                  base = (size_t)(live ? elem : e0) * Np + ci + Nq * cj;
   const HBGeoColumn<HBGeo(GEO)>                 geo(a, base, live ? elem : e0, ci, cj);
-  double                                        Dg[NT][NK], Dt[NT][NK], acc[NU][NT][2] = {};
+  double                                        Dg[NK][NT], Dt[NK][NT], acc[NU][NT][2] = {};
 
   /* D[8 mt + g][4 kt + t] and D[4 kt + t][8 mt + g]: the A fragments of D and of D^T (and the B fragments of D^T, D) */
 #  pragma unroll
   for (int mt = 0; mt < NT; mt++) {
 #  pragma unroll
     for (int kt = 0; kt < NK; kt++) {
-      Dg[mt][kt] = __ldg(a.D + (8 * mt + g) * Nq + 4 * kt + t);
-      Dt[mt][kt] = __ldg(a.D + (4 * kt + t) * Nq + 8 * mt + g);
+      Dg[kt][mt] = __ldg(a.D + (8 * mt + g) * Nq + 4 * kt + t);
+      Dt[kt][mt] = __ldg(a.D + (4 * kt + t) * Nq + 8 * mt + g);
     }
   }
   {
