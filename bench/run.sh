@@ -6,7 +6,7 @@
 # BUILD_DIR (default build) is a CUDA build of squall (scripts/gpu-test.sh makes one in build-gpu); the
 # benchmark targets are brought up to date first. SINGLE_BUILD_DIR, a build against a single-precision
 # PETSc, adds the precision benchmark. In order it runs
-#   bench/limits         the FMA throughput (FP64, FP32) and streaming rates of this GPU, this run
+#   bench/limits         the FMA throughput (FP64, FP32), the FP64 tensor cores' rate and the streaming rates of this GPU, this run
 #   bench/esdg.sh        ESDG: rising-bubble time per step, kernel throughput per order
 #   bench/cfl.sh         ESDG: the largest stable -esdg_cfl per LSRK scheme and order
 #   bench/hb.sh          hipBone: operator against its roofline per order, CG figure of merit
