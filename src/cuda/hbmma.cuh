@@ -289,12 +289,14 @@ template <int Nq, int GEO> static PetscErrorCode HBLaunchMma(PetscInt e0, PetscI
 
     static_assert(2 * HBSharedMma(Nq) <= 227 * 1024, "mma kernel: two blocks per SM in the 227 KB of sm_90");
     if (!allowed) {
-      int dev, major, minor;
+      int dev, major, minor, optin;
 
       PetscCallCUDA(cudaGetDevice(&dev));
       PetscCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
       PetscCallCUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+      PetscCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
       PetscCheck(major >= 8, PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel mma needs FP64 tensor cores (compute capability 8.0 or later); this GPU has %d.%d: valid kernels are auto, layers, layers_tiled", major, minor);
+      PetscCheck((size_t)optin >= shm, PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel mma at order %d needs %zu KB of shared memory per block; this GPU allows %d KB: valid kernels are auto, layers, layers_tiled", Nq - 1, shm / 1024, optin / 1024);
       PetscCallCUDA(cudaFuncSetAttribute(HBLocalOpMma<Nq, GEO>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
       allowed = true;
     }
