@@ -87,12 +87,29 @@ __device__ static inline void HBSt2(double *p, const double c[2])
 }
 
 #if defined(PETSC_USE_REAL_DOUBLE)
+/* D's fragments for lane (g, t): F[kt][m] = D[8 m + g][4 kt + t] (the A fragments of D, the B fragments of D^T), or
+   with transpose D[4 kt + t][8 m + g]. Each step loads the ones it uses (2 KB of D, in cache) rather than the kernel
+   holding both sets: their 32 registers would otherwise be live through the geometric factors, where they spill */
+template <int Nq> __device__ static inline void HBMmaFragments(const double *D, bool transpose, double F[Nq / 4][Nq / 8])
+{
+  const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
+
+#  pragma unroll
+  for (int kt = 0; kt < Nq / 4; kt++) {
+#  pragma unroll
+    for (int m = 0; m < Nq / 8; m++) F[kt][m] = __ldg(transpose ? D + (4 * kt + t) * Nq + 8 * m + g : D + (8 * m + g) * Nq + 4 * kt + t);
+  }
+}
+
 /* Step 2: qr, qs and the slab's qt from q (Dg[kt][m] = D[8 m + g][4 kt + t]). Warp w takes the layers (and the
    columns (j, i tile) of qt) w, w + 8, ... */
-template <int Nq> __device__ static inline void HBMmaGradient(int k0, const double *sq, double *sr, double *ss, double *st, const double Dg[Nq / 4][Nq / 8])
+template <int Nq> __device__ static inline void HBMmaGradient(int k0, const double *D, const double *sq, double *sr, double *ss, double *st)
 {
   constexpr int NT = Nq / 8, NK = Nq / 4, E = HBMmaElems(Nq), Np = Nq * Nq * Nq, SLN = HB_MMA_SLAB * Nq * Nq;
   const int     lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+  double        Dg[NK][NT];
+
+  HBMmaFragments<Nq>(D, false, Dg);
 
   static_assert((E * HB_MMA_SLAB) % HB_MMA_WARPS == 0 && (E * Nq * NT) % HB_MMA_WARPS == 0, "mma kernel: layers and columns divide among the warps");
 #  pragma unroll
@@ -146,10 +163,13 @@ template <int Nq> __device__ static inline void HBMmaGradient(int k0, const doub
 
 /* Step 4: the slab's G_r D + D^T G_s into Y (a layer per warp), and D^T[:, slab] G_t added to the warp's register
    tiles acc (columns (j, i tile) warp, warp + 8, ...; every c tile). Dt[kt][m] = D[4 kt + t][8 m + g]. */
-template <int Nq> __device__ static inline void HBMmaTranspose(int k0, const double *sr, const double *ss, const double *st, double *sy, const double Dt[Nq / 4][Nq / 8], double acc[][Nq / 8][2])
+template <int Nq> __device__ static inline void HBMmaTranspose(int k0, const double *D, const double *sr, const double *ss, const double *st, double *sy, double acc[][Nq / 8][2])
 {
   constexpr int NT = Nq / 8, NK = Nq / 4, E = HBMmaElems(Nq), Np = Nq * Nq * Nq, SLN = HB_MMA_SLAB * Nq * Nq;
   const int     lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+  double        Dt[NK][NT];
+
+  HBMmaFragments<Nq>(D, true, Dt);
 
 #  pragma unroll
   for (int u = 0; u < E * HB_MMA_SLAB / HB_MMA_WARPS; u++) {
@@ -192,7 +212,7 @@ template <int Nq> __device__ static inline void HBMmaTranspose(int k0, const dou
    and not written */
 template <int Nq, int GEO> __global__ static void __launch_bounds__(32 * HB_MMA_WARPS, 2) HBLocalOpMma(PetscInt e0, PetscInt e1, HBOpArgs a)
 {
-  constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, NT = Nq / 8, NK = Nq / 4, E = HBMmaElems(Nq), SLN = HB_MMA_SLAB * Nq2, NU = E * Nq * NT / HB_MMA_WARPS;
+  constexpr int     Np = Nq * Nq * Nq, Nq2 = Nq * Nq, NT = Nq / 8, E = HBMmaElems(Nq), SLN = HB_MMA_SLAB * Nq2, NU = E * Nq * NT / HB_MMA_WARPS;
   extern __shared__ __align__(16) unsigned char hbsmem[];
   double                                       *sq = reinterpret_cast<double *>(hbsmem);                  /* [E][Np] x */
   double                                       *sy = sq + E * Np;                                         /* [E][Np] the slabs' r and s parts of the result */
@@ -203,17 +223,8 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(32 * HB_MMA_
   const bool                                    live = elem < e1;
   const size_t                                  base = (size_t)(live ? elem : e0) * Np + ci + Nq * cj;
   const HBGeoColumn<HBGeo(GEO)>                 geo(a, base, live ? elem : e0, ci, cj);
-  double                                        Dg[NK][NT], Dt[NK][NT], acc[NU][NT][2] = {};
+  double                                        acc[NU][NT][2] = {};
 
-  /* D[8 mt + g][4 kt + t] and D[4 kt + t][8 mt + g]: the A fragments of D and of D^T (and the B fragments of D^T, D) */
-#  pragma unroll
-  for (int mt = 0; mt < NT; mt++) {
-#  pragma unroll
-    for (int kt = 0; kt < NK; kt++) {
-      Dg[kt][mt] = __ldg(a.D + (8 * mt + g) * Nq + 4 * kt + t);
-      Dt[kt][mt] = __ldg(a.D + (4 * kt + t) * Nq + 8 * mt + g);
-    }
-  }
   {
     PetscInt l[Nq];
 
@@ -225,9 +236,10 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(32 * HB_MMA_
   __syncthreads();
 #  pragma unroll
   for (int k0 = 0; k0 < Nq; k0 += HB_MMA_SLAB) {
-    HBMmaGradient<Nq>(k0, sq, sr, ss, st, Dg);
+    HBMmaGradient<Nq>(k0, a.D, sq, sr, ss, st);
     __syncthreads();
-#  pragma unroll
+    /* two layers at a time: unrolled over the slab, the factors of every layer are live at once and spill */
+#  pragma unroll 2
     for (int kl = 0; kl < HB_MMA_SLAB; kl++) {
       const int o = ce * SLN + HBMmaIdx<Nq>(kl, cj, ci);
       PetscReal gg[SQUALL_SEM_NGEO], gr, gs, gt;
@@ -239,7 +251,7 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(32 * HB_MMA_
       st[o] = gt;
     }
     __syncthreads();
-    HBMmaTranspose<Nq>(k0, sr, ss, st, sy, Dt, acc);
+    HBMmaTranspose<Nq>(k0, a.D, sr, ss, st, sy, acc);
     __syncthreads(); /* the next slab overwrites R, S, T; step 5 reads Y */
   }
   {
