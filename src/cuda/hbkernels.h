@@ -64,6 +64,8 @@ typedef struct {
 /* y = A x; with wantdot the local x.y, into *xdoty (synchronises) or, with dxdoty (device memory), left there */
 PETSC_INTERN PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *, Vec x, Vec y, PetscBool wantdot, PetscReal *xdoty, PetscReal *dxdoty);
 PETSC_INTERN PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *);
+/* whether the current GPU runs -hb_kernel mma at order N (false without a GPU, or where mma is not compiled) */
+PETSC_INTERN PetscErrorCode SquallHBMmaUsableCUDA(PetscInt N, PetscBool *usable);
 
 /* fused CG vector work; dots[] = (r.z, r.r, z.z) local to the rank */
 enum { SQUALL_HBCG_RZ, SQUALL_HBCG_RR, SQUALL_HBCG_ZZ, SQUALL_HBCG_NDOTS };

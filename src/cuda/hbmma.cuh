@@ -289,6 +289,30 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(32 * HB_MMA_
 }
 #endif
 
+/* whether the current GPU runs the kernel at Nq: FP64 tensor cores (compute capability 8.0 or later) and blocks that
+   may have its shared memory (consumer Ampere allows 99 KB); with err, an error saying which is missing instead of
+   false. Without a GPU: false. */
+static inline PetscErrorCode HBMmaDevice(int Nq, PetscBool err, PetscBool *usable)
+{
+  const size_t shm = HBSharedMma(Nq);
+  int          dev, major, minor, optin;
+
+  PetscFunctionBegin;
+  *usable = PETSC_FALSE;
+  if (!HBMmaOrder(Nq)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError(); /* no GPU here: the error is an answer, not a failure */
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  PetscCallCUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  PetscCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  PetscCheck(!err || major >= 8, PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel mma needs FP64 tensor cores (compute capability 8.0 or later); this GPU has %d.%d: valid kernels are auto, layers, layers_tiled", major, minor);
+  PetscCheck(!err || (size_t)optin >= shm, PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel mma at order %d needs %zu KB of shared memory per block; this GPU allows %d KB: valid kernels are auto, layers, layers_tiled", Nq - 1, shm / 1024, optin / 1024);
+  *usable = (PetscBool)(major >= 8 && (size_t)optin >= shm);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the tensor-core kernel's launch; its dynamic shared memory is above 48 KB */
 template <int Nq, int GEO> static PetscErrorCode HBLaunchMma(PetscInt e0, PetscInt e1, const HBOpArgs &a, cudaStream_t stream)
 {
@@ -301,14 +325,10 @@ template <int Nq, int GEO> static PetscErrorCode HBLaunchMma(PetscInt e0, PetscI
 
     static_assert(2 * HBSharedMma(Nq) <= 227 * 1024, "mma kernel: two blocks per SM in the 227 KB of sm_90");
     if (!allowed) {
-      int dev, major, minor, optin;
+      PetscBool usable;
 
-      PetscCallCUDA(cudaGetDevice(&dev));
-      PetscCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-      PetscCallCUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-      PetscCallCUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-      PetscCheck(major >= 8, PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel mma needs FP64 tensor cores (compute capability 8.0 or later); this GPU has %d.%d: valid kernels are auto, layers, layers_tiled", major, minor);
-      PetscCheck((size_t)optin >= shm, PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel mma at order %d needs %zu KB of shared memory per block; this GPU allows %d KB: valid kernels are auto, layers, layers_tiled", Nq - 1, shm / 1024, optin / 1024);
+      PetscCall(HBMmaDevice(Nq, PETSC_TRUE, &usable));
+      PetscCheck(usable, PETSC_COMM_SELF, PETSC_ERR_SUP, "-hb_kernel mma needs a GPU: valid kernels are auto, layers, layers_tiled");
       PetscCallCUDA(cudaFuncSetAttribute(HBLocalOpMma<Nq, GEO>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
       allowed = true;
     }

@@ -19,6 +19,7 @@
    MPI is not CUDA-aware) while the interior elements are computed; then the halo elements; the
    ghost rows of y are summed first and sent while the owned rows are summed. */
 #include "cuda/hbopdevice.cuh"
+#include "cuda/hbmma.cuh"
 
 /* y_L on local elements [e0, e1); or (-hb_scatter atomic) their sums added into y and the ghost rows, and with dot
    their p.Ap into dot's slots. The mode is the descriptor's, never y's pointer: a rank that owns no rows has none. */
@@ -175,6 +176,13 @@ static PetscErrorCode HBGeometryCUDA(SquallHBOpDesc *hb)
   if (hb->geometry == SQUALL_HB_GEOMETRY_STORED && !c->G) PetscCall(HBUpload(&c->G, hb->G, (size_t)SQUALL_SEM_NGEO * hb->nelem * hb->Np));
   if (hb->geometry == SQUALL_HB_GEOMETRY_TRILINEAR && !c->V) PetscCall(HBUpload(&c->V, hb->V, (size_t)SQUALL_HB_NVERT_REALS * hb->nelem));
   if (hb->geometry == SQUALL_HB_GEOMETRY_AFFINE && !c->F) PetscCall(HBUpload(&c->F, hb->F, (size_t)SQUALL_SEM_NGEO * hb->nelem));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallHBMmaUsableCUDA(PetscInt N, PetscBool *usable)
+{
+  PetscFunctionBegin;
+  PetscCall(HBMmaDevice((int)N + 1, PETSC_FALSE, usable));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,6 +1,6 @@
 /* CPU stubs of the hipBone CUDA entry points (src/cuda/hbop.cu, src/cuda/hbcg.cu), compiled only in
    builds without CUDA. They are unreachable there (no vector is ever of a CUDA type), so each one only
-   reports the build; the destroy function succeeds. */
+   reports the build; the destroy function succeeds, and there is no GPU to run mma. */
 #include "ksp/hbimpl.h"
 
 PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *d, Vec x, Vec y, PetscBool wantdot, PetscReal *dot, PetscReal *ddot)
@@ -12,6 +12,13 @@ PetscErrorCode SquallHBMultCUDA(SquallHBOpDesc *d, Vec x, Vec y, PetscBool wantd
 PetscErrorCode SquallHBDestroyCUDA(SquallHBOpDesc *d)
 {
   PetscFunctionBegin;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode SquallHBMmaUsableCUDA(PetscInt N, PetscBool *usable)
+{
+  PetscFunctionBegin;
+  *usable = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

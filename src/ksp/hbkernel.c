@@ -2,6 +2,7 @@
    that says which kernel, layers per step, elements per block and scatter run by default), the options
    that override them, and their checks. */
 #include "ksp/hbimpl.h"
+#include <petscdevice.h>
 
 const char *const SquallHBKernels[] = {"auto", "sweep", "layers", "layers_tiled", "mma", "SquallHBKernel", "SQUALL_HB_KERNEL_", NULL};
 
@@ -10,7 +11,8 @@ const char *const SquallHBKernels[] = {"auto", "sweep", "layers", "layers_tiled"
    layers kernel. The fastest measured on the H200 (% of the streaming roofline in docs/performance.md):
    double: sweep at N <= 2, layers_tiled at N = 9, 11, 13-15, layers otherwise; single: sweep at N = 1-3
    and 5, layers_tiled at N = 9, 14, 15, layers otherwise; 4 elements per block of the layers kernel at
-   N = 5, else 1. */
+   N = 5, else 1. Where mma is compiled (double, N = 7, 15), it is the default on a GPU that runs it
+   (HBAutoKernel()); these rows are the default elsewhere. */
 typedef struct {
   SquallHBKernel kernel;
   PetscInt       layers, layers_tiled, elements;
@@ -32,35 +34,52 @@ static const HBKernelRow HBKernelTable[SQUALL_LGL_MAX_ORDER + 1] = {
 #undef HB_LA
 #undef HB_LT
 
+/* -hb_kernel auto at order N: mma where it is compiled and the current GPU runs it (compute capability 8.0 or later,
+   blocks with its shared memory), else the table's kernel. The GPU is asked only once PETSc has initialised it (device
+   vectors exist), so that a run on the host never starts CUDA for this */
+static PetscErrorCode HBAutoKernel(PetscInt N, SquallHBKernel *kernel)
+{
+  PetscBool mma = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (SquallHBMmaOrder(N) && PetscDeviceInitialized(PETSC_DEVICE_CUDA)) PetscCall(SquallHBMmaUsableCUDA(N, &mma));
+  *kernel = mma ? SQUALL_HB_KERNEL_MMA : HBKernelTable[N].kernel;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@C
   SquallHBGetDefaultKernel - the CUDA element kernel that an operator of `SquallHBCreateOperator()` of
-  this order runs by default in this build's precision, with its layers per step and elements per block.
-  Not collective.
+  this order runs by default in this build's precision on the current GPU, with its layers per step and elements
+  per block. Not collective.
 
   Input Parameter:
 . order - the polynomial order, 1 to 15
 
   Output Parameters (each may be NULL):
-+ kernel   - "sweep", "layers" or "layers_tiled" (the values of -hb_kernel)
-. layers   - layers per step (-hb_kernel_layers) of that kernel; 0 for sweep
++ kernel   - "sweep", "layers", "layers_tiled" or "mma" (the values of -hb_kernel)
+. layers   - layers per step (-hb_kernel_layers) of that kernel; 0 for sweep and mma
 - elements - elements per block (-hb_kernel_elements) of that kernel; 0 unless layers
 
   Notes:
   The table (src/ksp/hbkernel.c) is the single source of the defaults; -hb_kernel auto means this
-  choice, and `SquallHBGetInfo()` reports the kernel an operator actually runs.
+  choice, and `SquallHBGetInfo()` reports the kernel an operator actually runs. mma, where it is compiled (double
+  precision, orders 7 and 15), is the default on a GPU of compute capability 8.0 or later whose blocks may have its
+  shared memory; without such a GPU (or without a GPU) the table's kernel of the order.
 
 .seealso: `SquallHBCreateOperator()`, `SquallHBGetInfo()`
 @*/
 PetscErrorCode SquallHBGetDefaultKernel(PetscInt order, const char **kernel, PetscInt *layers, PetscInt *elements)
 {
-  HBKernelRow row;
+  HBKernelRow    row;
+  SquallHBKernel k = SQUALL_HB_KERNEL_AUTO;
 
   PetscFunctionBegin;
   PetscCheck(order >= 1 && order <= SQUALL_LGL_MAX_ORDER, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "order %" PetscInt_FMT " is out of range: valid orders are 1 to %d", order, SQUALL_LGL_MAX_ORDER);
   row = HBKernelTable[order];
-  if (kernel) *kernel = SquallHBKernels[row.kernel];
-  if (layers) *layers = row.kernel == SQUALL_HB_KERNEL_SWEEP ? 0 : (row.kernel == SQUALL_HB_KERNEL_LAYERS ? row.layers : row.layers_tiled);
-  if (elements) *elements = row.kernel == SQUALL_HB_KERNEL_LAYERS ? row.elements : 0;
+  PetscCall(HBAutoKernel(order, &k));
+  if (kernel) *kernel = SquallHBKernels[k];
+  if (layers) *layers = k == SQUALL_HB_KERNEL_LAYERS ? row.layers : (k == SQUALL_HB_KERNEL_LAYERS_TILED ? row.layers_tiled : 0);
+  if (elements) *elements = k == SQUALL_HB_KERNEL_LAYERS ? row.elements : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -146,14 +165,20 @@ PetscErrorCode SquallHBKernelAvailable(const char kernel[], PetscInt order, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the kernel that runs: the asked-for one (AUTO: the table's), its layers per step (0 for sweep) and
+/* the kernel that runs: the asked-for one (AUTO: HBAutoKernel()'s), its layers per step (0 for sweep and mma) and
    elements per block (0 unless layers), each by the table unless asked for */
 PetscErrorCode SquallHBResolveKernel(const Mat_HB *hb, SquallHBKernel *kernel, PetscInt *layers, PetscInt *elements)
 {
-  const HBKernelRow    row = HBKernelTable[hb->N];
-  const SquallHBKernel k   = hb->kernel == SQUALL_HB_KERNEL_AUTO ? row.kernel : hb->kernel;
+  const HBKernelRow row = HBKernelTable[hb->N];
+  SquallHBKernel    k   = hb->kernel;
 
   PetscFunctionBegin;
+  if (k == SQUALL_HB_KERNEL_AUTO) PetscCall(HBAutoKernel(hb->N, &k));
+  /* here, not with the other checks of the options: auto may take mma only once the GPU is in use */
+  PetscCheck(hb->layers == 0 || (k != SQUALL_HB_KERNEL_SWEEP && k != SQUALL_HB_KERNEL_MMA), hb->comm, PETSC_ERR_ARG_INCOMP,
+             "-hb_kernel_layers applies to -hb_kernel layers and layers_tiled, not to %s (the kernel at -hb_order %" PetscInt_FMT "): valid values with %s are 0", SquallHBKernels[k], hb->N, SquallHBKernels[k]);
+  PetscCheck(hb->elements == 0 || k == SQUALL_HB_KERNEL_LAYERS, hb->comm, PETSC_ERR_ARG_INCOMP, "-hb_kernel_elements applies to -hb_kernel layers, not to %s (the kernel at -hb_order %" PetscInt_FMT "): valid values with it are 0", SquallHBKernels[k],
+             hb->N);
   *kernel   = k;
   *layers   = k == SQUALL_HB_KERNEL_SWEEP || k == SQUALL_HB_KERNEL_MMA ? 0 : (hb->layers > 0 ? hb->layers : (k == SQUALL_HB_KERNEL_LAYERS ? row.layers : row.layers_tiled));
   *elements = k == SQUALL_HB_KERNEL_LAYERS ? (hb->elements > 0 ? hb->elements : row.elements) : 0;
@@ -169,7 +194,7 @@ PetscErrorCode SquallHBKernelFromOptions(SquallOptionItems PetscOptionsObject, M
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsEnum("-hb_kernel",
-                             "CUDA element kernel: auto (by order and precision, SquallHBGetDefaultKernel()), sweep (several elements per block, a thread per element column; N <= 9), layers (a thread per node of a layer, L layers per step), "
+                             "CUDA element kernel: auto (by order, precision and GPU, SquallHBGetDefaultKernel()), sweep (several elements per block, a thread per element column; N <= 9), layers (a thread per node of a layer, L layers per step), "
                              "layers_tiled (the layer kernel with two nodes per thread), mma (the contractions on the FP64 tensor cores; double precision, N = 7 and 15)",
                              "SquallHBCreateOperator", SquallHBKernels, (PetscEnum)hb->kernel, (PetscEnum *)&hb->kernel, NULL));
   PetscCall(PetscOptionsInt("-hb_kernel_layers", "CUDA, layers and layers_tiled kernels: layers each thread computes per step (2, 3, 4; 0: by order)", "SquallHBCreateOperator", hb->layers, &hb->layers, NULL));
@@ -185,11 +210,7 @@ PetscErrorCode SquallHBKernelFromOptions(SquallOptionItems PetscOptionsObject, M
              hb->N <= SQUALL_HB_SWEEP_MAX_ORDER ? "sweep, " : "");
 #endif
   PetscCheck(hb->layers == 0 || (hb->layers >= 2 && hb->layers <= 4), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel_layers %" PetscInt_FMT " is out of range: valid values are 0 (by order), 2, 3, 4", hb->layers);
-  PetscCheck(hb->layers == 0 || (k != SQUALL_HB_KERNEL_SWEEP && k != SQUALL_HB_KERNEL_MMA), hb->comm, PETSC_ERR_ARG_INCOMP,
-             "-hb_kernel_layers applies to -hb_kernel layers and layers_tiled, not to %s (the kernel at -hb_order %" PetscInt_FMT "): valid values with %s are 0", SquallHBKernels[k], hb->N, SquallHBKernels[k]);
   PetscCheck(hb->elements == 0 || hb->elements == 1 || (hb->N == 5 && (hb->elements == 2 || hb->elements == 3 || hb->elements == 4 || hb->elements == 6)), hb->comm, PETSC_ERR_ARG_OUTOFRANGE,
              "-hb_kernel_elements %" PetscInt_FMT " is out of range at -hb_order %" PetscInt_FMT ": valid values are 0, 1, and at order 5 also 2, 3, 4, 6", hb->elements, hb->N);
-  PetscCheck(hb->elements == 0 || k == SQUALL_HB_KERNEL_LAYERS, hb->comm, PETSC_ERR_ARG_INCOMP, "-hb_kernel_elements applies to -hb_kernel layers, not to %s (the kernel at -hb_order %" PetscInt_FMT "): valid values with it are 0", SquallHBKernels[k],
-             hb->N);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
