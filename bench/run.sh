@@ -39,8 +39,20 @@ if [ $gpu_here = 1 ]; then
 elif [ "$only" != precision ]; then
   log "no GPU visible (nvidia-smi -L): on a CPU machine only SQUALL_BENCH_ONLY=precision runs"; exit 2
 fi
-log "building the benchmarks in $build"
-targets="rising_bubble baroclinic baroclinic_wave mountain_wave"; [ $gpu_here = 1 ] && targets="limits esdg_bench hb_bench p1_assembly $targets"
+# the programs of the chosen capabilities only (SQUALL_BENCH_ONLY=hb needs the library and hb_bench)
+targets=""; [ $gpu_here = 1 ] && targets=limits
+for cap in $only; do
+  case $cap in
+    esdg) targets="$targets esdg_bench rising_bubble" ;;
+    hb) targets="$targets hb_bench" ;;
+    p1) targets="$targets p1_assembly" ;;
+    hevi) targets="$targets baroclinic baroclinic_wave" ;;
+    channel | precision) targets="$targets baroclinic rising_bubble" ;;
+    bwave) targets="$targets baroclinic_wave" ;;
+    schaer) targets="$targets mountain_wave" ;;
+  esac
+done
+log "building the benchmarks in $build:$targets"
 cmake --build "$build" -j"${SQUALL_JOBS:-$(nproc)}" --target $targets > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 if [ -n "$single" ] && [[ " $only " == *" precision "* ]]; then
   cmake --build "$single" -j"${SQUALL_JOBS:-$(nproc)}" --target rising_bubble baroclinic > "$out/build-single.log" 2>&1 || { tail -30 "$out/build-single.log"; exit 1; }

@@ -144,7 +144,7 @@ typedef struct {
   PetscInt  nlocal_global;           /* N_L = E Np over all ranks */
   PetscReal lambda;
   PetscBool dirichlet;
-  /* the CUDA element kernel this operator runs: "sweep", "layers" or "layers_tiled" (-hb_kernel) */
+  /* the CUDA element kernel this operator runs: "sweep", "layers", "layers_tiled" or "mma" (-hb_kernel) */
   const char *kernel;
   PetscInt    layers;         /* its layers per step (layers, layers_tiled: 2-4; sweep: 0) */
   PetscInt    block_elements; /* its elements per thread block (layers: 1-6; else 0) */

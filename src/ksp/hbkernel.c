@@ -11,8 +11,8 @@ const char *const SquallHBKernels[] = {"auto", "sweep", "layers", "layers_tiled"
    layers kernel. The fastest measured on the H200 (% of the streaming roofline in docs/performance.md):
    double: sweep at N <= 2, layers_tiled at N = 9, 11, 13-15, layers otherwise; single: sweep at N = 1-3
    and 5, layers_tiled at N = 9, 14, 15, layers otherwise; 4 elements per block of the layers kernel at
-   N = 5, else 1. Where mma is compiled (double, N = 7, 15), it is the default on a GPU that runs it
-   (HBAutoKernel()); these rows are the default elsewhere. */
+   N = 5, else 1. At N = 15 in double precision mma is the default on a GPU that runs it (HBAutoKernel()); this
+   row is the default elsewhere. */
 typedef struct {
   SquallHBKernel kernel;
   PetscInt       layers, layers_tiled, elements;
@@ -34,15 +34,17 @@ static const HBKernelRow HBKernelTable[SQUALL_LGL_MAX_ORDER + 1] = {
 #undef HB_LA
 #undef HB_LT
 
-/* -hb_kernel auto at order N: mma where it is compiled and the current GPU runs it (compute capability 8.0 or later,
-   blocks with its shared memory), else the table's kernel. The GPU is asked only once PETSc has initialised it (device
-   vectors exist), so that a run on the host never starts CUDA for this */
+/* -hb_kernel auto at order N: mma at N = 15 where it is compiled and the current GPU runs it (compute capability 8.0
+   or later, blocks with its shared memory), else the table's kernel. At N = 15 mma's kernel took 0.80x the time of
+   layers_tiled's under gather and 0.64x under atomic on an H100; at N = 7 1.35x and 1.11x layers' (docs/performance.md),
+   so N = 7 keeps the table. The GPU is asked only once PETSc has initialised it (device vectors exist), so that a run on
+   the host never starts CUDA for this */
 static PetscErrorCode HBAutoKernel(PetscInt N, SquallHBKernel *kernel)
 {
   PetscBool mma = PETSC_FALSE;
 
   PetscFunctionBegin;
-  if (SquallHBMmaOrder(N) && PetscDeviceInitialized(PETSC_DEVICE_CUDA)) PetscCall(SquallHBMmaUsableCUDA(N, &mma));
+  if (N == 15 && SquallHBMmaOrder(N) && PetscDeviceInitialized(PETSC_DEVICE_CUDA)) PetscCall(SquallHBMmaUsableCUDA(N, &mma));
   *kernel = mma ? SQUALL_HB_KERNEL_MMA : HBKernelTable[N].kernel;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -62,9 +64,9 @@ static PetscErrorCode HBAutoKernel(PetscInt N, SquallHBKernel *kernel)
 
   Notes:
   The table (src/ksp/hbkernel.c) is the single source of the defaults; -hb_kernel auto means this
-  choice, and `SquallHBGetInfo()` reports the kernel an operator actually runs. mma, where it is compiled (double
-  precision, orders 7 and 15), is the default on a GPU of compute capability 8.0 or later whose blocks may have its
-  shared memory; without such a GPU (or without a GPU) the table's kernel of the order.
+  choice, and `SquallHBGetInfo()` reports the kernel an operator actually runs. At order 15 in double precision mma is
+  the default on a GPU of compute capability 8.0 or later whose blocks may have its shared memory; without such a GPU
+  (or without a GPU) the table's kernel of the order.
 
 .seealso: `SquallHBCreateOperator()`, `SquallHBGetInfo()`
 @*/
@@ -85,9 +87,10 @@ PetscErrorCode SquallHBGetDefaultKernel(PetscInt order, const char **kernel, Pet
 
 const char *const SquallHBScatters[] = {"auto", "gather", "atomic"};
 
-/* -hb_scatter auto, per order N (index 0 unused): atomic where the H200 ran the operator's product (kernel and
-   Z^T, 2e7 unknowns, double) faster that way (docs/performance.md: 0.52-0.92 of gather's time at N = 1-12 and
-   14, 1.05 at 13 and 15). Single precision was not measured: gather. */
+/* -hb_scatter auto, per order N (index 0 unused), for the table's kernels: atomic where the H200 ran the operator's
+   product (kernel and Z^T, 2e7 unknowns, double) faster that way (docs/performance.md: 0.52-0.92 of gather's time at
+   N = 1-12 and 14, 1.05 at 13 and 15). Single precision was not measured: gather. The mma kernel takes atomic at both
+   of its orders (SquallHBResolveScatter()). */
 static const PetscBool HBAtomicTable[SQUALL_LGL_MAX_ORDER + 1] = {
 #if defined(PETSC_USE_REAL_SINGLE)
   PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE,
@@ -96,17 +99,20 @@ static const PetscBool HBAtomicTable[SQUALL_LGL_MAX_ORDER + 1] = {
 #endif
 };
 
-/* whether device products sum by atomic adds: as asked, or (auto) by the table on one rank; on several ranks auto
-   is gather, which sends the ghost rows' sums while it sums the owned rows (atomic sends them after the last
-   element kernel, and was not measured on several GPUs) */
+/* whether device products sum by atomic adds: as asked, or (auto) on one rank by the table, and always with the mma
+   kernel (its figure of merit on an H100: 1.06x gather's at N = 15, 1.17x at N = 7); on several ranks auto is gather,
+   which sends the ghost rows' sums while it sums the owned rows (atomic sends them after the last element kernel, and
+   was not measured on several GPUs) */
 PetscErrorCode SquallHBResolveScatter(const Mat_HB *hb, PetscBool *atomic)
 {
-  PetscMPIInt size;
+  PetscMPIInt    size;
+  SquallHBKernel k = hb->kernel;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
+  if (k == SQUALL_HB_KERNEL_AUTO) PetscCall(HBAutoKernel(hb->N, &k));
   if (hb->scatter == HB_SCATTER_AUTO)
-    *atomic = size == 1 ? HBAtomicTable[hb->N] : PETSC_FALSE;
+    *atomic = size == 1 ? (PetscBool)(k == SQUALL_HB_KERNEL_MMA || HBAtomicTable[hb->N]) : PETSC_FALSE;
   else
     *atomic = hb->scatter == HB_SCATTER_ATOMIC ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -167,8 +167,8 @@ static PetscErrorCode RefAssemble(const Ref *ref, Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the scatter the device products use, as docs/hipbone.md states the rule: -hb_scatter if given, else atomic on one
-   rank in double precision except at orders 13 and 15, else gather */
+/* the scatter the device products use, as docs/hipbone.md states the rule: -hb_scatter if given, else on one rank in
+   double precision atomic with the mma kernel and, with the others, at orders other than 13 and 15, else gather */
 static PetscErrorCode CheckScatter(const SquallHBInfo *info)
 {
   char        asked[16] = "auto";
@@ -180,10 +180,13 @@ static PetscErrorCode CheckScatter(const SquallHBInfo *info)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-hb_scatter", asked, sizeof(asked), NULL));
   PetscCall(PetscStrcmp(asked, "auto", &same));
-  if (!same)
-    expect = asked;
-  else
-    expect = size == 1 && PetscDefined(USE_REAL_DOUBLE) && info->order != 13 && info->order != 15 ? "atomic" : "gather";
+  expect = asked;
+  if (same) {
+    PetscBool mma;
+
+    PetscCall(PetscStrcmp(info->kernel, "mma", &mma));
+    expect = size == 1 && PetscDefined(USE_REAL_DOUBLE) && (mma || (info->order != 13 && info->order != 15)) ? "atomic" : "gather";
+  }
   PetscCall(PetscStrcmp(info->scatter, expect, &same));
   CHECK(same, "N=%" PetscInt_FMT " on %d ranks with -hb_scatter %s: the operator reports scatter %s, expected %s", info->order, size, asked, info->scatter, expect);
   PetscCall(PetscStrcmp(info->scatter, "atomic", &same));
