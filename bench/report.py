@@ -300,13 +300,15 @@ def hb_scatter(r):
     return r.get("scatter", "gather")
 
 
-# -hb_scatter auto on one rank in double precision: atomic at these orders, gather at the others (the table of
-# src/ksp/hbkernel.c, made from the operator records of bench/hb.sh with HB_SCATTERS="gather atomic")
+# -hb_scatter auto on one rank in double precision: atomic with the mma kernel and, with the others, at these orders,
+# gather at the rest (src/ksp/hbkernel.c's rule, made from the operator records of bench/hb.sh with
+# HB_SCATTERS="gather atomic")
 HB_ATOMIC_ORDERS = set(range(1, 13)) | {14}
 
 
-def hb_default_scatter(N):
-    return "atomic" if N in HB_ATOMIC_ORDERS else "gather"
+def hb_default_scatter(r):
+    """the scatter -hb_scatter auto picks for a record's order and kernel"""
+    return "atomic" if r.get("kernel") == "mma" or r["N"] in HB_ATOMIC_ORDERS else "gather"
 
 
 # what -hb_geometry auto picks on the brick, whose elements are parallelepipeds
@@ -323,14 +325,14 @@ def hb_brick(rs, default=False):
 
 def hb_auto_scatter(rs):
     """per order, the records of the scatter that -hb_scatter auto picks, where rs holds it (else all of the order's)"""
-    have = {(r["N"], hb_scatter(r)) for r in rs}
-    return [r for r in rs if hb_scatter(r) == hb_default_scatter(r["N"]) or (r["N"], hb_default_scatter(r["N"])) not in have]
+    have = {(r["N"], r.get("kernel"), hb_scatter(r)) for r in rs}
+    return [r for r in rs if hb_scatter(r) == hb_default_scatter(r) or (r["N"], r.get("kernel"), hb_default_scatter(r)) not in have]
 
 
 @block("hb-orders")
 def hb_orders():
     h = load("hb")
-    rows = [[r["N"], r["NG"] / 1e6, r["kernel"], hb_geometry(r), hb_scatter(r) + (" (auto)" if hb_scatter(r) == hb_default_scatter(r["N"]) else ""), r["kernel_gflops"], r["kernel_gbs"], f"{100 * r['roofline_fraction']:.0f}%",
+    rows = [[r["N"], r["NG"] / 1e6, r["kernel"], hb_geometry(r), hb_scatter(r) + (" (auto)" if hb_scatter(r) == hb_default_scatter(r) else ""), r["kernel_gflops"], r["kernel_gbs"], f"{100 * r['roofline_fraction']:.0f}%",
              f"{100 * r['kernel_gflops'] / 1000 / fp64_peak(h, r):.1f}%", r["t_mult"] * 1e3, r["mult_gflops_nekbone"]]
             for r in sorted(hb_brick(recs(h, bench="hb_operator")), key=lambda r: (r["N"], hb_scatter(r)))]
     return (table(["N", "M unknowns", "kernel", "geometry", "scatter", "GFLOP/s", "GB/s", "of its roofline", "of FP64 peak", "MatMult ms", "MatMult GFLOP/s (NekBone)"], rows) + "\n\n"
@@ -352,7 +354,7 @@ def hb_cg_split(h, r):
 @block("hb-cg")
 def hb_cg():
     h = load("hb")
-    rows = [[r["N"], hb_geometry(r), hb_scatter(r) + (" (auto)" if hb_scatter(r) == hb_default_scatter(r["N"]) else ""), r["NG"] / 1e6, r["iterations"], r["t_iter"] * 1e3] + hb_cg_split(h, r) +
+    rows = [[r["N"], hb_geometry(r), hb_scatter(r) + (" (auto)" if hb_scatter(r) == hb_default_scatter(r) else ""), r["NG"] / 1e6, r["iterations"], r["t_iter"] * 1e3] + hb_cg_split(h, r) +
             [r["fom_gflops"], HIPBONE_UPSTREAM_FOM.get(r["N"]), f"{r['fom_gflops'] / HIPBONE_UPSTREAM_FOM[r['N']]:.2f}x" if r["N"] in HIPBONE_UPSTREAM_FOM else "-", r["dofs_iter_per_s"]]
             for r in sorted(hb_brick(recs(h, bench="hb_cg", solver="hbcg")), key=lambda r: (r["N"], hb_scatter(r)))]
     text = ("Per iteration: the element kernel and Z^T as the operator records of the same order, size and scatter time them "
