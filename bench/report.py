@@ -66,10 +66,17 @@ def collect(out, caps):
         print(f"report.py: wrote {os.path.relpath(dest, ROOT)} ({len(recs)} records)")
 
 
+def load_all(cap):
+    """the results files of a capability: the H200's first (the GPU the goals and spec/h200-anchors.md are stated for),
+    then other GPUs' in name order, the CPU's last"""
+    files = sorted(glob.glob(os.path.join(RESULTS, f"{cap}-*.json")), key=lambda f: (not f.endswith("-h200.json"), f.endswith("-cpu.json"), f))
+    return [json.load(open(f)) for f in files]
+
+
 def load(cap):
-    """the results file of a capability (the first GPU in name order), or None"""
-    files = sorted(glob.glob(os.path.join(RESULTS, f"{cap}-*.json")), key=lambda f: (f.endswith("-cpu.json"), f))  # a GPU's first
-    return json.load(open(files[0])) if files else None
+    """the first results file of a capability (load_all()), or None"""
+    docs = load_all(cap)
+    return docs[0] if docs else None
 
 
 def fmt(x, digits=3):
@@ -368,12 +375,17 @@ HB_MODES = ["stored", "trilinear", "affine"]
 
 @block("hb-geometry-operator")
 def hb_geometry_operator():
-    """the operator kernel per geometry mode (records that name their mode): GFLOP/s against the mode's own
-    data-motion roofline (its bytes per element node) and the FP64 peak"""
-    h = load("hb")
+    """the operator kernel per geometry mode (records that name their mode), for each GPU whose results hold them:
+    GFLOP/s against the mode's own data-motion roofline (its bytes per element node) and the FP64 peak"""
+    parts = [hb_geometry_operator_gpu(h) for h in load_all("hb")]
+    parts = [p for p in parts if p]
+    return "\n\n".join(parts) if parts else "Per-mode operator records: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\")."
+
+
+def hb_geometry_operator_gpu(h):
     ops = [r for r in recs(h, bench="hb_operator") if "geometry" in r and r.get("device")]
     if not ops:
-        return "Per-mode operator records: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\")."
+        return ""
     brick = [r for r in ops if r.get("mesh", "brick") == "brick"]
     modes = [m for m in HB_MODES if any(hb_geometry(r) == m for r in brick)]
     cell = {(r["N"], m): r for m in modes for r in hb_auto_scatter([r for r in brick if hb_geometry(r) == m])}
@@ -384,8 +396,8 @@ def hb_geometry_operator():
             r = cell.get((N, m))
             row += [hb_mode_cell(h, r), f"{r['bytes_per_node']:.1f}"] if r else ["-", "-"]
         rows.append(row)
-    text = table(["N"] + [c for m in modes for c in (m, "bytes per node")], rows)
-    text += ("\n\nOn the brick, each mode at the scatter -hb_scatter auto picks (where measured): the element kernel's GFLOP/s, "
+    text = f"**{h['gpu']}**\n\n" + table(["N"] + [c for m in modes for c in (m, "bytes per node")], rows)
+    text += ("\n\nOn the brick, each mode at the scatter -hb_scatter auto picks (where measured; - where not): the element kernel's GFLOP/s, "
              "its fraction of the mode's own roofline (the rate its bytes per node allow at the streaming rate of the same run) and "
              "of the FP64 peak (the tensor cores' for the mma kernel).")
     other = [r for r in ops if r.get("mesh", "brick") != "brick"]
@@ -403,14 +415,21 @@ def hb_mode_cell(h, r):
 
 @block("hb-geometry-cg")
 def hb_geometry_cg():
-    """the CG figure of merit per geometry mode, and the Kershaw record (DOF x iterations / s)"""
-    h = load("hb")
+    """the CG figure of merit per geometry mode, and the Kershaw record (DOF x iterations / s), for each GPU whose
+    results hold them"""
+    parts = [hb_geometry_cg_gpu(h) for h in load_all("hb")]
+    parts = [p for p in parts if p]
+    return "\n\n".join(parts) if parts else "Per-mode CG records and the Kershaw record: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\", HB_KERSHAW=1)."
+
+
+def hb_geometry_cg_gpu(h):
     cgs = [r for r in recs(h, bench="hb_cg", solver="hbcg") if "geometry" in r and r.get("device")]
     if not cgs:
-        return "Per-mode CG records and the Kershaw record: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\", HB_KERSHAW=1)."
-    rows = [[r["N"], r.get("mesh", "brick"), hb_geometry(r), hb_scatter(r), r["E"], r["NG"] / 1e6, r["iterations"], r["fom_gflops"], HIPBONE_UPSTREAM_FOM.get(r["N"]) if r.get("mesh", "brick") == "brick" else "-", r["dofs_iter_per_s"]]
+        return ""
+    rows = [[r["N"], r.get("mesh", "brick"), hb_geometry(r), r.get("kernel", "-"), hb_scatter(r), r["E"], r["NG"] / 1e6, r["iterations"], r["fom_gflops"],
+             HIPBONE_UPSTREAM_FOM.get(r["N"]) if r.get("mesh", "brick") == "brick" and h["gpu"] == "NVIDIA H200" else "-", r["dofs_iter_per_s"]]
             for r in sorted(cgs, key=lambda r: (r.get("mesh", "brick"), HB_MODES.index(hb_geometry(r)), r["N"], hb_scatter(r)))]
-    return table(["N", "mesh", "geometry", "scatter", "elements", "M unknowns", "iterations", "FOM GFLOP/s", "upstream hipBone", "DOF x iterations/s"], rows) + "\n\n" + source(h, "hb", commit=False)
+    return f"**{h['gpu']}**\n\n" + table(["N", "mesh", "geometry", "kernel", "scatter", "elements", "M unknowns", "iterations", "FOM GFLOP/s", "upstream hipBone (H200)", "DOF x iterations/s"], rows) + "\n\n" + source(h, "hb", commit=False)
 
 
 @block("p1-assembly")
