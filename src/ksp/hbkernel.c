@@ -35,7 +35,7 @@ static const HBKernelRow HBKernelTable[SQUALL_LGL_MAX_ORDER + 1] = {
 #undef HB_LT
 
 /* -hb_kernel auto at order N: mma at N = 15 where it is compiled and the current GPU runs it (compute capability 8.0
-   or later, blocks with its shared memory), else the table's kernel. At N = 15 mma's kernel took 0.80x the time of
+   or later, blocks with its shared memory), else the table's kernel. At N = 15 mma's kernel took 0.88x the time of
    layers_tiled's under gather and 0.64x under atomic on an H100; at N = 7 1.35x and 1.11x layers' (docs/performance.md),
    so N = 7 keeps the table. The GPU is asked only once PETSc has initialised it (device vectors exist), so that a run on
    the host never starts CUDA for this */
