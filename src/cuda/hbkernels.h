@@ -28,6 +28,10 @@ typedef enum {
    and affine geometry */
 #define SQUALL_HB_NVERT_REALS 24
 
+/* the orders -hb_kernel mma is compiled for: its 8 x 8 x 4 tiles divide Nq = N + 1 (N = 7, 15); double precision only
+   (FP64 tensor cores). A constant expression, for the C options and the CUDA templates alike */
+#define SQUALL_HB_MMA_ORDER(N) (PetscDefined(USE_REAL_DOUBLE) && ((N) == 7 || (N) == 15))
+
 /* the highest order of the CUDA kernels (squall's SQUALL_LGL_MAX_ORDER; src/ksp/hbimpl.h checks that they agree) */
 #define SQUALL_HB_MAX_ORDER 15
 /* the highest order the sweep kernel is compiled for (Nq <= 10) */

@@ -27,15 +27,6 @@
 #define HB_MMA_WARPS 8
 #define HB_MMA_SLAB 8
 
-/* the orders the kernel is compiled for: the m8n8k4 tiles divide Nq; double only (FP64 tensor cores) */
-__host__ __device__ constexpr bool HBMmaOrder(int Nq)
-{
-#if defined(PETSC_USE_REAL_DOUBLE)
-  return Nq == 8 || Nq == 16;
-#else
-  return false;
-#endif
-}
 __host__ __device__ constexpr int HBMmaElems(int Nq)
 {
   return 256 / (Nq * Nq);
@@ -299,7 +290,7 @@ static inline PetscErrorCode HBMmaDevice(int Nq, PetscBool err, PetscBool *usabl
 
   PetscFunctionBegin;
   *usable = PETSC_FALSE;
-  if (!HBMmaOrder(Nq)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!SQUALL_HB_MMA_ORDER(Nq - 1)) PetscFunctionReturn(PETSC_SUCCESS);
   if (cudaGetDevice(&dev) != cudaSuccess) {
     (void)cudaGetLastError(); /* no GPU here: the error is an answer, not a failure */
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -318,7 +309,7 @@ template <int Nq, int GEO> static PetscErrorCode HBLaunchMma(PetscInt e0, PetscI
 {
   PetscFunctionBegin;
 #if defined(PETSC_USE_REAL_DOUBLE)
-  if constexpr (HBMmaOrder(Nq)) {
+  if constexpr (SQUALL_HB_MMA_ORDER(Nq - 1)) {
     static bool   allowed = false;
     const size_t  shm     = HBSharedMma(Nq);
     constexpr int E       = HBMmaElems(Nq);

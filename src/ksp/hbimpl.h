@@ -108,9 +108,8 @@ PETSC_INTERN PetscErrorCode    SquallHBResolveKernel(const Mat_HB *, SquallHBKer
 /* how a device product sums the element results (-hb_scatter), and the one that runs */
 enum { HB_SCATTER_AUTO, HB_SCATTER_GATHER, HB_SCATTER_ATOMIC };
 PETSC_INTERN const char *const SquallHBScatters[];
-PETSC_INTERN PetscErrorCode    SquallHBResolveScatter(const Mat_HB *, PetscBool *atomic);
+PETSC_INTERN PetscErrorCode    SquallHBResolveScatter(const Mat_HB *, SquallHBKernel, PetscBool *atomic);
 PETSC_INTERN PetscInt          SquallHBSingleRows(const Mat_HB *, PetscBool atomic);
-PETSC_INTERN PetscBool         SquallHBMmaOrder(PetscInt N);
 
 /* set-up and geometry (src/ksp/hbgeometry.c) */
 enum { HB_MESH_BRICK, HB_MESH_KERSHAW, HB_MESH_PERTURBED };

@@ -44,7 +44,7 @@ static PetscErrorCode HBAutoKernel(PetscInt N, SquallHBKernel *kernel)
   PetscBool mma = PETSC_FALSE;
 
   PetscFunctionBegin;
-  if (N == 15 && SquallHBMmaOrder(N) && PetscDeviceInitialized(PETSC_DEVICE_CUDA)) PetscCall(SquallHBMmaUsableCUDA(N, &mma));
+  if (N == 15 && SQUALL_HB_MMA_ORDER(N) && PetscDeviceInitialized(PETSC_DEVICE_CUDA)) PetscCall(SquallHBMmaUsableCUDA(N, &mma));
   *kernel = mma ? SQUALL_HB_KERNEL_MMA : HBKernelTable[N].kernel;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -99,20 +99,18 @@ static const PetscBool HBAtomicTable[SQUALL_LGL_MAX_ORDER + 1] = {
 #endif
 };
 
-/* whether device products sum by atomic adds: as asked, or (auto) on one rank by the table, and always with the mma
-   kernel (its figure of merit on an H100: 1.06x gather's at N = 15, 1.17x at N = 7); on several ranks auto is gather,
+/* whether device products with the kernel that runs (SquallHBResolveKernel()) sum by atomic adds: as asked, or (auto)
+   on one rank by the table, and always with the mma kernel (its figure of merit on an H100: 1.06x gather's at N = 15, 1.17x at N = 7); on several ranks auto is gather,
    which sends the ghost rows' sums while it sums the owned rows (atomic sends them after the last element kernel, and
    was not measured on several GPUs) */
-PetscErrorCode SquallHBResolveScatter(const Mat_HB *hb, PetscBool *atomic)
+PetscErrorCode SquallHBResolveScatter(const Mat_HB *hb, SquallHBKernel kernel, PetscBool *atomic)
 {
-  PetscMPIInt    size;
-  SquallHBKernel k = hb->kernel;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(hb->comm, &size));
-  if (k == SQUALL_HB_KERNEL_AUTO) PetscCall(HBAutoKernel(hb->N, &k));
   if (hb->scatter == HB_SCATTER_AUTO)
-    *atomic = size == 1 ? (PetscBool)(k == SQUALL_HB_KERNEL_MMA || HBAtomicTable[hb->N]) : PETSC_FALSE;
+    *atomic = size == 1 ? (PetscBool)(kernel == SQUALL_HB_KERNEL_MMA || HBAtomicTable[hb->N]) : PETSC_FALSE;
   else
     *atomic = hb->scatter == HB_SCATTER_ATOMIC ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -127,16 +125,6 @@ PetscErrorCode SquallHBResolveScatter(const Mat_HB *hb, PetscBool *atomic)
 PetscInt SquallHBSingleRows(const Mat_HB *hb, PetscBool atomic)
 {
   return hb->single && !atomic && 2 * hb->nsingle >= hb->nown && hb->nown > 0 ? hb->nsingle : 0;
-}
-
-/* the orders -hb_kernel mma is compiled for: its 8 x 8 x 4 tiles divide Nq (N = 7, 15); double precision only */
-PetscBool SquallHBMmaOrder(PetscInt N)
-{
-#if defined(PETSC_USE_REAL_DOUBLE)
-  return N == 7 || N == 15 ? PETSC_TRUE : PETSC_FALSE;
-#else
-  return PETSC_FALSE;
-#endif
 }
 
 /*@C
@@ -167,7 +155,7 @@ PetscErrorCode SquallHBKernelAvailable(const char kernel[], PetscInt order, Pets
   PetscCheck(known, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown hipBone kernel %s: valid kernels are auto, sweep, layers, layers_tiled, mma", kernel);
   PetscCall(PetscStrcmp(kernel, "sweep", &sweep));
   PetscCall(PetscStrcmp(kernel, "mma", &mma));
-  *available = sweep ? (PetscBool)(order <= SQUALL_HB_SWEEP_MAX_ORDER) : (mma ? SquallHBMmaOrder(order) : PETSC_TRUE);
+  *available = sweep ? (PetscBool)(order <= SQUALL_HB_SWEEP_MAX_ORDER) : (mma ? (PetscBool)SQUALL_HB_MMA_ORDER(order) : PETSC_TRUE);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -207,9 +195,9 @@ PetscErrorCode SquallHBKernelFromOptions(SquallOptionItems PetscOptionsObject, M
   PetscCall(PetscOptionsInt("-hb_kernel_elements", "CUDA, layers kernel: elements per thread block (0: by order; 1, and at N = 5 also 2, 3, 4, 6)", "SquallHBCreateOperator", hb->elements, &hb->elements, NULL));
   PetscCall(SquallHBResolveKernel(hb, &k, &layers, &elements));
   PetscCheck(k != SQUALL_HB_KERNEL_SWEEP || hb->N <= SQUALL_HB_SWEEP_MAX_ORDER, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel sweep is available at -hb_order 1 to %d, not at %" PetscInt_FMT ": valid kernels there are auto, layers, layers_tiled%s",
-             SQUALL_HB_SWEEP_MAX_ORDER, hb->N, SquallHBMmaOrder(hb->N) ? ", mma" : "");
+             SQUALL_HB_SWEEP_MAX_ORDER, hb->N, SQUALL_HB_MMA_ORDER(hb->N) ? ", mma" : "");
 #if defined(PETSC_USE_REAL_DOUBLE)
-  PetscCheck(k != SQUALL_HB_KERNEL_MMA || SquallHBMmaOrder(hb->N), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel mma is available at -hb_order 7 and 15, not at %" PetscInt_FMT ": valid kernels there are auto, %slayers, layers_tiled", hb->N,
+  PetscCheck(k != SQUALL_HB_KERNEL_MMA || SQUALL_HB_MMA_ORDER(hb->N), hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel mma is available at -hb_order 7 and 15, not at %" PetscInt_FMT ": valid kernels there are auto, %slayers, layers_tiled", hb->N,
              hb->N <= SQUALL_HB_SWEEP_MAX_ORDER ? "sweep, " : "");
 #else
   PetscCheck(k != SQUALL_HB_KERNEL_MMA, hb->comm, PETSC_ERR_ARG_OUTOFRANGE, "-hb_kernel mma needs double precision (FP64 tensor cores), not single: valid kernels at -hb_order %" PetscInt_FMT " are auto, %slayers, layers_tiled", hb->N,

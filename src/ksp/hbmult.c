@@ -145,7 +145,7 @@ static PetscErrorCode HBFillDescriptor(Mat_HB *hb)
   d->ev_localop = SQUALL_HBLocalOp;
   d->ev_gather  = SQUALL_HBGather;
   PetscCall(SquallHBResolveKernel(hb, &d->kernel, &d->layers, &d->elements));
-  PetscCall(SquallHBResolveScatter(hb, &d->atomic));
+  PetscCall(SquallHBResolveScatter(hb, d->kernel, &d->atomic));
   d->nsingle = SquallHBSingleRows(hb, d->atomic);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

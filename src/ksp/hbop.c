@@ -227,7 +227,8 @@ PetscErrorCode SquallHBCreateOperator(MPI_Comm comm, PetscInt order, const Petsc
 @*/
 PetscErrorCode SquallHBGetInfo(Mat A, SquallHBInfo *info)
 {
-  Mat_HB *hb;
+  Mat_HB        *hb;
+  SquallHBKernel k;
 
   PetscFunctionBegin;
   PetscAssertPointer(info, 2);
@@ -243,12 +244,8 @@ PetscErrorCode SquallHBGetInfo(Mat A, SquallHBInfo *info)
   info->nlocal_global = hb->nelem_global * hb->Np;
   info->lambda        = hb->lambda;
   info->dirichlet     = hb->dirichlet;
-  {
-    SquallHBKernel k;
-
-    PetscCall(SquallHBResolveKernel(hb, &k, &info->layers, &info->block_elements));
-    info->kernel = SquallHBKernels[k];
-  }
+  PetscCall(SquallHBResolveKernel(hb, &k, &info->layers, &info->block_elements));
+  info->kernel = SquallHBKernels[k];
   {
     SquallHBGeometry g;
 
@@ -260,7 +257,7 @@ PetscErrorCode SquallHBGetInfo(Mat A, SquallHBInfo *info)
   {
     PetscBool atomic;
 
-    PetscCall(SquallHBResolveScatter(hb, &atomic));
+    PetscCall(SquallHBResolveScatter(hb, k, &atomic));
     info->scatter = atomic ? "atomic" : "gather";
     info->nsingle = SquallHBSingleRows(hb, atomic);
   }

@@ -41,7 +41,7 @@ PetscErrorCode SquallHBMatView(Mat A, PetscViewer viewer)
     {
       PetscBool atomic;
 
-      PetscCall(SquallHBResolveScatter(hb, &atomic));
+      PetscCall(SquallHBResolveScatter(hb, k, &atomic));
       PetscCall(PetscViewerASCIIPrintf(viewer, "  device Z^T: %s (-hb_scatter %s)\n", atomic ? "atomic adds from the element kernels" : "CSR row sums", SquallHBScatters[hb->scatter]));
     }
     PetscCall(PetscViewerASCIIPrintf(viewer, "  elements partitioned %s\n", hb->forest ? "as a p8est DMForest of the brick (-hb_partition forest)" : "in slabs of the lexicographic order (-hb_partition slabs)"));
