@@ -79,6 +79,13 @@ def load(cap):
     return docs[0] if docs else None
 
 
+def per_gpu(cap, render, missing):
+    """render(doc) of every results file of a capability (load_all()) that has something to show, one after the other;
+    missing where none has"""
+    parts = [p for p in (render(doc) for doc in load_all(cap)) if p]
+    return "\n\n".join(parts) if parts else missing
+
+
 def fmt(x, digits=3):
     if x is None:
         return "-"
@@ -377,9 +384,7 @@ HB_MODES = ["stored", "trilinear", "affine"]
 def hb_geometry_operator():
     """the operator kernel per geometry mode (records that name their mode), for each GPU whose results hold them:
     GFLOP/s against the mode's own data-motion roofline (its bytes per element node) and the FP64 peak"""
-    parts = [hb_geometry_operator_gpu(h) for h in load_all("hb")]
-    parts = [p for p in parts if p]
-    return "\n\n".join(parts) if parts else "Per-mode operator records: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\")."
+    return per_gpu("hb", hb_geometry_operator_gpu, "Per-mode operator records: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\").")
 
 
 def hb_geometry_operator_gpu(h):
@@ -417,9 +422,7 @@ def hb_mode_cell(h, r):
 def hb_geometry_cg():
     """the CG figure of merit per geometry mode, and the Kershaw record (DOF x iterations / s), for each GPU whose
     results hold them"""
-    parts = [hb_geometry_cg_gpu(h) for h in load_all("hb")]
-    parts = [p for p in parts if p]
-    return "\n\n".join(parts) if parts else "Per-mode CG records and the Kershaw record: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\", HB_KERSHAW=1)."
+    return per_gpu("hb", hb_geometry_cg_gpu, "Per-mode CG records and the Kershaw record: not measured yet (bench/hb.sh with HB_GEOMETRIES=\"stored trilinear affine\", HB_KERSHAW=1).")
 
 
 def hb_geometry_cg_gpu(h):
