@@ -36,6 +36,12 @@
 #   HB_APPEND        1: add to OUTDIR/hb.jsonl instead of starting it anew, so that a run split into parts (e.g. a
 #                    second invocation with HB_GEOMETRIES="trilinear stored" HB_KERSHAW=0) makes one results file
 #                    (default 0)
+#   HB_FOM_ORDERS    orders of the figure of merit (default "3 7 15")
+#   HB_SWEEP_ORDERS  orders of the operator sweep (default "1 2 4 5 6 8 9 10 11 12 13 14"); with the two above, a run
+#                    split into parts (HB_APPEND) can measure the figures of merit of every mode before any sweep
+#   HB_KERNEL_ORDERS orders at which each mode also times every CUDA kernel that runs there (layers, layers_tiled, mma)
+#                    under each scatter, records tagged "kernels": the measurements behind -hb_kernel auto and
+#                    -hb_scatter auto (default "7 15"; empty: none)
 #   HB_KERSHAW       1: also the Kershaw record (-hb_mesh kershaw -hb_kershaw_eps 0.3, N = 7, 24 x 18 x 18 = 7776
 #                    elements, stored factors, hbcg to 100 iterations: DOF x iterations / s) (default 1)
 set -uo pipefail
@@ -83,11 +89,21 @@ step() { # N, then hb_bench arguments
 }
 
 mesh=${HB_MESH:-brick}
-for sc in ${HB_SCATTERS:-auto}; do
+scatters=${HB_SCATTERS:-auto}
+for sc in $scatters; do
   for geo in ${HB_GEOMETRIES:-auto trilinear stored}; do
     tag=$mesh-$geo-$sc
-    for N in 3 7 15; do step "$N" -dofs "$dofs" -cg_iterations "$iters" -solvers hbcg -hb_mesh "$mesh" -hb_geometry "$geo" -hb_scatter "$sc"; done
-    for N in 1 2 4 5 6 8 9 10 11 12 13 14; do step "$N" -dofs "${HB_SWEEP_DOFS:-2e7}" -cg_iterations 0 -hb_mesh "$mesh" -hb_geometry "$geo" -hb_scatter "$sc"; done
+    for N in ${HB_FOM_ORDERS-3 7 15}; do step "$N" -dofs "$dofs" -cg_iterations "$iters" -solvers hbcg -hb_mesh "$mesh" -hb_geometry "$geo" -hb_scatter "$sc"; done
+    if [ "$sc" = "${scatters%% *}" ]; then # once per mode: the kernels side by side
+      for N in ${HB_KERNEL_ORDERS-7 15}; do
+        for ksc in gather atomic; do
+          tag=$mesh-$geo-kernels-$ksc
+          step "$N" -dofs "$dofs" -cg_iterations 0 -hb_mesh "$mesh" -hb_geometry "$geo" -hb_scatter "$ksc" -kernels layers,layers_tiled,mma -tag kernels
+        done
+      done
+      tag=$mesh-$geo-$sc
+    fi
+    for N in ${HB_SWEEP_ORDERS-1 2 4 5 6 8 9 10 11 12 13 14}; do step "$N" -dofs "${HB_SWEEP_DOFS:-2e7}" -cg_iterations 0 -hb_mesh "$mesh" -hb_geometry "$geo" -hb_scatter "$sc"; done
   done
 done
 if [ "${HB_KERSHAW:-1}" = 1 ]; then

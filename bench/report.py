@@ -329,11 +329,16 @@ def hb_default_scatter(r):
 HB_BRICK_GEOMETRY = "affine"
 
 
+def hb_defaults(rs):
+    """the records made with the default kernel (the kernel comparison's, tagged "kernels", are in their own table)"""
+    return [r for r in rs if r.get("tag", "") != HB_KERNELS_TAG]
+
+
 def hb_brick(rs, default=False):
     """the records of the figure-of-merit set-up: the brick, in the geometry mode auto picks there (the other modes'
     records are in the per-mode tables); with default, one per order, of the scatter that -hb_scatter auto picks where
     the results hold it"""
-    rs = [r for r in rs if r.get("mesh", "brick") == "brick" and r.get("device", True) and hb_geometry(r) == HB_BRICK_GEOMETRY]
+    rs = [r for r in hb_defaults(rs) if r.get("mesh", "brick") == "brick" and r.get("device", True) and hb_geometry(r) == HB_BRICK_GEOMETRY]
     return hb_auto_scatter(rs) if default else rs
 
 
@@ -378,6 +383,36 @@ def hb_cg():
 
 
 HB_MODES = ["stored", "trilinear", "affine"]
+# the tag of bench/hb.sh's kernel comparison records (HB_KERNEL_ORDERS), and the kernels it times
+HB_KERNELS_TAG = "kernels"
+HB_KERNELS = ["layers", "layers_tiled", "mma"]
+
+
+@block("hb-kernels")
+def hb_kernels():
+    """every CUDA kernel at the comparison's orders, per mode and scatter, beside what the auto options took"""
+    return per_gpu("hb", hb_kernels_gpu, "Kernel comparison: not measured yet (bench/hb.sh with HB_KERNEL_ORDERS).")
+
+
+def hb_kernels_gpu(h):
+    ks = [r for r in recs(h, bench="hb_operator", tag=HB_KERNELS_TAG) if r.get("mesh", "brick") == "brick"]
+    if not ks:
+        return ""
+    auto = {(r["N"], hb_geometry(r)): r for r in hb_defaults(recs(h, bench="hb_operator")) if r.get("mesh", "brick") == "brick" and r.get("device")}
+    rows = []
+    for m in HB_MODES:
+        for N in sorted({r["N"] for r in ks if hb_geometry(r) == m}):
+            for sc in ("gather", "atomic"):
+                rk = {r["kernel"]: r for r in ks if hb_geometry(r) == m and r["N"] == N and hb_scatter(r) == sc}
+                if rk:
+                    a = auto.get((N, m))
+                    rows.append([m, N, next(iter(rk.values()))["NG"] / 1e6, sc] + [rk[k]["t_kernel"] * 1e3 if k in rk else "-" for k in HB_KERNELS] + [rk[k]["t_mult"] * 1e3 if k in rk else "-" for k in HB_KERNELS]
+                                + [f"{a['kernel']}, {hb_scatter(a)}" if a and hb_scatter(a) == sc else ""])
+    head = ["geometry", "N", "M unknowns", "scatter"] + [f"kernel ms: {k}" for k in HB_KERNELS] + [f"MatMult ms: {k}" for k in HB_KERNELS] + ["auto took"]
+    text = ("Each kernel in turn in one process on the brick (`hb_bench -kernels " + ",".join(HB_KERNELS) + "`): the element kernel alone, "
+            "and the whole product (kernel and Z^T, or the atomic scatter's set-up and finish). auto took: the kernel and scatter of the "
+            "same results' default records at that order and mode.")
+    return f"**{h['gpu']}**\n\n" + table(head, rows) + "\n\n" + text + " " + source(h, "hb", commit=False)
 
 
 @block("hb-geometry-operator")
@@ -388,7 +423,7 @@ def hb_geometry_operator():
 
 
 def hb_geometry_operator_gpu(h):
-    ops = [r for r in recs(h, bench="hb_operator") if "geometry" in r and r.get("device")]
+    ops = [r for r in hb_defaults(recs(h, bench="hb_operator")) if "geometry" in r and r.get("device")]
     if not ops:
         return ""
     brick = [r for r in ops if r.get("mesh", "brick") == "brick"]
