@@ -100,9 +100,9 @@ static const PetscBool HBAtomicTable[SQUALL_LGL_MAX_ORDER + 1] = {
 };
 
 /* whether device products with the kernel that runs (SquallHBResolveKernel()) sum by atomic adds: as asked, or (auto)
-   on one rank by the table, and always with the mma kernel (its figure of merit on an H100: 1.06x gather's at N = 15, 1.17x at N = 7); on several ranks auto is gather,
-   which sends the ghost rows' sums while it sums the owned rows (atomic sends them after the last element kernel, and
-   was not measured on several GPUs) */
+   on one rank by the table, and always with the mma kernel (its figure of merit on an H100: 1.06x gather's at N = 15,
+   1.17x at N = 7); on several ranks auto is gather, which sends the ghost rows' sums while it sums the owned rows
+   (atomic sends them after the last element kernel, and was not measured on several GPUs) */
 PetscErrorCode SquallHBResolveScatter(const Mat_HB *hb, SquallHBKernel kernel, PetscBool *atomic)
 {
   PetscMPIInt size;

@@ -85,9 +85,8 @@ static PetscErrorCode HBSetFromOptions(Mat_HB *hb)
   PetscCall(SquallHBKernelFromOptions(PetscOptionsObject, hb));
   PetscCall(PetscOptionsBool("-hb_overlap", "Overlap the halo exchanges with the interior elements and owned rows (off: complete each exchange first, to measure what the overlap hides)", "SquallHBCreateOperator", hb->overlap, &hb->overlap, NULL));
   PetscCall(PetscOptionsEList("-hb_scatter",
-                              "How a device product sums the element results into y (Z^T): auto (on one rank atomic with mma, else by order, the table of src/ksp/hbkernel.c; on several ranks gather), gather (CSR row sums, reproducible bit for bit) "
-                              "or atomic (atomic adds from "
-                              "the element kernels, with p.Ap summed there: no element-local array, not reproducible bit for bit)",
+                              "How a device product sums the element results into y (Z^T): auto (on one rank atomic with mma, else by order, the table of src/ksp/hbkernel.c; on several ranks gather), "
+                              "gather (CSR row sums, reproducible bit for bit) or atomic (atomic adds from the element kernels, with p.Ap summed there: no element-local array, not reproducible bit for bit)",
                               "SquallHBCreateOperator", SquallHBScatters, 3, SquallHBScatters[hb->scatter], &hb->scatter, NULL));
   PetscCall(PetscOptionsBool("-hb_single_rows", "The element kernels write the rows of nodes of one element copy (inside an element, or on a boundary face) themselves, so that Z^T sums only the others (device products: under gather only)",
                              "SquallHBCreateOperator", hb->single, &hb->single, NULL));
