@@ -9,15 +9,19 @@
    holds B[t][g], C (8 x 8) holds C[g][2 t] and C[g][2 t + 1].
    A block of 8 warps takes E = 256 / Nq^2 elements (one at Nq = 16, four at Nq = 8), a thread per element column
    (i, j) where the work is per node, and 8 layers (a slab) at a time:
-     1. each thread reads its column of x through Z into q;
+     1. each thread reads its column of x through Z into q; the warps form the first slab's qt = D[k0 .. k0 + 7][:] q
+        into T, by columns;
      per slab k0 .. k0 + 7:
-     2. qr = q D^T per row (k, j), qs = D q_k per layer, qt = D[k0 .. k0 + 7][:] q, into R, S, T;
-     3. each thread applies its column's geometric factors to (qr, qs, qt) in place;
+     2. qr = q D^T per row (k, j) and qs = D q_k per layer, a layer per warp; with affine factors (and stored at
+        Nq = 8, HBMmaFused) the warp applies them there, to (qr, qs, qt) in registers, and stores gr, gs, gt once;
+     3. else each thread forms or loads its column's factors and applies them to R, S, T in place;
      4. G_r D + D^T G_s of the slab's layers into Y; D^T[:, slab] G_t added in registers to every layer's tiles;
+        then the same column warps form the next slab's qt into T;
    5. each thread writes the nodes of its register tiles: those plus Y, with x from q.
-   Every product reuses the fragment it loads from shared memory over two output tiles (Nq = 16) except the slab's
-   qt; shared memory: q and Y (Nq^3 reals per element), R, S, T (8 Nq^2 each): 112 KB at Nq = 16, 80 KB at Nq = 8,
-   two blocks per SM.
+   Every product reuses the fragment it loads from shared memory over two output tiles (Nq = 16) except qr (reloaded
+   per i tile, so that qr and qs of one tile are live at once) and qt; shared memory: q and Y (Nq^3 reals per
+   element), R, S, T (8 Nq^2 each), the weights and affine factors: 112 KB at Nq = 16, 80 KB at Nq = 8, two blocks
+   per SM.
    Layout (HBMmaIdx): rows of Nq reals, the column index XOR-swizzled by (k + j) (and at Nq = 8 the row order by k),
    so that every fragment load (4 consecutive rows in any direction, 4 columns), every 16-byte tile store and the
    column-per-thread passes are free of bank conflicts (checked over every tile of both orders). */
@@ -33,7 +37,7 @@ __host__ __device__ constexpr int HBMmaElems(int Nq)
 }
 __host__ __device__ constexpr size_t HBSharedMma(int Nq)
 {
-  return (size_t)HBMmaElems(Nq) * (2 * Nq * Nq * Nq + 3 * HB_MMA_SLAB * Nq * Nq) * sizeof(double);
+  return ((size_t)HBMmaElems(Nq) * (2 * Nq * Nq * Nq + 3 * HB_MMA_SLAB * Nq * Nq + SQUALL_SEM_NGEO) + Nq) * sizeof(double);
 }
 
 /* offset of node (i, j) of layer k in an element array of shared memory */
@@ -92,55 +96,58 @@ template <int Nq> __device__ static inline void HBMmaFragments(const double *D, 
   }
 }
 
-/* Step 2: qr, qs and the slab's qt from q (Dg[kt][m] = D[8 m + g][4 kt + t]). Warp w takes the layers (and the
-   columns (j, i tile) of qt) w, w + 8, ... */
-template <int Nq> __device__ static inline void HBMmaGradient(int k0, const double *D, const double *sq, double *sr, double *ss, double *st)
+/* The six factors of node (k, j, i) of block element e where the gradient is formed (a lane holds nodes of several
+   columns there): stored and affine, whose factors cost a load or a product; trilinear forms them per column
+   (HBGeoColumn) in a pass of their own. sw: the block's weights and affine factors in shared memory (HBMmaLoadGeo),
+   read there rather than through the read-only cache, whose early loads would hold registers through the products. */
+template <int GEO> struct HBGeoNode;
+
+template <> struct HBGeoNode<SQUALL_HB_GEOMETRY_STORED> {
+  const PetscReal *G;
+
+  __device__                        HBGeoNode(const HBOpArgs &a, PetscInt elem, int e, int Nq, const PetscReal *sw) : G(a.G + (size_t)SQUALL_SEM_NGEO * Nq * Nq * Nq * elem) {}
+  template <int Nq> __device__ void at(int k, int j, int i, PetscReal g[SQUALL_SEM_NGEO]) const { HBLoadGeo(G + SQUALL_SEM_NGEO * ((k * Nq + j) * Nq + i), g); }
+};
+
+template <> struct HBGeoNode<SQUALL_HB_GEOMETRY_AFFINE> {
+  const PetscReal *w, *F;
+
+  __device__                        HBGeoNode(const HBOpArgs &a, PetscInt elem, int e, int Nq, const PetscReal *sw) : w(sw), F(sw + Nq + SQUALL_SEM_NGEO * e) {}
+  template <int Nq> __device__ void at(int k, int j, int i, PetscReal g[SQUALL_SEM_NGEO]) const { SquallSEMAffineFactors(F, w[i] * w[j] * w[k], g); }
+};
+
+/* whether the layer warps apply the factors (HBGeoNode) rather than a pass per column after them: affine, and stored
+   at Nq = 8. Stored at Nq = 16 keeps the column pass, whose loads of a whole layer were faster there (H100: 1.49
+   against 1.74 ms at 4e7 unknowns; at Nq = 8 1.79 against 1.63 ms) */
+template <int Nq, int GEO> __host__ __device__ constexpr bool HBMmaFused()
+{
+  return HBGeo(GEO) == SQUALL_HB_GEOMETRY_AFFINE || (HBGeo(GEO) == SQUALL_HB_GEOMETRY_STORED && Nq == 8);
+}
+
+/* the weights, then the affine factors of the block's elements, into sw (before the first barrier); elements at or
+   past e1 take element e0's */
+template <int Nq, int GEO> __device__ static inline void HBMmaLoadGeo(const HBOpArgs &a, PetscInt eb, PetscInt e0, PetscInt e1, PetscReal *sw)
+{
+  constexpr int E = HBMmaElems(Nq);
+
+  if (threadIdx.x < Nq) sw[threadIdx.x] = __ldg(a.w + threadIdx.x);
+  if (HBGeo(GEO) == SQUALL_HB_GEOMETRY_AFFINE && threadIdx.x < SQUALL_SEM_NGEO * E) {
+    const PetscInt elem = eb + threadIdx.x / SQUALL_SEM_NGEO;
+
+    sw[Nq + threadIdx.x] = __ldg(a.F + SQUALL_SEM_NGEO * (elem < e1 ? elem : e0) + threadIdx.x % SQUALL_SEM_NGEO);
+  }
+}
+
+/* The slab's qt[c][j][i] = sum_m D[c][m] q[m][j][i] (rows c = k0 .. k0 + 7) into T. Column units (j, i tile) warp,
+   warp + 8, ..., the same units as the t part of step 4, so that a warp overwrites only the T it has read there */
+template <int Nq> __device__ static inline void HBMmaQt(int k0, const double *D, const double *sq, double *st)
 {
   constexpr int NT = Nq / 8, NK = Nq / 4, E = HBMmaElems(Nq), Np = Nq * Nq * Nq, SLN = HB_MMA_SLAB * Nq * Nq;
   const int     lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
   double        Dg[NK][NT];
 
   HBMmaFragments<Nq>(D, false, Dg);
-
-  static_assert((E * HB_MMA_SLAB) % HB_MMA_WARPS == 0 && (E * Nq * NT) % HB_MMA_WARPS == 0, "mma kernel: layers and columns divide among the warps");
-#  pragma unroll
-  for (int u = 0; u < E * HB_MMA_SLAB / HB_MMA_WARPS; u++) {
-    const int el = warp + HB_MMA_WARPS * u, e = el / HB_MMA_SLAB, kl = el % HB_MMA_SLAB;
-    double    c[NT][NT][2] = {};
-
-    /* qr[k][j][a] = sum_m q[k][j][m] D[a][m]: rows j, the q fragments serve every a tile */
-#  pragma unroll
-    for (int kt = 0; kt < NK; kt++) {
-      double q[NT];
-
-#  pragma unroll
-      for (int jt = 0; jt < NT; jt++) q[jt] = sq[e * Np + HBMmaIdx<Nq>(k0 + kl, 8 * jt + g, 4 * kt + t)];
-#  pragma unroll
-      for (int at = 0; at < NT; at++) HBDmmaM<NT>(c[at], q, Dg[kt][at]);
-    }
-#  pragma unroll
-    for (int at = 0; at < NT; at++) {
-#  pragma unroll
-      for (int jt = 0; jt < NT; jt++) HBSt2(sr + e * SLN + HBMmaIdx<Nq>(kl, 8 * jt + g, 8 * at + 2 * t), c[at][jt]);
-    }
-    /* qs[k][b][i] = sum_m D[b][m] q[k][m][i]: rows b */
-#  pragma unroll
-    for (int it = 0; it < NT; it++) {
-#  pragma unroll
-      for (int jt = 0; jt < NT; jt++) c[it][jt][0] = c[it][jt][1] = 0;
-    }
-#  pragma unroll
-    for (int kt = 0; kt < NK; kt++) {
-#  pragma unroll
-      for (int it = 0; it < NT; it++) HBDmmaM<NT>(c[it], Dg[kt], sq[e * Np + HBMmaIdx<Nq>(k0 + kl, 4 * kt + t, 8 * it + g)]);
-    }
-#  pragma unroll
-    for (int it = 0; it < NT; it++) {
-#  pragma unroll
-      for (int bt = 0; bt < NT; bt++) HBSt2(ss + e * SLN + HBMmaIdx<Nq>(kl, 8 * bt + g, 8 * it + 2 * t), c[it][bt]);
-    }
-  }
-  /* qt[c][j][i] = sum_m D[c][m] q[m][j][i] for the slab's 8 rows c: columns (j, i tile) */
+  static_assert((E * Nq * NT) % HB_MMA_WARPS == 0, "mma kernel: columns divide among the warps");
 #  pragma unroll
   for (int u = 0; u < E * Nq * NT / HB_MMA_WARPS; u++) {
     const int ct = warp + HB_MMA_WARPS * u, e = ct / (Nq * NT), j = (ct / NT) % Nq, i0 = 8 * (ct % NT);
@@ -149,6 +156,67 @@ template <int Nq> __device__ static inline void HBMmaGradient(int k0, const doub
 #  pragma unroll
     for (int kt = 0; kt < NK; kt++) HBDmma(c, Dg[kt][k0 / 8], sq[e * Np + HBMmaIdx<Nq>(4 * kt + t, j, i0 + g)]);
     HBSt2(st + e * SLN + HBMmaIdx<Nq>(g, j, i0 + 2 * t), c);
+  }
+}
+
+/* Step 2: qr and qs of the slab's layers (Dg[kt][m] = D[8 m + g][4 kt + t]), a layer per warp (w, w + 8, ...). Both
+   come out at the same nodes of the lane, (j, i) = (8 y + g, 8 x + 2 t + h) in cr[y][h] and cs[y][h] of i tile x; fused (HBMmaFused), the
+   lane reads qt there, applies the factors and stores gr, gs, gt; else it stores qr and qs. Elements from eb, those
+   at or past e1 computed with the factors of element e0. */
+template <int Nq, int GEO> __device__ static inline void HBMmaGradient(const HBOpArgs &a, PetscInt eb, PetscInt e0, PetscInt e1, int k0, const double *sq, const double *sw, double *sr, double *ss, double *st)
+{
+  constexpr int NT = Nq / 8, NK = Nq / 4, E = HBMmaElems(Nq), Np = Nq * Nq * Nq, SLN = HB_MMA_SLAB * Nq * Nq;
+  const int     lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+  double        Dg[NK][NT];
+
+  HBMmaFragments<Nq>(a.D, false, Dg);
+
+  static_assert((E * HB_MMA_SLAB) % HB_MMA_WARPS == 0, "mma kernel: layers divide among the warps");
+#  pragma unroll
+  for (int u = 0; u < E * HB_MMA_SLAB / HB_MMA_WARPS; u++) {
+    const int el = warp + HB_MMA_WARPS * u, e = el / HB_MMA_SLAB, kl = el % HB_MMA_SLAB;
+    /* an i tile x at a time, whose qr and qs are live together (both tiles at once spill) */
+#  pragma unroll
+    for (int x = 0; x < NT; x++) {
+      double cr[NT][2] = {}, cs[NT][2] = {};
+
+      /* qr[k][j][a] = sum_m q[k][j][m] D[a][m], a in tile x: rows j */
+#  pragma unroll
+      for (int kt = 0; kt < NK; kt++) {
+        double q[NT];
+
+#  pragma unroll
+        for (int jt = 0; jt < NT; jt++) q[jt] = sq[e * Np + HBMmaIdx<Nq>(k0 + kl, 8 * jt + g, 4 * kt + t)];
+        HBDmmaM<NT>(cr, q, Dg[kt][x]);
+      }
+      /* qs[k][b][i] = sum_m D[b][m] q[k][m][i], i in tile x: rows b */
+#  pragma unroll
+      for (int kt = 0; kt < NK; kt++) HBDmmaM<NT>(cs, Dg[kt], sq[e * Np + HBMmaIdx<Nq>(k0 + kl, 4 * kt + t, 8 * x + g)]);
+#  pragma unroll
+      for (int y = 0; y < NT; y++) {
+        const int o = e * SLN + HBMmaIdx<Nq>(kl, 8 * y + g, 8 * x + 2 * t);
+
+        if constexpr (HBMmaFused<Nq, GEO>()) {
+          const HBGeoNode<HBGeo(GEO)> geo(a, eb + e < e1 ? eb + e : e0, e, Nq, sw);
+          double                      qt[2], gr[2], gs[2], gt[2];
+
+          HBLds2(st + o, qt[0], qt[1]);
+#  pragma unroll
+          for (int h = 0; h < 2; h++) {
+            PetscReal gg[SQUALL_SEM_NGEO];
+
+            geo.template at<Nq>(k0 + kl, 8 * y + g, 8 * x + 2 * t + h, gg);
+            SquallSEMGeoApply(gg, cr[y][h], cs[y][h], qt[h], &gr[h], &gs[h], &gt[h]);
+          }
+          HBSt2(sr + o, gr);
+          HBSt2(ss + o, gs);
+          HBSt2(st + o, gt);
+        } else {
+          HBSt2(sr + o, cr[y]);
+          HBSt2(ss + o, cs[y]);
+        }
+      }
+    }
   }
 }
 
@@ -208,6 +276,7 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(32 * HB_MMA_
   double                                       *sq = reinterpret_cast<double *>(hbsmem);                  /* [E][Np] x */
   double                                       *sy = sq + E * Np;                                         /* [E][Np] the slabs' r and s parts of the result */
   double                                       *sr = sy + E * Np, *ss = sr + E * SLN, *st = ss + E * SLN; /* [E][slab][Nq][Nq] */
+  double                                       *sw   = st + E * SLN;                                      /* [Nq] weights, [E][6] affine factors */
   const int                                     lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
   const int                                     ce = threadIdx.x / Nq2, cj = (threadIdx.x / Nq) % Nq, ci = threadIdx.x % Nq; /* the thread's column */
   const PetscInt                                eb = e0 + (PetscInt)blockIdx.x * E, elem = eb + ce;
@@ -223,27 +292,36 @@ template <int Nq, int GEO> __global__ static void __launch_bounds__(32 * HB_MMA_
     for (int k = 0; k < Nq; k++) l[k] = live ? __ldg(a.gidx + base + Nq2 * k) : -1;
 #  pragma unroll
     for (int k = 0; k < Nq; k++) sq[ce * Np + HBMmaIdx<Nq>(k, cj, ci)] = HBReadXLdg(a, l[k]);
+    HBMmaLoadGeo<Nq, GEO>(a, eb, e0, e1, sw);
   }
+  __syncthreads();
+  HBMmaQt<Nq>(0, a.D, sq, st);
   __syncthreads();
 #  pragma unroll
   for (int k0 = 0; k0 < Nq; k0 += HB_MMA_SLAB) {
-    HBMmaGradient<Nq>(k0, a.D, sq, sr, ss, st);
+    HBMmaGradient<Nq, GEO>(a, eb, e0, e1, k0, sq, sw, sr, ss, st);
     __syncthreads();
-    /* two layers at a time: unrolled over the slab, the factors of every layer are live at once and spill */
+    if constexpr (!HBMmaFused<Nq, GEO>()) {
+      /* two layers at a time: unrolled over the slab, the factors of every layer are live at once and spill */
 #  pragma unroll 2
-    for (int kl = 0; kl < HB_MMA_SLAB; kl++) {
-      const int o = ce * SLN + HBMmaIdx<Nq>(kl, cj, ci);
-      PetscReal gg[SQUALL_SEM_NGEO], gr, gs, gt;
+      for (int kl = 0; kl < HB_MMA_SLAB; kl++) {
+        const int o = ce * SLN + HBMmaIdx<Nq>(kl, cj, ci);
+        PetscReal gg[SQUALL_SEM_NGEO], gr, gs, gt;
 
-      geo.template at<Nq>(a, k0 + kl, gg);
-      SquallSEMGeoApply(gg, sr[o], ss[o], st[o], &gr, &gs, &gt);
-      sr[o] = gr;
-      ss[o] = gs;
-      st[o] = gt;
+        geo.template at<Nq>(a, k0 + kl, gg);
+        SquallSEMGeoApply(gg, sr[o], ss[o], st[o], &gr, &gs, &gt);
+        sr[o] = gr;
+        ss[o] = gs;
+        st[o] = gt;
+      }
+      __syncthreads();
     }
-    __syncthreads();
     HBMmaTranspose<Nq>(k0, a.D, sr, ss, st, sy, acc);
-    __syncthreads(); /* the next slab overwrites R, S, T; step 5 reads Y */
+    if (k0 + HB_MMA_SLAB < Nq) {
+      __syncwarp(); /* the warp's reads of T in the t part are done before its columns of T are overwritten */
+      HBMmaQt<Nq>(k0 + HB_MMA_SLAB, a.D, sq, st);
+    }
+    __syncthreads(); /* the next slab reads T and overwrites R, S; step 5 reads Y */
   }
   {
     PetscReal dot = 0;

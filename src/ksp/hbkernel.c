@@ -129,14 +129,15 @@ PetscInt SquallHBSingleRows(const Mat_HB *hb, PetscBool atomic)
 
 /*@C
   SquallHBKernelAvailable - whether a CUDA element kernel (a value of -hb_kernel) is compiled for this order in this
-  build's precision. Not collective.
+  build's precision and, once the GPU is in use, runs on it. Not collective.
 
   Input Parameters:
 + kernel - "auto", "sweep", "layers", "layers_tiled" or "mma"
 - order  - the polynomial order, 1 to 15
 
   Output Parameter:
-. available - sweep at orders 1 to 9, mma at 7 and 15 in double precision, the others at every order
+. available - sweep at orders 1 to 9, mma at 7 and 15 in double precision (on a GPU of compute capability 8.0 or later
+                with the shared memory it takes), the others at every order
 
 .seealso: `SquallHBGetDefaultKernel()`, `SquallHBCreateOperator()`
 @*/
@@ -156,6 +157,7 @@ PetscErrorCode SquallHBKernelAvailable(const char kernel[], PetscInt order, Pets
   PetscCall(PetscStrcmp(kernel, "sweep", &sweep));
   PetscCall(PetscStrcmp(kernel, "mma", &mma));
   *available = sweep ? (PetscBool)(order <= SQUALL_HB_SWEEP_MAX_ORDER) : (mma ? (PetscBool)SQUALL_HB_MMA_ORDER(order) : PETSC_TRUE);
+  if (mma && *available && PetscDeviceInitialized(PETSC_DEVICE_CUDA)) PetscCall(SquallHBMmaUsableCUDA(order, available));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
