@@ -124,17 +124,19 @@ template <int Nq, int GEO> __host__ __device__ constexpr bool HBMmaFused()
   return HBGeo(GEO) == SQUALL_HB_GEOMETRY_AFFINE || (HBGeo(GEO) == SQUALL_HB_GEOMETRY_STORED && Nq == 8);
 }
 
-/* the weights, then the affine factors of the block's elements, into sw (before the first barrier); elements at or
-   past e1 take element e0's */
+/* affine: the weights, then the factors of the block's elements, into sw (before the first barrier); elements at or
+   past e1 take element e0's. The other sources do not read sw. */
 template <int Nq, int GEO> __device__ static inline void HBMmaLoadGeo(const HBOpArgs &a, PetscInt eb, PetscInt e0, PetscInt e1, PetscReal *sw)
 {
   constexpr int E = HBMmaElems(Nq);
 
-  if (threadIdx.x < Nq) sw[threadIdx.x] = __ldg(a.w + threadIdx.x);
-  if (HBGeo(GEO) == SQUALL_HB_GEOMETRY_AFFINE && threadIdx.x < SQUALL_SEM_NGEO * E) {
-    const PetscInt elem = eb + threadIdx.x / SQUALL_SEM_NGEO;
+  if constexpr (HBGeo(GEO) == SQUALL_HB_GEOMETRY_AFFINE) {
+    if (threadIdx.x < Nq) sw[threadIdx.x] = __ldg(a.w + threadIdx.x);
+    if (threadIdx.x < SQUALL_SEM_NGEO * E) {
+      const PetscInt elem = eb + threadIdx.x / SQUALL_SEM_NGEO;
 
-    sw[Nq + threadIdx.x] = __ldg(a.F + SQUALL_SEM_NGEO * (elem < e1 ? elem : e0) + threadIdx.x % SQUALL_SEM_NGEO);
+      sw[Nq + threadIdx.x] = __ldg(a.F + SQUALL_SEM_NGEO * (elem < e1 ? elem : e0) + threadIdx.x % SQUALL_SEM_NGEO);
+    }
   }
 }
 
@@ -160,9 +162,9 @@ template <int Nq> __device__ static inline void HBMmaQt(int k0, const double *D,
 }
 
 /* Step 2: qr and qs of the slab's layers (Dg[kt][m] = D[8 m + g][4 kt + t]), a layer per warp (w, w + 8, ...). Both
-   come out at the same nodes of the lane, (j, i) = (8 y + g, 8 x + 2 t + h) in cr[y][h] and cs[y][h] of i tile x; fused (HBMmaFused), the
-   lane reads qt there, applies the factors and stores gr, gs, gt; else it stores qr and qs. Elements from eb, those
-   at or past e1 computed with the factors of element e0. */
+   come out at the same nodes of the lane, (j, i) = (8 y + g, 8 x + 2 t + h) in cr[y][h] and cs[y][h] of i tile x;
+   fused (HBMmaFused), the lane reads qt there, applies the factors and stores gr, gs, gt; else it stores qr and qs.
+   Elements from eb, those at or past e1 computed with the factors of element e0. */
 template <int Nq, int GEO> __device__ static inline void HBMmaGradient(const HBOpArgs &a, PetscInt eb, PetscInt e0, PetscInt e1, int k0, const double *sq, const double *sw, double *sr, double *ss, double *st)
 {
   constexpr int NT = Nq / 8, NK = Nq / 4, E = HBMmaElems(Nq), Np = Nq * Nq * Nq, SLN = HB_MMA_SLAB * Nq * Nq;
